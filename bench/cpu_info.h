@@ -1,0 +1,34 @@
+#pragma once
+// What the host CPU is and what it can do in theory: cores, caches, SIMD width, FMA units and
+// the clock it actually runs at (measured, since a VM's /proc/cpuinfo shows a nominal figure).
+#include <cstddef>
+#include <string>
+
+namespace roofbench {
+
+struct CpuInfo {
+  std::string vendor, model_name;
+  int family = 0, model = 0;
+  int threads = 1;              // OpenMP threads the suite uses (all cores)
+  std::size_t l1d_bytes = 0;    // per core
+  std::size_t l2_bytes = 0;     // per core
+  std::size_t llc_bytes = 0;    // last-level cache, total
+  std::string isa;              // widest FMA kernel this CPU runs: "avx512f", "avx2+fma", "scalar"
+  int fp32_lanes = 4;           // FP32 lanes of one FMA unit's datapath
+  int fma_units = 1;            // FMA units per core
+  std::string fma_source;       // where lanes and units come from
+  double nominal_hz = 0;        // /proc/cpuinfo "cpu MHz", 0 if absent
+};
+
+const CpuInfo& cpu_info();  // detected once
+
+// Runs a chain of dependent integer adds (one cycle each on every x86 core since the P6) on all
+// threads at once for about `seconds` and returns the mean cycles per second. Returns 0 where
+// the chain is not implemented (non-x86).
+double measure_core_clock_hz(double seconds);
+
+// cores x FP32 lanes x FMA units x 2 FLOP x clock; FP64 has half the lanes.
+double theoretical_fma_peak(const CpuInfo& cpu, bool fp64, double clock_hz);
+std::string theoretical_fma_derivation(const CpuInfo& cpu, bool fp64, double clock_hz);
+
+}  // namespace roofbench

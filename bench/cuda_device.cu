@@ -1,0 +1,137 @@
+// One CUDA GPU as a device: CUDA-event timing on the default stream, an L2 flush of twice the L2
+// size (plus a reset of the persisting-L2 carve-out) before each cold sample, and the SM clock
+// read with clock64()/%globaltimer, since NVML's clock getters need the driver's library and
+// CUDA 13 removed cudaDeviceProp::clockRate.
+#include <fmt/format.h>
+
+#include "bench/cuda_check.h"
+#include "bench/device.h"
+
+namespace roofbench {
+
+namespace {
+
+// Spins one thread for ~`ns` nanoseconds of %globaltimer and reports SM cycles and ns elapsed.
+__global__ void sm_clock_kernel(unsigned long long ns, unsigned long long* out) {
+  unsigned long long t0, t1, c0, c1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  c0 = clock64();
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  } while (t1 - t0 < ns);
+  c1 = clock64();
+  out[0] = c1 - c0;
+  out[1] = t1 - t0;
+}
+
+int attr(cudaDeviceAttr a, int dev) {
+  int v = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
+  return v;
+}
+
+std::string version_string(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+
+class CudaDevice final : public Device {
+ public:
+  explicit CudaDevice(int index) : index_(index) {
+    CUDA_CHECK(cudaSetDevice(index_));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop_, index_));
+    l2_bytes_ = static_cast<std::size_t>(attr(cudaDevAttrL2CacheSize, index_));
+    flush_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(2 * l2_bytes_, 1u << 20));
+    clock_out_ = DeviceBuffer<unsigned long long>(2);
+  }
+
+  Backend backend() const override { return Backend::cuda; }
+  std::string name() const override { return prop_.name; }
+  std::string timer() const override { return "cuda-events"; }
+  std::size_t flush_bytes() const override { return flush_.bytes(); }
+
+  nlohmann::json describe() const override {
+    int driver = 0, runtime = 0;
+    CUDA_CHECK(cudaDriverGetVersion(&driver));
+    CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    char pci[32] = {};
+    CUDA_CHECK(cudaDeviceGetPCIBusId(pci, sizeof pci, index_));
+    std::string uuid;
+    for (int i = 0; i < 16; ++i) uuid += fmt::format("{:02x}", static_cast<unsigned char>(prop_.uuid.bytes[i]));
+    const int bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth, index_);
+    const double mem_clock_hz = attr(cudaDevAttrMemoryClockRate, index_) * 1e3;
+    return {{"kind", "cuda"},
+            {"index", index_},
+            {"name", prop_.name},
+            {"uuid", uuid},
+            {"pci_bus_id", pci},
+            {"compute_capability", fmt::format("{}.{}", prop_.major, prop_.minor)},
+            {"sm_count", attr(cudaDevAttrMultiProcessorCount, index_)},
+            {"memory_bytes", prop_.totalGlobalMem},
+            {"l2_bytes", l2_bytes_},
+            {"persisting_l2_max_bytes", attr(cudaDevAttrMaxPersistingL2CacheSize, index_)},
+            {"shared_memory_per_sm_bytes", attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor, index_)},
+            {"sm_clock_max_hz", attr(cudaDevAttrClockRate, index_) * 1e3},
+            {"memory_clock_hz", mem_clock_hz},
+            {"memory_bus_width_bits", bus_bits},
+            // DDR: two transfers per memory clock. For comparison only; roofs are measured.
+            {"memory_bandwidth_theoretical_bytes_per_s", 2.0 * mem_clock_hz * bus_bits / 8.0},
+            {"ecc", attr(cudaDevAttrEccEnabled, index_) != 0},
+            {"driver_version", version_string(driver)},
+            {"runtime_version", version_string(runtime)}};
+  }
+
+  void flush_cache() override {
+    // Lines parked in the persisting carve-out survive streaming writes; release them first.
+    CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+    CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flush_value_, flush_.bytes()));
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  double time_run(Instance& inst) override {
+    CUDA_CHECK(cudaEventRecord(start_.get()));
+    inst.run();
+    CUDA_CHECK(cudaEventRecord(stop_.get()));
+    CUDA_CHECK(cudaEventSynchronize(stop_.get()));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+    return ms * 1e-3;
+  }
+
+  void synchronize() override { CUDA_CHECK(cudaDeviceSynchronize()); }
+
+  std::optional<double> clock_hz() override {
+    sm_clock_kernel<<<1, 1>>>(1000000ull, clock_out_.get());  // 1 ms
+    CUDA_CHECK_LAUNCH();
+    const auto v = clock_out_.download();
+    if (v[1] == 0) return std::nullopt;
+    return static_cast<double>(v[0]) / (static_cast<double>(v[1]) * 1e-9);
+  }
+
+ private:
+  int index_;
+  cudaDeviceProp prop_{};
+  std::size_t l2_bytes_ = 0;
+  DeviceBuffer<unsigned char> flush_;
+  DeviceBuffer<unsigned long long> clock_out_;
+  CudaEvent start_, stop_;
+  unsigned char flush_value_ = 0;
+};
+
+}  // namespace
+
+int cuda_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the sticky "no device" error
+    return 0;
+  }
+  return n;
+}
+
+std::unique_ptr<Device> make_cuda_device(int index) {
+  try {
+    return std::make_unique<CudaDevice>(index);
+  } catch (const CudaError& e) {
+    throw InputError(fmt::format("cannot open cuda:{}: {}", index, e.what()));
+  }
+}
+
+}  // namespace roofbench

@@ -1,0 +1,37 @@
+#pragma once
+// A device runs instances and times them: the CPU (steady clock) or one CUDA GPU (events).
+#include <cstddef>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "bench/registry.h"
+
+namespace roofbench {
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual Backend backend() const = 0;
+  virtual std::string name() const = 0;
+  virtual nlohmann::json describe() const = 0;  // results.json "device"
+  virtual std::string timer() const = 0;        // "steady-clock" or "cuda-events"
+  virtual std::size_t flush_bytes() const = 0;  // size of the cache-flush buffer
+  virtual void flush_cache() = 0;               // evict caches before a cold sample (untimed)
+  virtual double time_run(Instance& inst) = 0;  // seconds for one inst.run(), completed
+  virtual void synchronize() = 0;
+  virtual std::optional<double> clock_hz() = 0;  // current SM / core clock where readable
+};
+
+// "auto" (first CUDA GPU, else the CPU), "cpu" or "cuda:N". Throws InputError for an unknown
+// spec, a build without CUDA, or a GPU that is not there.
+std::unique_ptr<Device> open_device(const std::string& spec);
+
+std::unique_ptr<Device> make_cpu_device();
+#ifdef ROOFBENCH_HAVE_CUDA
+int cuda_device_count();  // 0 when there is no GPU or driver
+std::unique_ptr<Device> make_cuda_device(int index);
+#endif
+
+}  // namespace roofbench

@@ -1,0 +1,289 @@
+#include "bench/driver.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+
+#include "bench/atomic_write.h"
+#include "bench/cpu_info.h"
+#include "bench/device.h"
+#include "bench/gbench_runner.h"
+#include "reports/format.h"
+#include "reports/report.h"
+#include "roofbench/version.h"
+#include "roofline/datasheets.h"
+#include "roofline/model.h"
+
+namespace roofbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
+
+std::string shell_output(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  ::pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string utc_now(const char* format) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+std::string quote_arg(const std::string& a) {
+  if (!a.empty() && a.find_first_of(" \t\"'\\$`!*?[]{}()<>|;&") == std::string::npos) return a;
+  std::string q = "'";
+  for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+nlohmann::json provenance(int argc, char** argv) {
+  std::string cmd;
+  for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + quote_arg(argv[i]);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  // The commit of the tree the binary was built from, read now so a rebuild is not needed to
+  // notice new commits; the configure-time value is the fallback.
+  std::string commit = ROOFBENCH_GIT_COMMIT, dirty = "unknown";
+  const std::string src = ROOFBENCH_SOURCE_DIR;
+  if (fs::exists(fs::path(src) / ".git")) {
+    const std::string head = shell_output("git -C " + quote_arg(src) + " rev-parse HEAD 2>/dev/null");
+    if (!head.empty()) commit = head;
+    dirty = shell_output("git -C " + quote_arg(src) + " status --porcelain --untracked-files=no 2>/dev/null");
+  }
+  nlohmann::json p = {{"roofbench_version", ROOFBENCH_VERSION},
+                      {"git_commit", commit},
+                      {"command_line", cmd},
+                      {"utc_time", utc_now("%Y-%m-%dT%H:%M:%SZ")},
+                      {"host", host},
+                      {"compiler", std::string("g++ ") + __VERSION__}};
+  p["git_dirty"] = dirty == "unknown" ? nlohmann::json(nullptr) : nlohmann::json(!dirty.empty());
+  return p;
+}
+
+std::vector<Job> ceiling_jobs(Backend backend, bool quick) {
+  std::vector<Job> jobs;
+  for (const auto& v : registry())
+    if (v.backend == backend && v.ceiling)
+      for (const auto& p : quick ? v.quick_sizes : v.sizes) jobs.push_back({&v, p});
+  return jobs;
+}
+
+std::vector<Job> kernel_jobs(Backend backend, bool quick, const std::string& filter) {
+  std::regex re;
+  try {
+    re = std::regex(filter.empty() ? "." : filter);
+  } catch (const std::regex_error&) {
+    throw InputError("--filter '" + filter + "' is not a valid regular expression");
+  }
+  std::vector<Job> jobs;
+  for (const auto& v : registry())
+    if (v.backend == backend && !v.ceiling)
+      for (const auto& p : quick ? v.quick_sizes : v.sizes)
+        if (std::regex_search(v.name(p), re)) jobs.push_back({&v, p});
+  if (jobs.empty())
+    throw InputError(fmt::format("--filter '{}' matches no benchmark on the {} device (see `roofbench list`)",
+                                 filter, to_string(backend)));
+  return jobs;
+}
+
+Ceiling make_ceiling(const Device& dev, const JobResult& jr) {
+  const Variant& v = *jr.job.variant;
+  const BenchmarkResult& b = jr.result;
+  Ceiling c;
+  c.name = v.ceiling->name;
+  c.kind = v.ceiling->kind;
+  c.method = v.ceiling->method + "; " + v.work;
+  c.benchmark = b.name;
+  c.measurement = *b.measurement;
+  const double t = c.measurement.stats.median;
+  if (c.kind == "bandwidth") {
+    c.level = v.ceiling->level;
+    c.value = b.bytes / t;
+    c.value_unit = "B/s";
+  } else {
+    c.precision = v.precision;
+    c.unit = v.unit;
+    c.value = b.flops / t;
+    c.value_unit = "FLOP/s";
+  }
+  if (dev.backend() == Backend::cuda) c.datasheet = datasheet_value(dev.name(), c);
+  if (dev.backend() == Backend::cpu && c.kind == "compute" && c.precision &&
+      (*c.precision == Precision::fp32 || *c.precision == Precision::fp64)) {
+    // Theoretical peak at the clock measured right before this ceiling's samples.
+    const CpuInfo& cpu = cpu_info();
+    const double hz = c.measurement.clock_before_hz.value_or(cpu.nominal_hz);
+    if (hz > 0) {
+      const bool fp64 = *c.precision == Precision::fp64;
+      c.theoretical = ReferenceValue{theoretical_fma_peak(cpu, fp64, hz), theoretical_fma_derivation(cpu, fp64, hz)};
+    }
+  }
+  return c;
+}
+
+struct RunArgs {
+  std::string device = "auto";
+  std::string filter;
+  bool quick = false;
+  bool warm = false;
+  std::string out;
+  std::uint64_t seed = MeasureOptions{}.seed;
+  std::vector<std::string> gbench_args;
+};
+
+int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
+  auto dev = open_device(a.device);
+  std::vector<Job> jobs = ceiling_jobs(dev->backend(), a.quick);
+  if (!ceilings_only) {
+    auto k = kernel_jobs(dev->backend(), a.quick, a.filter);
+    jobs.insert(jobs.end(), k.begin(), k.end());
+  }
+  const std::string out_dir =
+      !a.out.empty() ? a.out : fmt::format("results/{}-{}", to_string(dev->backend()), utc_now("%Y%m%dT%H%M%SZ"));
+  ensure_writable_dir(out_dir);  // before minutes of measuring, not after
+
+  MeasureOptions opt = a.quick ? MeasureOptions::quick() : MeasureOptions::full();
+  opt.cold_cache = !a.warm;
+  opt.seed = a.seed;
+
+  Results r;
+  r.provenance = provenance(argc, argv);
+  r.device = dev->describe();
+  r.settings = opt.to_json();
+  r.settings["quick"] = a.quick;
+  r.settings["filter"] = a.filter;
+  r.settings["flush_bytes"] = dev->flush_bytes();
+  r.settings["timer"] = dev->timer();
+
+  std::cout << fmt::format("roofbench {} on {}: {} benchmarks ({} ceilings first), cache {}\n", ROOFBENCH_VERSION,
+                           device_line(r), jobs.size(), ceiling_jobs(dev->backend(), a.quick).size(),
+                           opt.cold_cache ? fmt::format("flushed with {} before every sample", si(dev->flush_bytes(), "B"))
+                                          : "warm");
+  JobsOutput ran = run_jobs(*dev, jobs, opt, a.gbench_args, std::cout);
+
+  int failed = 0;
+  for (auto& jr : ran.results) {
+    if (!jr.result.verified()) ++failed;
+    if (jr.job.variant->ceiling && jr.result.verified()) r.ceilings.push_back(make_ceiling(*dev, jr));
+    else if (!jr.job.variant->ceiling || !jr.result.verified()) r.benchmarks.push_back(std::move(jr.result));
+  }
+  apply_model(r);
+
+  FileSet files;
+  files.add((fs::path(out_dir) / "results.json").string(), dump_results(r));
+  files.add((fs::path(out_dir) / "gbench.json").string(), ran.gbench_json);
+  for (auto& [name, content] : render_reports(r)) files.add((fs::path(out_dir) / name).string(), std::move(content));
+  files.commit();
+
+  std::cout << render_console(r);
+  std::cout << "\nwrote:\n";
+  for (const auto& p : files.paths()) std::cout << "  " << p << "\n";
+  if (failed) {
+    std::cerr << fmt::format("roofbench: {} benchmark(s) failed; they carry no numbers\n", failed);
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+int cmd_report(const std::string& path, const std::string& out) {
+  Results r = load_results(path);
+  const std::string dir = !out.empty() ? out : fs::path(path).parent_path().string();
+  ensure_writable_dir(dir.empty() ? "." : dir);
+  FileSet files;
+  for (auto& [name, content] : render_reports(r))
+    files.add((fs::path(dir.empty() ? "." : dir) / name).string(), std::move(content));
+  files.commit();
+  for (const auto& p : files.paths()) std::cout << p << "\n";
+  return kExitOk;
+}
+
+int cmd_list() {
+  std::cout << fmt::format("{:<5} {:<38} {:<7} {:<26} {}\n", "dev", "benchmark", "unit", "sizes (quick)", "what");
+  for (const auto& v : registry()) {
+    std::string sizes;
+    for (const auto& p : v.quick_sizes) sizes += (sizes.empty() ? "" : " ") + params_to_string(p);
+    if (sizes.size() > 26) sizes = sizes.substr(0, 23) + "...";
+    std::cout << fmt::format("{:<5} {:<38} {:<7} {:<26} {}\n", to_string(v.backend),
+                             v.base_name() + (v.ceiling ? " [ceiling]" : ""), v.unit, sizes, v.summary);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int roofbench_main(int argc, char** argv) {
+  CLI::App app{"roofbench: GPU and CPU kernel benchmarks placed on a roofline measured in the same run"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", ROOFBENCH_VERSION);
+
+  RunArgs run_args;
+  auto add_run_options = [&run_args](CLI::App* sub, bool with_filter) {
+    sub->add_option("--device", run_args.device, "auto, cpu or cuda:N (auto: first GPU, else the CPU)");
+    if (with_filter) sub->add_option("--filter", run_args.filter, "regular expression over benchmark names");
+    sub->add_flag("--quick", run_args.quick, "small sizes and few samples: a fast check of the pipeline");
+    sub->add_flag("--warm", run_args.warm, "do not flush the caches before each sample");
+    sub->add_option("--out", run_args.out, "output folder (default results/<device>-<UTC time>)");
+    sub->add_option("--seed", run_args.seed, "seed of the random inputs");
+    sub->allow_extras();  // --benchmark_* flags go to Google Benchmark
+  };
+  CLI::App* run = app.add_subcommand("run", "verify, time and place every benchmark; write results and reports");
+  add_run_options(run, true);
+  CLI::App* ceil = app.add_subcommand("ceilings", "measure only the machine's ceilings");
+  add_run_options(ceil, false);
+
+  std::string report_path, report_out;
+  CLI::App* report = app.add_subcommand("report", "re-render the reports from a results file alone");
+  report->add_option("results", report_path, "results.json written by `roofbench run`")->required();
+  report->add_option("--out", report_out, "output folder (default: the results file's folder)");
+
+  app.add_subcommand("list", "list every registered benchmark");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "roofbench: " << e.what() << " (see roofbench --help)\n";
+    return kExitUsage;
+  }
+
+  try {
+    for (CLI::App* sub : {run, ceil}) {
+      if (!sub->parsed()) continue;
+      for (const auto& extra : sub->remaining()) {
+        if (extra.rfind("--benchmark_", 0) != 0)
+          throw InputError("unknown argument '" + extra + "' (see roofbench " + sub->get_name() + " --help)");
+        run_args.gbench_args.push_back(extra);
+      }
+      return cmd_run(run_args, sub == ceil, argc, argv);
+    }
+    if (report->parsed()) return cmd_report(report_path, report_out);
+    return cmd_list();
+  } catch (const InputError& e) {
+    std::cerr << "roofbench: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "roofbench: internal error: " << e.what() << "\n";
+    return kExitFailed;
+  }
+}
+
+}  // namespace roofbench

@@ -1,0 +1,146 @@
+#include "bench/gbench_runner.h"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <ostream>
+#include <regex>
+#include <sstream>
+
+#include "reports/format.h"
+
+namespace roofbench {
+
+namespace {
+
+// Silent display reporter that feeds Google Benchmark's own JSON reporter; the progress lines
+// come from the benchmark bodies, which know the verification outcome.
+class JsonCapture final : public benchmark::BenchmarkReporter {
+ public:
+  JsonCapture() {
+    json_.SetOutputStream(&out_);
+    json_.SetErrorStream(&err_);
+  }
+  bool ReportContext(const Context& c) override { return json_.ReportContext(c); }
+  void ReportRuns(const std::vector<Run>& runs) override { json_.ReportRuns(runs); }
+  void Finalize() override { json_.Finalize(); }
+  std::string json() const { return out_.str(); }
+
+ private:
+  benchmark::JSONReporter json_;
+  std::ostringstream out_, err_;
+};
+
+void initialize_gbench(const std::vector<std::string>& args) {
+  std::vector<std::string> storage = {"roofbench"};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  if (argc > 1) throw InputError(fmt::format("unknown Google Benchmark flag '{}'", argv[1]));
+}
+
+std::string find_flag(const std::vector<std::string>& args, const std::string& flag) {
+  for (const auto& a : args)
+    if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
+  return "";
+}
+
+void merge(Measurement& into, const Measurement& m) {
+  // Repetitions (--benchmark_repetitions) add samples; the statistics cover all of them.
+  into.samples_s.insert(into.samples_s.end(), m.samples_s.begin(), m.samples_s.end());
+  into.warmup_runs += m.warmup_runs;
+  into.stop_reason = m.stop_reason;
+  into.clock_after_hz = m.clock_after_hz;
+  into.stats = summarize(into.samples_s);
+}
+
+}  // namespace
+
+JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOptions& opt,
+                    const std::vector<std::string>& gbench_args, std::ostream& progress) {
+  initialize_gbench(gbench_args);
+  benchmark::ClearRegisteredBenchmarks();
+
+  std::vector<JobResult> all;
+  all.reserve(jobs.size());  // the bodies hold pointers into it: no reallocation after this
+  for (const auto& j : jobs) all.push_back({j, declare(*j.variant, j.params)});
+  std::vector<char> ran(jobs.size(), 0);
+
+  // The progress total follows Google Benchmark's filter when one was given.
+  std::size_t total = jobs.size();
+  if (const std::string f = find_flag(gbench_args, "--benchmark_filter"); !f.empty() && f != "." && f != "all") {
+    try {
+      const std::regex re(f);
+      total = 0;
+      for (const auto& j : jobs) total += std::regex_search(j.name(), re) ? 1 : 0;
+    } catch (const std::regex_error&) {
+      throw InputError(fmt::format("--benchmark_filter '{}' is not a valid regular expression", f));
+    }
+  }
+  auto done = std::make_shared<std::size_t>(0);
+
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job job = jobs[i];
+    BenchmarkResult* res = &all[i].result;
+    char* has_run = &ran[i];
+    auto body = [&dev, &opt, &progress, job, res, has_run, done, total](benchmark::State& state) {
+      *has_run = 1;
+      progress << fmt::format("[{}/{}] {} … ", ++*done, total, res->name) << std::flush;
+      res->error.clear();
+      std::unique_ptr<Instance> inst;
+      try {
+        inst = job.variant->make(job.params);
+        res->verification = prepare_and_verify(dev, *inst, opt.seed);
+        if (!res->verification.ok) res->error = "verification failed: " + res->verification.detail;
+      } catch (const std::exception& e) {
+        res->error = e.what();
+      }
+      if (!res->error.empty()) {
+        res->measurement.reset();
+        state.SkipWithError(res->error.c_str());
+        progress << "FAILED: " << res->error << "\n" << std::flush;
+        return;
+      }
+      for (auto _ : state) {
+        try {
+          const Measurement m = measure(dev, *inst, opt);
+          if (res->measurement) merge(*res->measurement, m);
+          else res->measurement = m;
+          state.SetIterationTime(m.stats.median);
+        } catch (const std::exception& e) {
+          res->error = e.what();
+          res->measurement.reset();
+          state.SkipWithError(res->error.c_str());
+          progress << "FAILED: " << res->error << "\n" << std::flush;
+          break;
+        }
+      }
+      if (!res->error.empty()) return;
+      state.counters["FLOP/s"] = benchmark::Counter(res->flops, benchmark::Counter::kIsRate);
+      state.counters["bytes/s"] = benchmark::Counter(res->bytes, benchmark::Counter::kIsRate);
+      state.SetLabel(fmt::format("verified {} elements", res->verification.checked));
+      const SampleStats& s = res->measurement->stats;
+      progress << fmt::format("{} ±{:.1f}% IQR, {} samples", duration(s.median), 100 * s.rel_iqr(), s.n);
+      if (res->flops > 0) progress << ", " << si(res->flops / s.median, "FLOP/s");
+      if (res->bytes > 0) progress << ", " << si(res->bytes / s.median, "B/s");
+      progress << fmt::format(" (verified, {} checked)\n", res->verification.checked) << std::flush;
+    };
+    benchmark::RegisterBenchmark(res->name.c_str(), body)
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  }
+
+  JsonCapture capture;
+  benchmark::RunSpecifiedBenchmarks(&capture);
+  benchmark::ClearRegisteredBenchmarks();
+  JobsOutput out;
+  out.gbench_json = capture.json();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (ran[i]) out.results.push_back(std::move(all[i]));
+  return out;
+}
+
+}  // namespace roofbench

@@ -1,0 +1,40 @@
+#pragma once
+// Page-aligned host arrays for the CPU kernels: vector stores and streaming stores need
+// alignment, and first touch happens in the parallel fill, so pages land near their threads.
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+#include <utility>
+
+namespace roofbench {
+
+template <class T>
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  explicit HostBuffer(std::size_t n) : n_(n) {
+    const std::size_t bytes = ((n * sizeof(T) + 4095) / 4096) * 4096;
+    p_ = static_cast<T*>(std::aligned_alloc(4096, bytes ? bytes : 4096));
+    if (!p_) throw std::bad_alloc();
+  }
+  ~HostBuffer() { std::free(p_); }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  HostBuffer(HostBuffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+  HostBuffer& operator=(HostBuffer&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  T* data() { return p_; }
+  const T* data() const { return p_; }
+  T& operator[](std::size_t i) { return p_[i]; }
+  const T& operator[](std::size_t i) const { return p_[i]; }
+  std::size_t size() const { return n_; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+}  // namespace roofbench

@@ -1,0 +1,52 @@
+#include "bench/registry.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace roofbench {
+
+namespace {
+std::vector<Variant>& mutable_registry() {
+  static std::vector<Variant> r;  // function-local: safe from static initialization order
+  return r;
+}
+
+[[noreturn]] void bad_declaration(const Variant& v, const char* why) {
+  std::fprintf(stderr, "roofbench: bad variant declaration %s (%s): %s\n", v.base_name().c_str(),
+               v.source.c_str(), why);
+  std::abort();
+}
+}  // namespace
+
+std::string Variant::base_name() const { return family + "/" + variant + "/" + to_string(precision); }
+
+const std::vector<Variant>& registry() { return mutable_registry(); }
+
+bool register_variant(Variant v) {
+  if (v.family.empty() || v.variant.empty()) bad_declaration(v, "family and variant are required");
+  if (v.unit.empty()) bad_declaration(v, "no compute unit");
+  if (!v.flops || !v.bytes || !v.make) bad_declaration(v, "flops, bytes and make are required");
+  if (v.work.empty()) bad_declaration(v, "no derivation of its flops and bytes");
+  if (v.sizes.empty() || v.quick_sizes.empty() || v.test_sizes.empty()) bad_declaration(v, "no sizes");
+  if (v.ceiling && v.ceiling->kind != "bandwidth" && v.ceiling->kind != "compute")
+    bad_declaration(v, "ceiling kind must be bandwidth or compute");
+  for (const auto& other : mutable_registry())
+    if (other.backend == v.backend && other.base_name() == v.base_name())
+      bad_declaration(v, "registered twice for the same backend");
+  mutable_registry().push_back(std::move(v));
+  return true;
+}
+
+std::vector<Params> square_gemm_sizes(std::initializer_list<std::int64_t> ns) {
+  std::vector<Params> out;
+  for (auto n : ns) out.push_back({{"M", n}, {"N", n}, {"K", n}});
+  return out;
+}
+
+std::vector<Params> vector_sizes(std::initializer_list<std::int64_t> ns) {
+  std::vector<Params> out;
+  for (auto n : ns) out.push_back({{"n", n}});
+  return out;
+}
+
+}  // namespace roofbench

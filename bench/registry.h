@@ -1,0 +1,73 @@
+#pragma once
+// The kernel registry: the one list of variants. A variant file registers itself next to its
+// definition with ROOFBENCH_REGISTER; `roofbench list`, the run and the reports take names from
+// here and nowhere else.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/results.h"
+#include "bench/types.h"
+
+namespace roofbench {
+
+// One live problem instance of a variant on its device: owns the inputs, outputs and whatever
+// the reference needs. The harness calls prepare → run → verify once, then run alone to time.
+class Instance {
+ public:
+  virtual ~Instance() = default;
+  // Fresh random inputs from `seed`, outputs poisoned (NaN) so unwritten elements fail. Untimed.
+  virtual void prepare(std::uint64_t seed) = 0;
+  // One execution. CUDA variants enqueue on the default stream and return without waiting.
+  virtual void run() = 0;
+  // Compares the output of the last run with the reference. Untimed.
+  virtual Verification verify() = 0;
+};
+
+// A variant that measures one of the machine's roofs rather than a kernel of interest.
+struct CeilingSpec {
+  std::string name;    // "dram_triad", "fp32_fma"
+  std::string kind;    // "bandwidth" or "compute"
+  std::string level;   // bandwidth only: "dram"
+  std::string method;  // how it measures, one line, copied into results.json
+};
+
+struct Variant {
+  std::string family;   // "gemm", "stream", "ceiling"
+  std::string variant;  // "naive", "smem_tiled", ...
+  Precision precision = Precision::fp32;
+  Backend backend = Backend::cpu;
+  std::string unit;            // compute unit it uses: "simd" (CPU), "simt" (CUDA cores), "tensor"
+  std::string level = "dram";  // memory level its declared bytes refer to
+  std::string summary;         // one line: the idea of this variant
+  std::string source;          // file that defines it
+  std::vector<Params> sizes;        // a full run
+  std::vector<Params> quick_sizes;  // --quick
+  std::vector<Params> test_sizes;   // small and awkward sizes for the correctness tests
+  std::function<double(const Params&)> flops;  // declared work
+  std::function<double(const Params&)> bytes;  // the fewest bytes it must move
+  std::string work;                             // one-line derivation of the two above
+  std::function<std::unique_ptr<Instance>(const Params&)> make;
+  std::optional<CeilingSpec> ceiling;
+
+  std::string base_name() const;  // family/variant/precision
+  std::string name(const Params& p) const { return base_name() + "/" + params_to_string(p); }
+};
+
+const std::vector<Variant>& registry();
+// Validates and adds; aborts with a message on a malformed or duplicate declaration (a
+// programming error caught the first time the binary starts).
+bool register_variant(Variant v);
+
+#define ROOFBENCH_CONCAT_(a, b) a##b
+#define ROOFBENCH_CONCAT(a, b) ROOFBENCH_CONCAT_(a, b)
+#define ROOFBENCH_REGISTER(...) \
+  static const bool ROOFBENCH_CONCAT(roofbench_registered_, __LINE__) = ::roofbench::register_variant(__VA_ARGS__)
+
+// Square GEMM sizes as params, for brevity in variant files.
+std::vector<Params> square_gemm_sizes(std::initializer_list<std::int64_t> ns);
+std::vector<Params> vector_sizes(std::initializer_list<std::int64_t> ns);
+
+}  // namespace roofbench

@@ -1,0 +1,274 @@
+#include "bench/results.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace roofbench {
+
+using nlohmann::json;
+
+namespace {
+
+template <class T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+template <class T>
+std::optional<T> get_opt(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+json params_json(const Params& p) {
+  // An array of [name, value] pairs keeps the declaration order (M, N, K) that names use.
+  json a = json::array();
+  for (const auto& [k, v] : p) a.push_back(json::array({k, v}));
+  return a;
+}
+Params params_from(const json& a) {
+  Params p;
+  for (const auto& kv : a) p.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::int64_t>());
+  return p;
+}
+
+json stats_json(const SampleStats& s) {
+  return {{"n", s.n},           {"min_s", s.min},       {"max_s", s.max},
+          {"mean_s", s.mean},   {"stddev_s", s.stddev}, {"q1_s", s.q1},
+          {"median_s", s.median}, {"q3_s", s.q3},       {"iqr_s", s.iqr()},
+          {"rel_iqr", s.rel_iqr()}};
+}
+
+json verification_json(const Verification& v) {
+  return {{"ok", v.ok},
+          {"checked", v.checked},
+          {"mismatches", v.mismatches},
+          {"max_abs_error", v.max_abs_error},
+          {"method", v.method},
+          {"detail", v.detail}};
+}
+Verification verification_from(const json& j) {
+  Verification v;
+  v.ok = j.at("ok").get<bool>();
+  v.checked = j.at("checked").get<std::int64_t>();
+  v.mismatches = j.at("mismatches").get<std::int64_t>();
+  v.max_abs_error = j.at("max_abs_error").get<double>();
+  v.method = j.value("method", "");
+  v.detail = j.value("detail", "");
+  return v;
+}
+
+json measurement_json(const Measurement& m) {
+  return {{"samples_s", m.samples_s},
+          {"stats", stats_json(m.stats)},
+          {"warmup_runs", m.warmup_runs},
+          {"stop_reason", m.stop_reason},
+          {"timer", m.timer},
+          {"cold_cache", m.cold_cache},
+          {"clock_hz", {{"before", opt(m.clock_before_hz)}, {"after", opt(m.clock_after_hz)}}}};
+}
+Measurement measurement_from(const json& j) {
+  Measurement m;
+  m.samples_s = j.at("samples_s").get<std::vector<double>>();
+  if (m.samples_s.empty()) throw InputError("a measurement has no samples");
+  m.stats = summarize(m.samples_s);  // derived data is recomputed, never trusted from the file
+  m.warmup_runs = j.at("warmup_runs").get<int>();
+  m.stop_reason = j.value("stop_reason", "");
+  m.timer = j.at("timer").get<std::string>();
+  m.cold_cache = j.at("cold_cache").get<bool>();
+  const json& c = j.at("clock_hz");
+  m.clock_before_hz = get_opt<double>(c, "before");
+  m.clock_after_hz = get_opt<double>(c, "after");
+  return m;
+}
+
+json placement_json(const Placement& p) {
+  return {{"flop_per_s", p.flop_per_s},
+          {"bytes_per_s", p.bytes_per_s},
+          {"intensity", opt(p.intensity)},
+          {"attainable_flop_per_s", opt(p.attainable_flop_per_s)},
+          {"roof_pct", p.roof_pct},
+          {"bound", p.bound},
+          {"compute_ceiling", p.compute_ceiling},
+          {"bandwidth_ceiling", p.bandwidth_ceiling}};
+}
+Placement placement_from(const json& j) {
+  Placement p;
+  p.flop_per_s = j.at("flop_per_s").get<double>();
+  p.bytes_per_s = j.at("bytes_per_s").get<double>();
+  p.intensity = get_opt<double>(j, "intensity");
+  p.attainable_flop_per_s = get_opt<double>(j, "attainable_flop_per_s");
+  p.roof_pct = j.at("roof_pct").get<double>();
+  p.bound = j.at("bound").get<std::string>();
+  p.compute_ceiling = j.at("compute_ceiling").get<std::string>();
+  p.bandwidth_ceiling = j.at("bandwidth_ceiling").get<std::string>();
+  return p;
+}
+
+json reference_json(const std::optional<ReferenceValue>& r) {
+  if (!r) return nullptr;
+  return {{"value", r->value}, {"source", r->source}};
+}
+std::optional<ReferenceValue> reference_from(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return ReferenceValue{it->at("value").get<double>(), it->at("source").get<std::string>()};
+}
+
+json benchmark_json(const BenchmarkResult& b) {
+  json j = {{"name", b.name},
+            {"family", b.family},
+            {"variant", b.variant},
+            {"precision", to_string(b.precision)},
+            {"backend", to_string(b.backend)},
+            {"unit", b.unit},
+            {"level", b.level},
+            {"params", params_json(b.params)},
+            {"flops", b.flops},
+            {"bytes", b.bytes},
+            {"work", b.work},
+            {"verified", b.verified()},
+            {"verification", verification_json(b.verification)},
+            {"error", b.error.empty() ? json(nullptr) : json(b.error)},
+            {"warnings", b.warnings}};
+  j["measurement"] = b.measurement ? measurement_json(*b.measurement) : json(nullptr);
+  j["placement"] = b.placement ? placement_json(*b.placement) : json(nullptr);
+  // Convenience copies of the headline numbers for jq users; recomputed on load.
+  if (b.measurement) {
+    j["median_s"] = b.measurement->stats.median;
+    j["iqr_s"] = b.measurement->stats.iqr();
+  }
+  return j;
+}
+BenchmarkResult benchmark_from(const json& j) {
+  BenchmarkResult b;
+  b.name = j.at("name").get<std::string>();
+  b.family = j.at("family").get<std::string>();
+  b.variant = j.at("variant").get<std::string>();
+  b.precision = precision_from_string(j.at("precision").get<std::string>());
+  b.backend = backend_from_string(j.at("backend").get<std::string>());
+  b.unit = j.at("unit").get<std::string>();
+  b.level = j.at("level").get<std::string>();
+  b.params = params_from(j.at("params"));
+  b.flops = j.at("flops").get<double>();
+  b.bytes = j.at("bytes").get<double>();
+  b.work = j.value("work", "");
+  b.verification = verification_from(j.at("verification"));
+  if (!j.at("error").is_null()) b.error = j.at("error").get<std::string>();
+  b.warnings = j.value("warnings", std::vector<std::string>{});
+  if (!j.at("measurement").is_null()) b.measurement = measurement_from(j.at("measurement"));
+  if (!j.at("placement").is_null()) b.placement = placement_from(j.at("placement"));
+  if (b.verified() && !b.measurement)
+    throw InputError("benchmark '" + b.name + "' is verified but has no measurement");
+  if (!b.verified() && b.measurement)
+    throw InputError("benchmark '" + b.name + "' failed verification but carries a measurement");
+  return b;
+}
+
+json ceiling_json(const Ceiling& c) {
+  return {{"name", c.name},
+          {"kind", c.kind},
+          {"level", c.level.empty() ? json(nullptr) : json(c.level)},
+          {"precision", c.precision ? json(to_string(*c.precision)) : json(nullptr)},
+          {"unit", c.unit.empty() ? json(nullptr) : json(c.unit)},
+          {"value", c.value},
+          {"value_unit", c.value_unit},
+          {"method", c.method},
+          {"benchmark", c.benchmark},
+          {"datasheet", reference_json(c.datasheet)},
+          {"theoretical", reference_json(c.theoretical)},
+          {"measurement", measurement_json(c.measurement)}};
+}
+Ceiling ceiling_from(const json& j) {
+  Ceiling c;
+  c.name = j.at("name").get<std::string>();
+  c.kind = j.at("kind").get<std::string>();
+  if (c.kind != "bandwidth" && c.kind != "compute")
+    throw InputError("ceiling '" + c.name + "' has unknown kind '" + c.kind + "'");
+  if (!j.at("level").is_null()) c.level = j.at("level").get<std::string>();
+  if (!j.at("precision").is_null())
+    c.precision = precision_from_string(j.at("precision").get<std::string>());
+  if (!j.at("unit").is_null()) c.unit = j.at("unit").get<std::string>();
+  if (c.kind == "bandwidth" && c.level.empty())
+    throw InputError("bandwidth ceiling '" + c.name + "' has no level");
+  if (c.kind == "compute" && (!c.precision || c.unit.empty()))
+    throw InputError("compute ceiling '" + c.name + "' has no precision or unit");
+  c.value = j.at("value").get<double>();
+  c.value_unit = j.at("value_unit").get<std::string>();
+  c.method = j.at("method").get<std::string>();
+  c.benchmark = j.at("benchmark").get<std::string>();
+  c.datasheet = reference_from(j, "datasheet");
+  c.theoretical = reference_from(j, "theoretical");
+  c.measurement = measurement_from(j.at("measurement"));
+  return c;
+}
+
+}  // namespace
+
+void to_json(json& j, const Results& r) {
+  j = json::object();
+  j["schema"] = r.schema;
+  j["provenance"] = r.provenance;
+  j["device"] = r.device;
+  j["settings"] = r.settings;
+  j["ceilings"] = json::array();
+  for (const auto& c : r.ceilings) j["ceilings"].push_back(ceiling_json(c));
+  j["ridge_points"] = json::array();
+  for (const auto& rp : r.ridge_points)
+    j["ridge_points"].push_back({{"compute_ceiling", rp.compute_ceiling},
+                                 {"bandwidth_ceiling", rp.bandwidth_ceiling},
+                                 {"intensity", rp.intensity}});
+  j["benchmarks"] = json::array();
+  for (const auto& b : r.benchmarks) j["benchmarks"].push_back(benchmark_json(b));
+}
+
+void from_json(const json& j, Results& r) {
+  if (!j.is_object()) throw InputError("not a roofbench results file (top level is not an object)");
+  auto it = j.find("schema");
+  if (it == j.end() || !it->is_string())
+    throw InputError("not a roofbench results file (no \"schema\" field)");
+  if (*it != kResultsSchema)
+    throw InputError("unsupported schema '" + it->get<std::string>() + "' (this roofbench reads " +
+                     kResultsSchema + ")");
+  try {
+    r.schema = *it;
+    r.provenance = j.at("provenance");
+    r.device = j.at("device");
+    if (!r.device.is_object() || !r.device.contains("kind") || !r.device.contains("name"))
+      throw InputError("\"device\" needs \"kind\" and \"name\"");
+    r.settings = j.at("settings");
+    r.ceilings.clear();
+    for (const auto& c : j.at("ceilings")) r.ceilings.push_back(ceiling_from(c));
+    r.ridge_points.clear();
+    for (const auto& rp : j.at("ridge_points"))
+      r.ridge_points.push_back({rp.at("compute_ceiling").get<std::string>(),
+                                rp.at("bandwidth_ceiling").get<std::string>(),
+                                rp.at("intensity").get<double>()});
+    r.benchmarks.clear();
+    for (const auto& b : j.at("benchmarks")) r.benchmarks.push_back(benchmark_from(b));
+  } catch (const json::exception& e) {
+    // nlohmann's messages start with "[json.exception.type_error.302] "; keep the readable part.
+    std::string what = e.what();
+    if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    throw InputError("malformed results: " + what);
+  }
+}
+
+Results load_results(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open for reading");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": read error");
+  json j = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw InputError(path + ": not valid JSON");
+  try {
+    return j.get<Results>();
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
+}
+
+std::string dump_results(const Results& r) { return json(r).dump(2) + "\n"; }
+
+}  // namespace roofbench

@@ -1,0 +1,113 @@
+#pragma once
+// The results model: what one `roofbench run` measured. results.json is this model serialized;
+// every printer (console, SVG, HTML, Markdown, compare) reads it and nothing else.
+// The schema is documented in docs/results-schema.md; bump kResultsSchema on any breaking change.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/stats.h"
+#include "bench/types.h"
+
+namespace roofbench {
+
+inline constexpr const char* kResultsSchema = "roofbench.results.v1";
+
+// Outcome of checking a kernel's output against its reference.
+struct Verification {
+  bool ok = false;
+  std::int64_t checked = 0;     // elements compared
+  std::int64_t mismatches = 0;  // elements outside tolerance (or non-finite)
+  double max_abs_error = 0;
+  std::string method;  // e.g. "full FP64 reference" or "1024 sampled entries vs FP64"
+  std::string detail;  // the first mismatches, index and both values
+};
+
+// Timed samples of one benchmark and the conditions they were taken in.
+struct Measurement {
+  std::vector<double> samples_s;  // every timed sample, seconds
+  SampleStats stats;              // over samples_s
+  int warmup_runs = 0;
+  std::string stop_reason;
+  std::string timer;  // "cuda-events" or "steady-clock"
+  bool cold_cache = true;
+  std::optional<double> clock_before_hz, clock_after_hz;  // SM / core clock, where readable
+};
+
+// Where a benchmark sits on the roofline (roofline/model.h computes it).
+struct Placement {
+  double flop_per_s = 0;
+  double bytes_per_s = 0;
+  std::optional<double> intensity;              // FLOP/byte; absent when the kernel does no FLOPs
+  std::optional<double> attainable_flop_per_s;  // min(peak, I x BW); absent when no FLOPs
+  double roof_pct = 0;                          // achieved / attainable, in percent
+  std::string bound;                            // "memory" or "compute"
+  std::string compute_ceiling;                  // ceiling names used
+  std::string bandwidth_ceiling;
+};
+
+struct BenchmarkResult {
+  std::string name;  // family/variant/precision/params
+  std::string family, variant;
+  Precision precision = Precision::fp32;
+  Backend backend = Backend::cpu;
+  std::string unit;   // compute unit it runs on: "simd" (CPU), "simt" (CUDA cores), "tensor"
+  std::string level;  // memory level its bytes are declared at: "dram"
+  Params params;
+  double flops = 0;  // declared
+  double bytes = 0;  // declared: the fewest bytes it must move
+  std::string work;  // the one-line derivation of flops and bytes
+  Verification verification;
+  std::string error;                       // non-empty: failed, and carries no numbers
+  std::optional<Measurement> measurement;  // present only for verified kernels
+  std::optional<Placement> placement;
+  std::vector<std::string> warnings;
+  bool verified() const { return verification.ok && error.empty(); }
+};
+
+// A value quoted for comparison (datasheet) or computed from the hardware (theoretical).
+struct ReferenceValue {
+  double value = 0;
+  std::string source;
+};
+
+struct Ceiling {
+  std::string name;   // "dram_triad", "fp32_fma"
+  std::string kind;   // "bandwidth" or "compute"
+  std::string level;  // bandwidth: "dram", "l2", ...
+  std::optional<Precision> precision;  // compute only
+  std::string unit;                    // compute only: "simd", "simt", "tensor"
+  double value = 0;                    // measured: B/s or FLOP/s
+  std::string value_unit;              // "B/s" or "FLOP/s"
+  std::string method;                  // how it was measured
+  std::string benchmark;               // the benchmark that measured it
+  std::optional<ReferenceValue> datasheet;
+  std::optional<ReferenceValue> theoretical;
+  Measurement measurement;
+};
+
+struct RidgePoint {
+  std::string compute_ceiling, bandwidth_ceiling;
+  double intensity = 0;  // FLOP/byte where the two roofs meet
+};
+
+struct Results {
+  std::string schema = kResultsSchema;
+  nlohmann::json provenance = nlohmann::json::object();  // version, git, command line, time, host
+  nlohmann::json device = nlohmann::json::object();      // "kind", "name" and per-kind properties
+  nlohmann::json settings = nlohmann::json::object();    // how the run measured
+  std::vector<Ceiling> ceilings;
+  std::vector<RidgePoint> ridge_points;
+  std::vector<BenchmarkResult> benchmarks;
+};
+
+void to_json(nlohmann::json& j, const Results& r);
+void from_json(const nlohmann::json& j, Results& r);  // throws InputError with a one-line reason
+
+// Reads and validates a results file; throws InputError (missing, unreadable, malformed,
+// wrong schema) with a one-line message naming the file.
+Results load_results(const std::string& path);
+std::string dump_results(const Results& r);  // pretty JSON text, ends with a newline
+
+}  // namespace roofbench

@@ -1,0 +1,33 @@
+#pragma once
+// Vocabulary shared by kernels, the harness, the model and the printers.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace roofbench {
+
+enum class Precision { fp64, fp32, fp16, bf16 };
+enum class Backend { cpu, cuda };
+
+std::string to_string(Precision p);
+std::string to_string(Backend b);
+Precision precision_from_string(const std::string& s);  // throws InputError
+Backend backend_from_string(const std::string& s);      // throws InputError
+
+// Unit roundoff of a precision (2^-p for p mantissa bits incl. the hidden one).
+double unit_roundoff(Precision p);
+
+// Named problem parameters, in declaration order ("M", "N", "K" or "n").
+using Params = std::vector<std::pair<std::string, std::int64_t>>;
+std::int64_t param(const Params& p, const std::string& key);  // throws std::out_of_range
+std::string params_to_string(const Params& p);                 // "M:256/N:256/K:256"
+
+// Bad input from the user or a file: the CLI prints what() on one line and exits 2.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace roofbench

@@ -1,0 +1,32 @@
+#include "bench/verify.h"
+
+#include <fmt/format.h>
+
+namespace roofbench {
+
+Tolerance tolerance_for(Precision p, double growth, double abs_tol) {
+  return Tolerance{abs_tol, 4.0 * growth * unit_roundoff(p)};
+}
+
+void Checker::check(double got, double ref, double scale, const std::function<std::string()>& where) {
+  ++v_.checked;
+  const double err = std::fabs(got - ref);
+  const bool ok = std::isfinite(got) && err <= tol_.abs_tol + tol_.rel_tol * scale;
+  if (std::isfinite(err) && err > v_.max_abs_error) v_.max_abs_error = err;
+  if (ok) return;
+  if (v_.mismatches < kMaxReported) {
+    if (!v_.detail.empty()) v_.detail += "; ";
+    v_.detail += fmt::format("{}: got {:.9g}, expected {:.9g} (tolerance {:.3g})", where(), got, ref,
+                             tol_.abs_tol + tol_.rel_tol * scale);
+  }
+  ++v_.mismatches;
+}
+
+Verification Checker::finish() {
+  v_.ok = v_.checked > 0 && v_.mismatches == 0;
+  if (v_.checked == 0) v_.detail = "nothing was checked";
+  if (v_.mismatches > kMaxReported) v_.detail += fmt::format("; and {} more", v_.mismatches - kMaxReported);
+  return v_;
+}
+
+}  // namespace roofbench

@@ -1,0 +1,175 @@
+// CPU FMA peak, FP32 and FP64: every core runs independent chains of vector fused multiply-adds
+// in registers, with no memory traffic. Run only these: roofbench ceilings --device cpu
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "bench/cpu_info.h"
+#include "bench/verify.h"
+#include "bench/registry.h"
+
+namespace roofbench::ceilings {
+namespace {
+
+// ---------------------------------------------------------------- reference
+// Each chain iterates x ← x·a + b. With a < 1 it converges (to b/(1-a)) instead of overflowing,
+// and a fused multiply-add rounds once, so the vector result equals std::fma's bit for bit.
+constexpr double kA = 0.999999, kB = 1e-4;
+
+template <class T>
+T chain_reference(T x0, std::int64_t iters) {
+  T x = x0;
+  const T a = static_cast<T>(kA), b = static_cast<T>(kB);
+  for (std::int64_t i = 0; i < iters; ++i) x = std::fma(x, a, b);
+  return x;
+}
+
+template <class T>
+T chain_start(int chain) {
+  return static_cast<T>(0.5 + 0.01 * chain);
+}
+
+// ---------------------------------------------------------------- kernels
+// ACC independent vector accumulators per thread cover the FMA latency (4 cycles) times the
+// number of FMA pipes (2) with room to spare; ACC is sized to the register file of each ISA.
+#if defined(__x86_64__)
+#define ROOFBENCH_FMA_KERNEL(NAME, TARGET, T, VEC, ACC, SET1, FMADD, STORE, LANES)             \
+  __attribute__((target(TARGET))) void NAME(T* out, std::int64_t iters) {                      \
+    VEC acc[ACC];                                                                                \
+    for (int r = 0; r < ACC; ++r) acc[r] = SET1(chain_start<T>(r));                              \
+    const VEC va = SET1(static_cast<T>(kA)), vb = SET1(static_cast<T>(kB));                      \
+    for (std::int64_t i = 0; i < iters; ++i) {                                                   \
+      _Pragma("GCC unroll 16") for (int r = 0; r < ACC; ++r) acc[r] = FMADD(acc[r], va, vb);     \
+    }                                                                                            \
+    for (int r = 0; r < ACC; ++r) STORE(out + r * LANES, acc[r]);                                \
+  }
+ROOFBENCH_FMA_KERNEL(fma_f32_avx512, "avx512f", float, __m512, 12, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps, 16)
+ROOFBENCH_FMA_KERNEL(fma_f64_avx512, "avx512f", double, __m512d, 12, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_storeu_pd, 8)
+ROOFBENCH_FMA_KERNEL(fma_f32_avx2, "avx2,fma", float, __m256, 10, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, 8)
+ROOFBENCH_FMA_KERNEL(fma_f64_avx2, "avx2,fma", double, __m256d, 10, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_storeu_pd, 4)
+#undef ROOFBENCH_FMA_KERNEL
+#endif
+
+template <class T>
+void fma_scalar(T* out, std::int64_t iters) {
+  for (int r = 0; r < 8; ++r) out[r] = chain_reference(chain_start<T>(r), iters);
+}
+
+// Values (chains x lanes) one thread carries for this CPU's widest FMA kernel.
+struct Shape {
+  int chains, lanes;
+};
+template <class T>
+Shape shape_for(const std::string& isa) {
+  const int bytes = static_cast<int>(sizeof(T));
+  if (isa == "avx512f") return {12, 64 / bytes};
+  if (isa == "avx2+fma") return {10, 32 / bytes};
+  return {8, 1};
+}
+
+template <class T>
+class CpuFma final : public Instance {
+ public:
+  explicit CpuFma(const Params& p)
+      : threads_(static_cast<int>(param(p, "threads"))),
+        values_(static_cast<int>(param(p, "values"))),
+        iters_(param(p, "iters")),
+        shape_(shape_for<T>(cpu_info().isa)),
+        out_(static_cast<std::size_t>(threads_) * values_) {
+    if (shape_.chains * shape_.lanes != values_)
+      throw InputError(fmt::format("fma ceiling: {} values per thread do not match this CPU's {} kernel ({})",
+                                   values_, cpu_info().isa, shape_.chains * shape_.lanes));
+  }
+
+  void prepare(std::uint64_t) override {
+    for (auto& v : out_) v = std::numeric_limits<T>::quiet_NaN();
+  }
+
+  void run() override {
+    const std::string& isa = cpu_info().isa;
+#pragma omp parallel num_threads(threads_)
+    {
+      T* out = out_.data() + static_cast<std::size_t>(omp_get_thread_num()) * values_;
+#if defined(__x86_64__)
+      if constexpr (std::is_same_v<T, float>) {
+        if (isa == "avx512f") fma_f32_avx512(out, iters_);
+        else if (isa == "avx2+fma") fma_f32_avx2(out, iters_);
+        else fma_scalar(out, iters_);
+      } else {
+        if (isa == "avx512f") fma_f64_avx512(out, iters_);
+        else if (isa == "avx2+fma") fma_f64_avx2(out, iters_);
+        else fma_scalar(out, iters_);
+      }
+#else
+      fma_scalar(out, iters_);
+#endif
+    }
+  }
+
+  Verification verify() override {
+    Checker chk(Tolerance{0, 0}, "every lane of every chain vs scalar std::fma, exact");
+    std::vector<T> ref(static_cast<std::size_t>(shape_.chains));
+    for (int r = 0; r < shape_.chains; ++r) ref[static_cast<std::size_t>(r)] = chain_reference(chain_start<T>(r), iters_);
+    for (int t = 0; t < threads_; ++t)
+      for (int r = 0; r < shape_.chains; ++r)
+        for (int l = 0; l < shape_.lanes; ++l) {
+          const std::size_t i = static_cast<std::size_t>(t) * values_ + static_cast<std::size_t>(r) * shape_.lanes + l;
+          chk.check(static_cast<double>(out_[i]), static_cast<double>(ref[static_cast<std::size_t>(r)]), 0,
+                    [t, r, l] { return fmt::format("thread {} chain {} lane {}", t, r, l); });
+        }
+    return chk.finish();
+  }
+
+ private:
+  int threads_, values_;
+  std::int64_t iters_;
+  Shape shape_;
+  std::vector<T> out_;
+};
+
+// ---------------------------------------------------------------- registration
+template <class T>
+Variant make() {
+  const CpuInfo& cpu = cpu_info();
+  const Shape s = shape_for<T>(cpu.isa);
+  auto params = [&](std::int64_t iters) {
+    return Params{{"threads", cpu.threads}, {"values", s.chains * s.lanes}, {"iters", iters}};
+  };
+  Variant v;
+  v.family = "ceiling";
+  v.precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
+  v.variant = to_string(v.precision) + "_fma";
+  v.backend = Backend::cpu;
+  v.unit = "simd";
+  v.level = "dram";
+  v.summary = "independent vector FMA chains in registers on every core (" + cpu.isa + ")";
+  v.source = __FILE__;
+  // Each value is one chain lane: iters fused multiply-adds of 2 flops; no memory traffic
+  // beyond writing the results once.
+  v.flops = [](const Params& p) {
+    return 2.0 * static_cast<double>(param(p, "threads")) * static_cast<double>(param(p, "values")) *
+           static_cast<double>(param(p, "iters"));
+  };
+  v.bytes = [](const Params& p) {
+    return static_cast<double>(sizeof(T)) * static_cast<double>(param(p, "threads") * param(p, "values"));
+  };
+  v.work = "threads x values x iters FMAs of 2 flops; writes each value once";
+  v.sizes = {params(1 << 22)};
+  v.quick_sizes = {params(1 << 21)};
+  v.test_sizes = {params(1), params(1000)};
+  v.ceiling = CeilingSpec{v.variant, "compute", "", "OpenMP on all cores, " + cpu.isa + " FMA intrinsics, " +
+                                                       std::to_string(s.chains) + " independent accumulators per thread"};
+  v.make = [](const Params& p) { return std::make_unique<CpuFma<T>>(p); };
+  return v;
+}
+ROOFBENCH_REGISTER(make<float>());
+ROOFBENCH_REGISTER(make<double>());
+
+}  // namespace
+}  // namespace roofbench::ceilings

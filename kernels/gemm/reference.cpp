@@ -1,0 +1,62 @@
+#include "kernels/gemm/reference.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <vector>
+
+#include "bench/random.h"
+#include "bench/verify.h"
+
+namespace roofbench::gemm {
+
+double flops(const Params& p) {
+  return 2.0 * static_cast<double>(param(p, "M")) * static_cast<double>(param(p, "N")) *
+         static_cast<double>(param(p, "K"));
+}
+
+double bytes(const Params& p, double elem_bytes) {
+  const double M = static_cast<double>(param(p, "M")), N = static_cast<double>(param(p, "N")),
+               K = static_cast<double>(param(p, "K"));
+  return elem_bytes * (M * K + K * N + M * N);
+}
+
+template <class T>
+Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int64_t N, std::int64_t K,
+                   Precision prec, std::uint64_t seed) {
+  const bool full = M * N <= 65536;
+  std::vector<std::int64_t> idx;
+  if (full) {
+    idx.resize(static_cast<std::size_t>(M * N));
+    for (std::int64_t i = 0; i < M * N; ++i) idx[static_cast<std::size_t>(i)] = i;
+  } else {
+    idx = {0, N - 1, (M - 1) * N, M * N - 1};
+    std::uint64_t s = seed ^ 0xC0FFEEull;
+    while (idx.size() < 2048) idx.push_back(static_cast<std::int64_t>(splitmix64(s) % static_cast<std::uint64_t>(M * N)));
+  }
+  Checker chk(tolerance_for(prec, std::sqrt(static_cast<double>(K))),
+              full ? "every entry vs FP64 reference" : "2048 sampled entries vs FP64 reference");
+  for (std::int64_t e : idx) {
+    const std::int64_t i = e / N, j = e % N;
+    double ref = 0, mag = 0;
+    for (std::int64_t k = 0; k < K; ++k) {
+      const double t = static_cast<double>(A[i * K + k]) * static_cast<double>(B[k * N + j]);
+      ref += t;
+      mag += std::fabs(t);
+    }
+    chk.check(static_cast<double>(C[e]), ref, mag, [i, j] { return fmt::format("C[{},{}]", i, j); });
+  }
+  return chk.finish();
+}
+
+template Verification check<float>(const float*, const float*, const float*, std::int64_t, std::int64_t, std::int64_t,
+                                   Precision, std::uint64_t);
+
+std::vector<Params> test_shapes() {
+  return {{{"M", 64}, {"N", 64}, {"K", 64}},
+          {{"M", 67}, {"N", 45}, {"K", 33}},
+          {{"M", 1}, {"N", 129}, {"K", 7}},
+          {{"M", 300}, {"N", 257}, {"K", 131}}};
+}
+
+}  // namespace roofbench::gemm

@@ -1,0 +1,37 @@
+#pragma once
+// What the CPU and CUDA SAXPY share: declared work, the constant and the check.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "bench/registry.h"
+#include "bench/verify.h"
+
+namespace roofbench::stream {
+
+inline constexpr float kSaxpyAlpha = 1.5f;
+
+// y_out[i] must equal a·x[i] + y_in[i], within one rounding (with or without a fused multiply-add).
+inline Verification check_saxpy(const float* x, const float* y_in, const float* y_out, std::int64_t n) {
+  Checker chk(tolerance_for(Precision::fp32, 2.0), "every element vs FP64 reference");
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double ref = static_cast<double>(kSaxpyAlpha) * x[i] + y_in[i];
+    chk.check(y_out[i], ref, std::fabs(kSaxpyAlpha * x[i]) + std::fabs(y_in[i]),
+              [i] { return fmt::format("y[{}]", i); });
+  }
+  return chk.finish();
+}
+
+inline Variant saxpy_variant() {
+  Variant v;
+  v.family = "stream";
+  v.variant = "saxpy";
+  v.precision = Precision::fp32;
+  // 2 flops per element (multiply, add); reads x and y, writes y: 12 bytes per element.
+  v.flops = [](const Params& p) { return 2.0 * static_cast<double>(param(p, "n")); };
+  v.bytes = [](const Params& p) { return 12.0 * static_cast<double>(param(p, "n")); };
+  v.work = "y = a*x + y: 2 flops per element; reads x and y, writes y: 12 bytes per element";
+  v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
+  return v;
+}
+
+}  // namespace roofbench::stream

@@ -1,0 +1,125 @@
+#include "reports/format.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+namespace roofbench {
+
+std::string si(double v, const std::string& unit) {
+  static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  if (!std::isfinite(v)) return "—";
+  int i = 0;
+  double a = std::fabs(v);
+  while (a >= 999.5 && i < 6) {
+    a /= 1000;
+    v /= 1000;
+    ++i;
+  }
+  const int digits = a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2;
+  return fmt::format("{:.{}f} {}{}", v, digits, prefixes[i], unit);
+}
+
+std::string duration(double s) {
+  if (!std::isfinite(s)) return "—";
+  const double a = std::fabs(s);
+  auto three = [](double x, const char* u) {
+    const int d = std::fabs(x) >= 99.95 ? 0 : std::fabs(x) >= 9.995 ? 1 : 2;
+    return fmt::format("{:.{}f} {}", x, d, u);
+  };
+  if (a >= 1) return three(s, "s");
+  if (a >= 1e-3) return three(s * 1e3, "ms");
+  if (a >= 1e-6) return three(s * 1e6, "us");
+  return three(s * 1e9, "ns");
+}
+
+std::string intensity(double v) {
+  if (!std::isfinite(v)) return "—";
+  if (v >= 100) return fmt::format("{:.0f}", v);
+  if (v >= 10) return fmt::format("{:.1f}", v);
+  if (v >= 0.1) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string ceiling_label(const Ceiling& c) {
+  std::istringstream in(c.name);
+  std::string tok, out;
+  bool first = true;
+  while (std::getline(in, tok, '_')) {
+    if (first || tok == "fma" || tok == "l1" || tok == "l2" || tok == "l3" || tok == "dram" || tok == "hbm")
+      for (auto& ch : tok) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    out += (first ? "" : " ") + tok;
+    first = false;
+  }
+  if (c.kind == "compute" && !c.unit.empty()) out += " (" + c.unit + ")";
+  return out;
+}
+
+std::string ceiling_value(const Ceiling& c) { return si(c.value, c.value_unit); }
+
+std::string device_line(const Results& r) {
+  const auto& d = r.device;
+  std::string s = d.value("name", std::string("unknown device"));
+  if (d.value("kind", "") == "cuda")
+    s += fmt::format(" (cuda:{}, sm {}, {} SMs, driver {}, runtime {})", d.value("index", 0),
+                     d.value("compute_capability", "?"), d.value("sm_count", 0), d.value("driver_version", "?"),
+                     d.value("runtime_version", "?"));
+  else
+    s += fmt::format(" (cpu, {} threads, {})", d.value("threads", 0), d.value("isa", "?"));
+  return s;
+}
+
+std::string provenance_line(const Results& r) {
+  const auto& p = r.provenance;
+  std::string commit = p.value("git_commit", "unknown");
+  if (commit.size() > 12) commit = commit.substr(0, 12);
+  if (p.value("git_dirty", false)) commit += " (dirty)";
+  return fmt::format("roofbench {} · commit {} · {} · host {}", p.value("roofbench_version", "?"), commit,
+                     p.value("utc_time", "?"), p.value("host", "?"));
+}
+
+std::string flop_rate_text(const BenchmarkResult& b) {
+  if (!b.measurement || b.flops <= 0) return "—";
+  return si(b.flops / b.measurement->stats.median, "FLOP/s");
+}
+
+std::string byte_rate_text(const BenchmarkResult& b) {
+  if (!b.measurement || b.bytes <= 0) return "—";
+  return si(b.bytes / b.measurement->stats.median, "B/s");
+}
+
+std::string status_text(const BenchmarkResult& b) {
+  if (!b.verified()) return "FAILED: " + b.error;
+  if (!b.warnings.empty()) return "ok, " + std::to_string(b.warnings.size()) + " warning(s)";
+  return "ok";
+}
+
+}  // namespace roofbench

@@ -1,0 +1,32 @@
+#pragma once
+// Number and text formatting shared by every printer.
+#include <string>
+
+#include "bench/results.h"
+
+namespace roofbench {
+
+// Engineering prefix: si(1.23e10, "FLOP/s") == "12.3 GFLOP/s". Three significant digits.
+std::string si(double v, const std::string& unit);
+// 1.5e-3 → "1.50 ms"; seconds down to nanoseconds, "us" for micro.
+std::string duration(double seconds);
+// Intensity in FLOP/byte with sensible digits: 0.125, 2.67, 171.
+std::string intensity(double v);
+
+std::string xml_escape(const std::string& s);
+// Markdown table cell: escapes '|' and drops newlines.
+std::string md_cell(const std::string& s);
+
+// "dram_read" → "DRAM read"; "fp32_fma" → "FP32 FMA".
+std::string ceiling_label(const Ceiling& c);
+std::string ceiling_value(const Ceiling& c);  // "41.2 GB/s"
+
+std::string device_line(const Results& r);  // "NVIDIA H200 (cuda, sm 9.0, 132 SMs)"
+std::string provenance_line(const Results& r);
+
+// Rate columns of a benchmark: GFLOP/s and GB/s as text; "—" where not meaningful.
+std::string flop_rate_text(const BenchmarkResult& b);
+std::string byte_rate_text(const BenchmarkResult& b);
+std::string status_text(const BenchmarkResult& b);  // "ok", "FAILED: ..."
+
+}  // namespace roofbench

@@ -1,0 +1,91 @@
+#include <fmt/format.h>
+
+#include "reports/format.h"
+#include "reports/report.h"
+#include "reports/svg.h"
+
+namespace roofbench {
+
+namespace {
+std::string td(const std::string& s, bool num = false) {
+  return fmt::format("<td{}>{}</td>", num ? R"( class="num")" : "", xml_escape(s));
+}
+}  // namespace
+
+std::string render_html(const Results& r) {
+  std::string s;
+  s += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  s += fmt::format("<title>roofbench: {}</title>\n", xml_escape(r.device.value("name", "device")));
+  s += R"(<style>
+body { font-family: Helvetica, Arial, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0 2em; font-size: 13px; }
+th, td { border-bottom: 1px solid #ddd; padding: 4px 10px; text-align: left; }
+th { background: #f4f4f4; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.failed td { color: #b00000; }
+.meta { color: #555; font-size: 13px; }
+code { font-size: 12px; }
+</style>
+</head>
+<body>
+)";
+  s += fmt::format("<h1>roofbench: {}</h1>\n", xml_escape(device_line(r)));
+  s += fmt::format("<p class=\"meta\">{}<br>command: <code>{}</code></p>\n", xml_escape(provenance_line(r)),
+                   xml_escape(r.provenance.value("command_line", "")));
+  s += render_svg(r);
+
+  s += "<h2>Ceilings (measured in this run)</h2>\n<table>\n<tr><th>ceiling</th><th>measured</th><th>datasheet</th>"
+       "<th>theoretical</th><th>measured / reference</th><th>median time</th><th>method</th></tr>\n";
+  for (const auto& c : r.ceilings) {
+    const auto& ref = c.datasheet ? c.datasheet : c.theoretical;
+    s += "<tr>" + td(ceiling_label(c)) + td(ceiling_value(c), true) +
+         td(c.datasheet ? si(c.datasheet->value, c.value_unit) : "—", true) +
+         td(c.theoretical ? si(c.theoretical->value, c.value_unit) : "—", true) +
+         td(ref ? fmt::format("{:.1f}%", 100 * c.value / ref->value) : "—", true) +
+         td(duration(c.measurement.stats.median), true) + td(c.method) + "</tr>\n";
+  }
+  s += "</table>\n";
+  for (const auto& c : r.ceilings)
+    if (c.theoretical)
+      s += fmt::format("<p class=\"meta\">{} theoretical peak: {} ({})</p>\n", xml_escape(ceiling_label(c)),
+                       xml_escape(si(c.theoretical->value, c.value_unit)), xml_escape(c.theoretical->source));
+
+  s += "<h2>Benchmarks</h2>\n<table>\n<tr><th>benchmark</th><th>median</th><th>IQR</th><th>samples</th>"
+       "<th>FLOP/s</th><th>bytes/s</th><th>FLOP/byte</th><th>attainable</th><th>% of roof</th><th>bound</th>"
+       "<th>verified</th><th>work</th></tr>\n";
+  for (const auto& b : r.benchmarks) {
+    const bool ok = b.verified();
+    s += ok ? "<tr>" : "<tr class=\"failed\">";
+    s += "<td><code>" + xml_escape(b.name) + "</code></td>";
+    if (b.measurement) {
+      s += td(duration(b.measurement->stats.median), true) +
+           td(fmt::format("{:.1f}%", 100 * b.measurement->stats.rel_iqr()), true) +
+           td(std::to_string(b.measurement->stats.n), true);
+    } else {
+      s += td("—") + td("—") + td("—");
+    }
+    s += td(flop_rate_text(b), true) + td(byte_rate_text(b), true);
+    if (b.placement && b.placement->intensity) {
+      s += td(intensity(*b.placement->intensity), true) + td(si(*b.placement->attainable_flop_per_s, "FLOP/s"), true);
+    } else {
+      s += td("—") + td("—");
+    }
+    s += b.placement ? td(fmt::format("{:.1f}%", b.placement->roof_pct), true) + td(b.placement->bound)
+                     : td("—") + td("—");
+    s += td(ok ? fmt::format("yes ({} checked)", b.verification.checked) : "FAILED: " + b.error);
+    s += td(b.work) + "</tr>\n";
+  }
+  s += "</table>\n";
+  bool any = false;
+  for (const auto& b : r.benchmarks)
+    for (const auto& w : b.warnings) {
+      if (!any) s += "<h2>Warnings</h2>\n<ul>\n";
+      any = true;
+      s += fmt::format("<li><code>{}</code>: {}</li>\n", xml_escape(b.name), xml_escape(w));
+    }
+  if (any) s += "</ul>\n";
+  s += "</body>\n</html>\n";
+  return s;
+}
+
+}  // namespace roofbench

@@ -1,0 +1,17 @@
+#pragma once
+// Printers over the results model. Each returns text; render.cpp writes the files.
+#include <string>
+#include <vector>
+
+#include "bench/results.h"
+
+namespace roofbench {
+
+std::string render_markdown(const Results& r);  // summary.md: tables fit for a PR comment
+std::string render_html(const Results& r);      // report.html: chart and tables, self-contained
+std::string render_console(const Results& r);   // the table printed at the end of a run
+
+// The report files of a results model, as (file name, content), in the order written.
+std::vector<std::pair<std::string, std::string>> render_reports(const Results& r);
+
+}  // namespace roofbench

@@ -1,0 +1,307 @@
+#include "reports/svg.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "reports/format.h"
+#include "roofline/model.h"
+
+namespace roofbench {
+
+namespace {
+
+constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                    "#E69F00", "#56B4E9", "#000000", "#999999"};
+
+double floor_decade(double v) { return std::pow(10.0, std::floor(std::log10(v) + 1e-9)); }
+double ceil_decade(double v) { return std::pow(10.0, std::ceil(std::log10(v) - 1e-9)); }
+
+bool plotted(const BenchmarkResult& b) {
+  return b.placement && b.placement->intensity && b.placement->flop_per_s > 0;
+}
+
+std::string decade_label(double v, const std::string& unit) {
+  // Intensity ticks as plain numbers; performance ticks with a prefix.
+  if (unit.empty()) {
+    if (v >= 1) return fmt::format("{:.0f}", v);
+    return fmt::format("{:g}", v);
+  }
+  static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  int i = 0;
+  while (v >= 999.5 && i < 6) v /= 1000, ++i;
+  return fmt::format("{:.0f} {}{}", v, prefixes[i], unit);
+}
+
+// Compact point label: "naive 512" for square sizes, else "naive M:64/N:32".
+std::string short_label(const BenchmarkResult& b) {
+  std::set<std::int64_t> values;
+  for (const auto& kv : b.params) values.insert(kv.second);
+  if (values.size() == 1) return b.variant + " " + std::to_string(*values.begin());
+  return b.variant + " " + params_to_string(b.params);
+}
+
+std::string shape(Precision p, double x, double y, const std::string& fill, const std::string& extra) {
+  const double r = 5.5;
+  switch (p) {
+    case Precision::fp64:
+      return fmt::format(R"(<rect x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}" fill="{}" {}/>)", x - r, y - r,
+                         2 * r, 2 * r, fill, extra);
+    case Precision::fp16:
+      return fmt::format(R"(<polygon points="{:.2f},{:.2f} {:.2f},{:.2f} {:.2f},{:.2f}" fill="{}" {}/>)", x,
+                         y - r * 1.2, x - r * 1.1, y + r * 0.8, x + r * 1.1, y + r * 0.8, fill, extra);
+    case Precision::bf16:
+      return fmt::format(R"(<polygon points="{:.2f},{:.2f} {:.2f},{:.2f} {:.2f},{:.2f} {:.2f},{:.2f}" fill="{}" {}/>)",
+                         x, y - r * 1.3, x + r * 1.3, y, x, y + r * 1.3, x - r * 1.3, y, fill, extra);
+    case Precision::fp32:
+    default:
+      return fmt::format(R"(<circle cx="{:.2f}" cy="{:.2f}" r="{:.2f}" fill="{}" {}/>)", x, y, r, fill, extra);
+  }
+}
+
+}  // namespace
+
+double ChartLayout::px_x(double v) const {
+  const double f = (std::log10(v) - std::log10(x_min)) / (std::log10(x_max) - std::log10(x_min));
+  return left + f * (right - left);
+}
+
+double ChartLayout::px_y(double v) const {
+  const double f = (std::log10(v) - std::log10(y_min)) / (std::log10(y_max) - std::log10(y_min));
+  return bottom - f * (bottom - top);
+}
+
+ChartLayout layout_chart(const Results& r) {
+  ChartLayout L;
+  std::vector<double> xs, ys;
+  for (const auto& b : r.benchmarks)
+    if (plotted(b)) {
+      xs.push_back(*b.placement->intensity);
+      ys.push_back(b.placement->flop_per_s);
+    }
+  for (const auto& rp : r.ridge_points) xs.push_back(rp.intensity);
+  for (const auto& c : r.ceilings)
+    if (c.kind == "compute" && c.value > 0) ys.push_back(c.value);
+  if (xs.empty()) xs = {0.1, 10};
+  if (ys.empty()) ys = {1e9, 1e12};
+
+  L.x_min = floor_decade(*std::min_element(xs.begin(), xs.end()) / 2);
+  L.x_max = ceil_decade(*std::max_element(xs.begin(), xs.end()) * 3);
+  for (bool low = true; std::log10(L.x_max / L.x_min) < 3 - 1e-9; low = !low) (low ? L.x_min /= 10 : L.x_max *= 10);
+
+  L.y_max = ceil_decade(*std::max_element(ys.begin(), ys.end()) * 1.5);
+  L.y_min = floor_decade(*std::min_element(ys.begin(), ys.end()) / 3);
+  if (std::log10(L.y_max / L.y_min) < 3 - 1e-9) L.y_min = L.y_max / 1e3;
+  if (std::log10(L.y_max / L.y_min) > 8 + 1e-9) L.y_min = L.y_max / 1e8;  // keep the top readable
+  return L;
+}
+
+std::string render_svg(const Results& r) {
+  const ChartLayout L = layout_chart(r);
+  const Roofs roofs = select_roofs(r.ceilings);
+  std::string s;
+  auto out = [&s](const std::string& line) {
+    s += line;
+    s += '\n';
+  };
+
+  out(fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
+                  R"(font-family="Helvetica, Arial, sans-serif" font-size="12">)",
+                  L.width, L.height));
+  out(fmt::format("<title>Roofline: {}</title>", xml_escape(r.device.value("name", "device"))));
+  out(fmt::format(R"(<rect width="{}" height="{}" fill="#ffffff"/>)", L.width, L.height));
+  out(fmt::format(R"(<text x="{}" y="24" font-size="16" font-weight="bold">Roofline: {}</text>)", L.left,
+                  xml_escape(device_line(r))));
+  out(fmt::format(R"(<text x="{}" y="42" font-size="11" fill="#555555">{}</text>)", L.left,
+                  xml_escape(provenance_line(r))));
+  out(fmt::format(R"(<defs><clipPath id="plot-area"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath></defs>)",
+                  L.left, L.top, L.right - L.left, L.bottom - L.top));
+
+  // Grid: a line per decade, light lines at 2..9.
+  out(R"(<g class="grid" stroke="#e4e4e4" stroke-width="1">)");
+  for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
+    for (int m = 1; m < 10; ++m) {
+      const double v = d * m;
+      if (v > L.x_max * 1.0001) break;
+      out(fmt::format(R"(<line x1="{0:.2f}" y1="{1}" x2="{0:.2f}" y2="{2}"{3}/>)", L.px_x(v), L.top, L.bottom,
+                      m == 1 ? R"( stroke="#c8c8c8")" : ""));
+    }
+  for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
+    for (int m = 1; m < 10; ++m) {
+      const double v = d * m;
+      if (v > L.y_max * 1.0001) break;
+      out(fmt::format(R"(<line x1="{1}" y1="{0:.2f}" x2="{2}" y2="{0:.2f}"{3}/>)", L.px_y(v), L.left, L.right,
+                      m == 1 ? R"( stroke="#c8c8c8")" : ""));
+    }
+  out("</g>");
+  out(fmt::format(R"(<rect class="axes" x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#333333"/>)", L.left,
+                  L.top, L.right - L.left, L.bottom - L.top));
+  for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
+    out(fmt::format(R"(<text x="{:.2f}" y="{}" text-anchor="middle">{}</text>)", L.px_x(d), L.bottom + 16,
+                    decade_label(d, "")));
+  for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
+    out(fmt::format(R"(<text x="{}" y="{:.2f}" text-anchor="end">{}</text>)", L.left - 6, L.px_y(d) + 4,
+                    decade_label(d, "FLOP/s")));
+  out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">Arithmetic intensity (FLOP/byte, declared)</text>)",
+                  (L.left + L.right) / 2, L.bottom + 40));
+  out(fmt::format(R"svg(<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">Performance (FLOP/s)</text>)svg",
+                  (L.top + L.bottom) / 2));
+
+  // Ceilings. The bandwidth lines rise until they meet the highest compute roof; compute roofs
+  // start where they meet the highest bandwidth roof.
+  double top_peak = 0, top_bw = 0;
+  for (const auto& [k, c] : roofs.compute) top_peak = std::max(top_peak, c->value);
+  for (const auto& [k, c] : roofs.bandwidth) top_bw = std::max(top_bw, c->value);
+  auto is_roof = [&](const Ceiling& c) {
+    for (const auto& [k, p] : roofs.compute)
+      if (p == &c) return true;
+    for (const auto& [k, p] : roofs.bandwidth)
+      if (p == &c) return true;
+    return false;
+  };
+  const double slope_deg = -std::atan((L.bottom - L.top) / std::log10(L.y_max / L.y_min) /
+                                      ((L.right - L.left) / std::log10(L.x_max / L.x_min))) * 180.0 / M_PI;
+  out(R"svg(<g class="ceilings" clip-path="url(#plot-area)" fill="none" stroke-linecap="round">)svg");
+  std::string labels;
+  int bw_index = 0;
+  std::vector<double> compute_label_y;
+  std::vector<const Ceiling*> by_value;
+  for (const auto& c : r.ceilings)
+    if (c.value > 0) by_value.push_back(&c);
+  std::stable_sort(by_value.begin(), by_value.end(), [](auto* a, auto* b) { return a->value > b->value; });
+  for (const Ceiling* cp : by_value) {
+    const Ceiling& c = *cp;
+    const bool roof = is_roof(c);
+    const std::string style = roof ? R"(stroke="#222222" stroke-width="2.2")"
+                                   : R"(stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4")";
+    if (c.kind == "bandwidth") {
+      const double x_end = top_peak > 0 ? std::min(L.x_max, top_peak / c.value) : L.x_max;
+      out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)",
+                      xml_escape(c.name), L.px_x(L.x_min), L.px_y(c.value * L.x_min), L.px_x(x_end),
+                      L.px_y(c.value * x_end), style));
+      // The roof carries its full label on the line; a lower ceiling a short tag, staggered along
+      // its line so that near-parallel neighbours do not overlap (full values are in the legend).
+      const double x_first = std::max(L.x_min * 1.25, 1.6 * L.y_min / c.value);
+      double x_lab = roof ? x_first : x_first * std::pow(10.0, 0.45 * (1 + bw_index++));
+      x_lab = std::max(L.x_min * 1.1, std::min(x_lab, x_end / 2));
+      const std::string text = roof ? ceiling_label(c) + " " + ceiling_value(c) : c.name.substr(c.name.find('_') + 1);
+      labels += fmt::format(
+          R"svg(<text class="ceiling-label" x="{0:.2f}" y="{1:.2f}" transform="rotate({2:.2f} {0:.2f} {1:.2f})" )svg"
+          R"(fill="{3}" font-size="{4}">{5}</text>)",
+          L.px_x(x_lab), L.px_y(c.value * x_lab) - 5, slope_deg, roof ? "#222222" : "#666666", roof ? 11 : 9,
+          xml_escape(text));
+      labels += '\n';
+    } else {
+      const double x_start = top_bw > 0 ? std::max(L.x_min, c.value / top_bw) : L.x_min;
+      const double y = L.px_y(c.value);
+      out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)",
+                      xml_escape(c.name), L.px_x(x_start), y, L.px_x(L.x_max), y, style));
+      double ly = y - 5;
+      for (double prev : compute_label_y)
+        if (std::fabs(prev - ly) < 13) ly = prev + 14;
+      compute_label_y.push_back(ly);
+      labels += fmt::format(
+          R"(<text class="ceiling-label" x="{:.2f}" y="{:.2f}" text-anchor="end" fill="{}" font-size="11">{} {}</text>)",
+          L.right - 6, ly, roof ? "#222222" : "#666666", xml_escape(ceiling_label(c)), xml_escape(ceiling_value(c)));
+      labels += '\n';
+    }
+  }
+  out("</g>");
+  s += labels;
+
+  // Ridge points: where each compute roof meets each bandwidth roof.
+  auto find_ceiling = [&r](const std::string& name) -> const Ceiling* {
+    for (const auto& c : r.ceilings)
+      if (c.name == name) return &c;
+    return nullptr;
+  };
+  for (const auto& rp : r.ridge_points) {
+    const Ceiling* peak = find_ceiling(rp.compute_ceiling);
+    if (!peak) continue;
+    const double x = L.px_x(rp.intensity), y = L.px_y(peak->value);
+    out(fmt::format(
+        R"(<g class="ridge" data-compute="{}" data-bandwidth="{}"><path d="M {:.2f} {:.2f} l 5 5 l -5 5 l -5 -5 z" )"
+        R"(fill="#ffffff" stroke="#222222" stroke-width="1.5"/>)",
+        xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), x, y - 5));
+    out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="10" fill="#222222">ridge {} FLOP/B</text></g>)", x + 7,
+                    y + 14, intensity(rp.intensity)));
+  }
+
+  // Points, coloured by family, shaped by precision.
+  std::map<std::string, std::string> family_colour;
+  std::set<Precision> precisions;
+  for (const auto& b : r.benchmarks)
+    if (plotted(b)) {
+      if (!family_colour.count(b.family)) {
+        const std::size_t i = family_colour.size() % (sizeof kPalette / sizeof *kPalette);
+        family_colour[b.family] = kPalette[i];
+      }
+      precisions.insert(b.precision);
+    }
+  out(R"(<g class="points">)");
+  for (const auto& b : r.benchmarks) {
+    if (!plotted(b)) continue;
+    const Placement& p = *b.placement;
+    const double x = L.px_x(*p.intensity), y = L.px_y(p.flop_per_s);
+    const bool above_roof = p.roof_pct > 100.0 * (1.0 + kRoofTolerance);
+    out(fmt::format(R"(<g class="point" data-name="{}" data-x="{:.2f}" data-y="{:.2f}">)", xml_escape(b.name), x, y));
+    out(fmt::format("<title>{}: {}, {}, I = {} FLOP/B, {:.0f}% of roof ({}-bound)</title>", xml_escape(b.name),
+                    si(p.flop_per_s, "FLOP/s"), si(p.bytes_per_s, "B/s"), intensity(*p.intensity), p.roof_pct,
+                    p.bound));
+    out(shape(b.precision, x, y, family_colour[b.family],
+              above_roof ? R"(stroke="#d00000" stroke-width="2.5")" : R"(stroke="#ffffff" stroke-width="1")"));
+    out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="9" fill="#333333">{}</text></g>)", x + 8, y + 3,
+                    xml_escape(short_label(b))));
+  }
+  out("</g>");
+
+  // Legend.
+  double ly = L.top + 4;
+  const double lx = L.right + 24;
+  out(R"(<g class="legend">)");
+  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Family</text>)", lx, ly));
+  for (const auto& [fam, colour] : family_colour) {
+    ly += 18;
+    out(fmt::format(R"(<rect x="{}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{}">{}</text>)", lx,
+                    ly - 10, colour, lx + 18, ly, xml_escape(fam)));
+  }
+  ly += 30;
+  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Precision</text>)", lx, ly));
+  for (Precision p : precisions) {
+    ly += 18;
+    out(shape(p, lx + 6, ly - 4, "#555555", ""));
+    out(fmt::format(R"(<text x="{}" y="{}">{}</text>)", lx + 18, ly, to_string(p)));
+  }
+  ly += 30;
+  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Ceilings</text>)", lx, ly));
+  out(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#222222" stroke-width="2.2"/>)", lx, ly + 14,
+                  lx + 14, ly + 14));
+  out(fmt::format(R"(<text x="{}" y="{}">roof (best measured)</text>)", lx + 18, ly + 18));
+  out(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4"/>)",
+                  lx, ly + 32, lx + 14, ly + 32));
+  out(fmt::format(R"(<text x="{}" y="{}">lower ceiling</text>)", lx + 18, ly + 36));
+  out(fmt::format(R"(<path d="M {} {} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222"/>)", lx + 7, ly + 44));
+  out(fmt::format(R"(<text x="{}" y="{}">ridge point</text>)", lx + 18, ly + 54));
+  out(fmt::format(R"(<circle cx="{}" cy="{}" r="5" fill="#ffffff" stroke="#d00000" stroke-width="2.5"/>)", lx + 7,
+                  ly + 68));
+  out(fmt::format(R"(<text x="{}" y="{}">above its roof</text>)", lx + 18, ly + 72));
+  ly += 100;
+  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Measured in this run</text>)", lx, ly));
+  for (const Ceiling* c : by_value) {
+    ly += 15;
+    out(fmt::format(R"(<text x="{}" y="{}" font-size="11"{}>{} {}</text>)", lx, ly,
+                    is_roof(*c) ? R"( font-weight="bold")" : "", xml_escape(ceiling_label(*c)),
+                    xml_escape(ceiling_value(*c))));
+  }
+  out("</g>");
+  if (family_colour.empty())
+    out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" fill="#888888">no verified kernel to place</text>)",
+                    (L.left + L.right) / 2, (L.top + L.bottom) / 2));
+  out("</svg>");
+  return s;
+}
+
+}  // namespace roofbench

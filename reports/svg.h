@@ -1,0 +1,27 @@
+#pragma once
+// The log-log roofline chart as standalone SVG: every ceiling as a labelled line (the roofs
+// solid, lower ceilings dashed), ridge points marked, one point per placed kernel, coloured by
+// family and shaped by precision, and a legend. Reads the results model only.
+#include <string>
+
+#include "bench/results.h"
+
+namespace roofbench {
+
+// Where things go: data ranges (whole decades) and the plot rectangle in pixels.
+struct ChartLayout {
+  double width = 980, height = 600;
+  double left = 90, right = 740, top = 60, bottom = 530;  // plot area
+  double x_min = 0.01, x_max = 100;                       // intensity, FLOP/byte
+  double y_min = 1e9, y_max = 1e12;                       // performance, FLOP/s
+  double px_x(double intensity) const;
+  double px_y(double flop_per_s) const;
+};
+
+// Decade-aligned ranges that hold every placed point, every roof's visible part and every
+// ridge point, with at least 3 decades on each axis.
+ChartLayout layout_chart(const Results& r);
+
+std::string render_svg(const Results& r);
+
+}  // namespace roofbench

@@ -1,0 +1,97 @@
+#include "roofline/model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace roofbench {
+
+Roofs select_roofs(const std::vector<Ceiling>& ceilings) {
+  Roofs r;
+  for (const auto& c : ceilings) {
+    if (c.value <= 0) continue;
+    if (c.kind == "bandwidth") {
+      auto& slot = r.bandwidth[c.level];
+      if (!slot || c.value > slot->value) slot = &c;
+    } else if (c.kind == "compute" && c.precision) {
+      auto& slot = r.compute[{*c.precision, c.unit}];
+      if (!slot || c.value > slot->value) slot = &c;
+    }
+  }
+  return r;
+}
+
+std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std::string* why) {
+  auto fail = [&](std::string reason) -> std::optional<Placement> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (!b.verified() || !b.measurement) return fail("not verified");
+  const double t = b.measurement->stats.median;
+  if (t <= 0) return fail("median time is zero");
+  if (b.bytes <= 0) return fail("declares no bytes");
+  auto bw_it = roofs.bandwidth.find(b.level);
+  if (bw_it == roofs.bandwidth.end()) return fail("no " + b.level + " bandwidth ceiling was measured");
+  const Ceiling& bw = *bw_it->second;
+
+  Placement p;
+  p.flop_per_s = b.flops / t;
+  p.bytes_per_s = b.bytes / t;
+  p.bandwidth_ceiling = bw.name;
+  if (b.flops <= 0) {
+    // Pure data movement: only the bandwidth roof applies.
+    p.bound = "memory";
+    p.roof_pct = 100.0 * p.bytes_per_s / bw.value;
+    return p;
+  }
+  auto cp_it = roofs.compute.find({b.precision, b.unit});
+  if (cp_it == roofs.compute.end())
+    return fail(fmt::format("no {} {} compute ceiling was measured", to_string(b.precision), b.unit));
+  const Ceiling& peak = *cp_it->second;
+  const double intensity = b.flops / b.bytes;
+  const double memory_roof = intensity * bw.value;
+  p.intensity = intensity;
+  p.compute_ceiling = peak.name;
+  p.attainable_flop_per_s = std::min(peak.value, memory_roof);
+  p.bound = memory_roof < peak.value ? "memory" : "compute";
+  p.roof_pct = 100.0 * p.flop_per_s / *p.attainable_flop_per_s;
+  return p;
+}
+
+std::vector<RidgePoint> ridge_points(const Roofs& roofs) {
+  std::vector<RidgePoint> out;
+  for (const auto& [key, peak] : roofs.compute)
+    for (const auto& [level, bw] : roofs.bandwidth)
+      out.push_back({peak->name, bw->name, peak->value / bw->value});
+  return out;
+}
+
+void apply_model(Results& r) {
+  const Roofs roofs = select_roofs(r.ceilings);
+  r.ridge_points = ridge_points(roofs);
+  for (auto& b : r.benchmarks) {
+    b.placement.reset();
+    // Keep warnings from elsewhere; re-derive the model's own.
+    b.warnings.erase(std::remove_if(b.warnings.begin(), b.warnings.end(),
+                                    [](const std::string& w) { return w.rfind("roofline:", 0) == 0; }),
+                     b.warnings.end());
+    if (!b.verified()) continue;
+    std::string why;
+    b.placement = place(b, roofs, &why);
+    if (!b.placement) {
+      b.warnings.push_back("roofline: not placed: " + why);
+      continue;
+    }
+    if (b.placement->roof_pct > 100.0 * (1.0 + kRoofTolerance)) {
+      b.warnings.push_back(fmt::format(
+          "roofline: at {:.0f}% of its roof ({}), above the measured ceiling by more than {:.0f}%: "
+          "the roof is too low or the declared work too high",
+          b.placement->roof_pct,
+          b.placement->bound == "memory" ? b.placement->bandwidth_ceiling : b.placement->compute_ceiling,
+          100 * kRoofTolerance));
+    }
+  }
+}
+
+}  // namespace roofbench
