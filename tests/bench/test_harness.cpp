@@ -1,0 +1,179 @@
+#include "bench/harness.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "bench/gbench_runner.h"
+#include "bench/verify.h"
+
+using namespace roofbench;
+
+namespace {
+
+// y = x + 1 over n floats, with a switchable defect.
+enum class Defect { none, wrong_value, unwritten, throws };
+
+class AddOne final : public Instance {
+ public:
+  AddOne(std::int64_t n, Defect d) : x_(n), y_(n), defect_(d) {}
+  void prepare(std::uint64_t seed) override {
+    for (std::size_t i = 0; i < x_.size(); ++i) x_[i] = static_cast<float>((seed + i) % 100);
+    for (auto& v : y_) v = poison_f32();
+  }
+  void run() override {
+    if (defect_ == Defect::throws) throw std::runtime_error("kernel launch failed");
+    for (std::size_t i = 0; i < x_.size(); ++i) {
+      if (defect_ == Defect::unwritten && i == 7) continue;
+      y_[i] = x_[i] + 1.0f;
+    }
+    if (defect_ == Defect::wrong_value) y_[3] += 0.5f;
+  }
+  Verification verify() override {
+    Checker chk(tolerance_for(Precision::fp32), "every element");
+    for (std::size_t i = 0; i < x_.size(); ++i) chk.check(y_[i], x_[i] + 1.0, static_cast<std::int64_t>(i));
+    return chk.finish();
+  }
+
+ private:
+  std::vector<float> x_, y_;
+  Defect defect_;
+};
+
+Variant toy(const std::string& name, Defect d) {
+  Variant v;
+  v.family = "toy";
+  v.variant = name;
+  v.unit = "simd";
+  v.sizes = v.quick_sizes = v.test_sizes = {{{"n", 1024}}};
+  v.flops = [](const Params& p) { return static_cast<double>(param(p, "n")); };
+  v.bytes = [](const Params& p) { return 8.0 * static_cast<double>(param(p, "n")); };
+  v.work = "y = x + 1: n flops, 8n bytes";
+  v.make = [d](const Params& p) { return std::make_unique<AddOne>(param(p, "n"), d); };
+  return v;
+}
+
+MeasureOptions fast() {
+  MeasureOptions o = MeasureOptions::quick();
+  o.min_samples = 4;
+  o.min_time_s = 0;
+  return o;
+}
+
+}  // namespace
+
+TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {
+  auto dev = make_cpu_device();
+  const Variant v = toy("good", Defect::none);
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], fast());
+  ASSERT_TRUE(r.verified()) << r.error;
+  EXPECT_EQ(r.verification.checked, 1024);
+  ASSERT_TRUE(r.measurement);
+  EXPECT_GE(r.measurement->stats.n, 4);
+  EXPECT_EQ(r.measurement->stop_reason, "min_time");
+  EXPECT_EQ(r.measurement->timer, "steady-clock");
+  for (double s : r.measurement->samples_s) EXPECT_GT(s, 0);
+  EXPECT_EQ(r.name, "toy/good/fp32/n:1024");
+  EXPECT_DOUBLE_EQ(r.flops, 1024);
+  EXPECT_DOUBLE_EQ(r.bytes, 8192);
+}
+
+TEST(Harness, WrongOutputGetsAnErrorAndNoNumber) {
+  auto dev = make_cpu_device();
+  const Variant v = toy("wrong", Defect::wrong_value);
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], fast());
+  EXPECT_FALSE(r.verified());
+  EXPECT_FALSE(r.measurement);
+  EXPECT_EQ(r.verification.mismatches, 1);
+  EXPECT_NE(r.error.find("[3]: got"), std::string::npos) << r.error;
+}
+
+TEST(Harness, PoisonedOutputCatchesAnUnwrittenElement) {
+  auto dev = make_cpu_device();
+  const Variant v = toy("lazy", Defect::unwritten);
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], fast());
+  EXPECT_FALSE(r.verified());
+  EXPECT_NE(r.error.find("[7]: got nan"), std::string::npos) << r.error;
+}
+
+TEST(Harness, AThrowingKernelBecomesAnError) {
+  auto dev = make_cpu_device();
+  const Variant v = toy("throws", Defect::throws);
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], fast());
+  EXPECT_FALSE(r.verified());
+  EXPECT_EQ(r.error, "kernel launch failed");
+}
+
+TEST(Harness, MaxSamplesStopsTheLoop) {
+  auto dev = make_cpu_device();
+  const Variant v = toy("good", Defect::none);
+  MeasureOptions o = fast();
+  o.min_time_s = 1e9;
+  o.max_wall_s = 1e9;
+  o.max_samples = 7;
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], o);
+  EXPECT_EQ(r.measurement->stats.n, 7);
+  EXPECT_EQ(r.measurement->stop_reason, "max_samples");
+}
+
+TEST(GbenchRunner, RunsUnderGoogleBenchmarkWithRatesAsCounters) {
+  auto dev = make_cpu_device();
+  const Variant good = toy("good", Defect::none), bad = toy("wrong", Defect::wrong_value);
+  std::ostringstream progress;
+  const JobsOutput out = run_jobs(*dev, {{&good, good.sizes[0]}, {&bad, bad.sizes[0]}}, fast(), {}, progress);
+  ASSERT_EQ(out.results.size(), 2u);
+  EXPECT_TRUE(out.results[0].result.verified());
+  EXPECT_FALSE(out.results[1].result.verified());
+  EXPECT_NE(progress.str().find("[1/2] toy/good/fp32/n:1024 … "), std::string::npos) << progress.str();
+  EXPECT_NE(progress.str().find("[2/2] toy/wrong/fp32/n:1024 … FAILED"), std::string::npos) << progress.str();
+
+  const auto j = nlohmann::json::parse(out.gbench_json);
+  ASSERT_EQ(j.at("benchmarks").size(), 2u);
+  const auto& g = j["benchmarks"][0];
+  EXPECT_EQ(g.at("run_name"), "toy/good/fp32/n:1024/iterations:1/manual_time");
+  const double real_time_us = g.at("real_time").get<double>();
+  EXPECT_NEAR(real_time_us * 1e-6, out.results[0].result.measurement->stats.median, 1e-9);
+  EXPECT_NEAR(g.at("FLOP/s").get<double>(), 1024 / (real_time_us * 1e-6), 1e-6 * g.at("FLOP/s").get<double>());
+  EXPECT_TRUE(g.contains("bytes/s"));
+  EXPECT_TRUE(j["benchmarks"][1].at("error_occurred").get<bool>());
+}
+
+TEST(GbenchRunner, GoogleBenchmarkFilterSelectsJobs) {
+  auto dev = make_cpu_device();
+  const Variant good = toy("good", Defect::none), other = toy("other", Defect::none);
+  std::ostringstream progress;
+  const JobsOutput out = run_jobs(*dev, {{&good, good.sizes[0]}, {&other, other.sizes[0]}}, fast(),
+                                  {"--benchmark_filter=other"}, progress);
+  ASSERT_EQ(out.results.size(), 1u);
+  EXPECT_EQ(out.results[0].result.variant, "other");
+  EXPECT_NE(progress.str().find("[1/1] toy/other"), std::string::npos);
+}
+
+TEST(GbenchRunner, UnknownGoogleBenchmarkFlagIsAnInputError) {
+  auto dev = make_cpu_device();
+  std::ostringstream progress;
+  EXPECT_THROW(run_jobs(*dev, {}, fast(), {"--benchmark_nonsense=1"}, progress), InputError);
+}
+
+TEST(Devices, UnknownDeviceSpecsAreInputErrors) {
+  EXPECT_THROW(open_device("gpu"), InputError);
+  EXPECT_THROW(open_device("cuda:"), InputError);
+  EXPECT_THROW(open_device("cuda:x"), InputError);
+  EXPECT_THROW(open_device("cuda:99"), InputError);
+  EXPECT_EQ(open_device("cpu")->backend(), Backend::cpu);
+}
+
+TEST(Devices, CpuDeviceDescribesItselfAndReadsItsClock) {
+  auto dev = make_cpu_device();
+  const auto d = dev->describe();
+  EXPECT_EQ(d.at("kind"), "cpu");
+  EXPECT_GT(d.at("threads").get<int>(), 0);
+  EXPECT_GT(d.at("llc_bytes").get<double>(), 0);
+  EXPECT_GE(dev->flush_bytes(), 2 * d.at("llc_bytes").get<std::size_t>());
+#if defined(__x86_64__)
+  const auto hz = dev->clock_hz();
+  ASSERT_TRUE(hz);
+  EXPECT_GT(*hz, 1e8);  // any CPU this runs on does over 100 MHz
+  EXPECT_LT(*hz, 1e10);
+#endif
+}

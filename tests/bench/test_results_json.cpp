@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "bench/results.h"
+#include "roofline/model.h"
+#include "tests/testing.h"
+
+using namespace roofbench;
+using namespace roofbench::testing;
+using nlohmann::json;
+
+namespace {
+Results full_sample() {
+  Results r = sample_results();
+  r.benchmarks = {kernel("a", 2e9, 1e9, 0.02), kernel("b", 4e10, 1e9, 0.1)};
+  BenchmarkResult failed = kernel("bad", 1, 1, 1);
+  failed.measurement.reset();
+  failed.verification = {false, 10, 3, 0.5, "every entry", "C[0,0]: got 1, expected 2"};
+  failed.error = "verification failed: C[0,0]: got 1, expected 2";
+  r.benchmarks.push_back(failed);
+  r.ceilings[2].theoretical = ReferenceValue{1.1e12, "2 cores x ..."};
+  apply_model(r);
+  return r;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+}  // namespace
+
+TEST(ResultsJson, RoundTripKeepsEverything) {
+  const Results r = full_sample();
+  const Results back = json::parse(dump_results(r)).get<Results>();
+  EXPECT_EQ(dump_results(back), dump_results(r));
+  ASSERT_EQ(back.benchmarks.size(), 3u);
+  EXPECT_EQ(back.benchmarks[0].params, r.benchmarks[0].params);
+  EXPECT_EQ(back.benchmarks[0].measurement->samples_s, r.benchmarks[0].measurement->samples_s);
+  EXPECT_DOUBLE_EQ(back.benchmarks[0].placement->roof_pct, 50.0);
+  EXPECT_FALSE(back.benchmarks[2].verified());
+  EXPECT_FALSE(back.benchmarks[2].measurement);
+  EXPECT_DOUBLE_EQ(back.ceilings[2].theoretical->value, 1.1e12);
+  EXPECT_EQ(back.ceilings[3].precision, Precision::fp64);
+}
+
+TEST(ResultsJson, HasTheDocumentedTopLevelFields) {
+  const json j = json::parse(dump_results(full_sample()));
+  EXPECT_EQ(j.at("schema"), kResultsSchema);
+  for (const char* key : {"provenance", "device", "settings", "ceilings", "ridge_points", "benchmarks"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  const json& b = j.at("benchmarks").at(0);
+  for (const char* key : {"name", "family", "variant", "precision", "params", "flops", "bytes", "work", "verified",
+                          "measurement", "placement", "median_s", "iqr_s"})
+    EXPECT_TRUE(b.contains(key)) << key;
+  for (const char* key : {"intensity", "attainable_flop_per_s", "roof_pct", "bound", "flop_per_s", "bytes_per_s"})
+    EXPECT_TRUE(b.at("placement").contains(key)) << key;
+  const json& c = j.at("ceilings").at(0);
+  for (const char* key : {"name", "kind", "level", "value", "value_unit", "method", "datasheet"})
+    EXPECT_TRUE(c.contains(key)) << key;
+}
+
+TEST(ResultsJson, StatisticsAreRecomputedFromSamplesOnLoad) {
+  json j = json::parse(dump_results(full_sample()));
+  j["benchmarks"][0]["measurement"]["stats"]["median_s"] = 123.0;  // a hand edit is not believed
+  const Results back = j.get<Results>();
+  EXPECT_DOUBLE_EQ(back.benchmarks[0].measurement->stats.median, 0.02);
+}
+
+TEST(ResultsJson, WrongSchemaIsRejected) {
+  json j = json::parse(dump_results(full_sample()));
+  j["schema"] = "roofbench.results.v0";
+  try {
+    j.get<Results>();
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unsupported schema 'roofbench.results.v0'"), std::string::npos);
+  }
+  j.erase("schema");
+  EXPECT_THROW(j.get<Results>(), InputError);
+}
+
+TEST(ResultsJson, MissingOrMistypedFieldsAreOneLineErrors) {
+  json j = json::parse(dump_results(full_sample()));
+  j["benchmarks"][0].erase("flops");
+  try {
+    j.get<Results>();
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("flops"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+  json k = json::parse(dump_results(full_sample()));
+  k["ceilings"][0]["value"] = "fast";
+  EXPECT_THROW(k.get<Results>(), InputError);
+}
+
+TEST(ResultsJson, AFailedBenchmarkMayNotCarryNumbers) {
+  json j = json::parse(dump_results(full_sample()));
+  j["benchmarks"][2]["measurement"] = j["benchmarks"][0]["measurement"];
+  EXPECT_THROW(j.get<Results>(), InputError);
+}
+
+TEST(ResultsJson, LoadResultsNamesTheFileInEveryError) {
+  EXPECT_THROW(load_results("/nonexistent/results.json"), InputError);
+  const std::string bad = write_temp("roofbench_bad.json", "{\"schema\": ");
+  try {
+    load_results(bad);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(bad), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos);
+  }
+  const std::string other = write_temp("roofbench_other.json", "[1, 2, 3]");
+  EXPECT_THROW(load_results(other), InputError);
+  const std::string good = write_temp("roofbench_good.json", dump_results(full_sample()));
+  EXPECT_EQ(load_results(good).benchmarks.size(), 3u);
+}

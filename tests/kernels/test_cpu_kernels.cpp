@@ -1,0 +1,86 @@
+// Every CPU variant in the registry, at its test sizes (small, non-square, not multiples of any
+// tile), against its reference. The list comes from the registry, so a new variant is tested
+// without touching this file.
+#include <gtest/gtest.h>
+
+#include "bench/harness.h"
+#include "kernels/gemm/reference.h"
+
+#include <cctype>
+#include <set>
+
+using namespace roofbench;
+
+namespace {
+std::vector<const Variant*> cpu_variants() {
+  std::vector<const Variant*> v;
+  for (const auto& x : registry())
+    if (x.backend == Backend::cpu) v.push_back(&x);
+  return v;
+}
+}  // namespace
+
+class CpuVariant : public ::testing::TestWithParam<const Variant*> {};
+
+TEST_P(CpuVariant, MatchesItsReferenceAtEveryTestSize) {
+  const Variant& v = *GetParam();
+  auto dev = make_cpu_device();
+  for (const auto& p : v.test_sizes) {
+    auto inst = v.make(p);
+    const Verification r = prepare_and_verify(*dev, *inst, 1234);
+    EXPECT_TRUE(r.ok) << v.name(p) << ": " << r.detail;
+    EXPECT_GT(r.checked, 0) << v.name(p);
+  }
+}
+
+TEST_P(CpuVariant, DeclaresPositiveWorkAtEverySize) {
+  const Variant& v = *GetParam();
+  for (const auto* sizes : {&v.sizes, &v.quick_sizes, &v.test_sizes})
+    for (const auto& p : *sizes) {
+      EXPECT_GT(v.bytes(p), 0) << v.name(p);
+      EXPECT_GE(v.flops(p), 0) << v.name(p);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, CpuVariant, ::testing::ValuesIn(cpu_variants()),
+                         [](const auto& info) {
+                           std::string n = info.param->family + "_" + info.param->variant;
+                           for (auto& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+TEST(Registry, HasTheFoundationFamiliesOnTheCpu) {
+  std::set<std::string> names;
+  for (const auto* v : cpu_variants()) names.insert(v->base_name());
+  for (const char* n : {"gemm/naive/fp32", "gemm/blocked/fp32", "gemm/openblas/fp32", "stream/saxpy/fp32",
+                        "ceiling/dram_read/fp32", "ceiling/dram_write/fp32", "ceiling/dram_copy/fp32",
+                        "ceiling/dram_triad/fp32", "ceiling/fp32_fma/fp32", "ceiling/fp64_fma/fp64"})
+    EXPECT_TRUE(names.count(n)) << n;
+}
+
+TEST(GemmWork, FlopsAndBytesFollowTheirDerivation) {
+  const Params p = {{"M", 64}, {"N", 32}, {"K", 16}};
+  EXPECT_DOUBLE_EQ(gemm::flops(p), 2.0 * 64 * 32 * 16);
+  EXPECT_DOUBLE_EQ(gemm::bytes(p, 4), 4.0 * (64 * 16 + 16 * 32 + 64 * 32));
+}
+
+TEST(GemmCheck, CatchesASingleWrongEntry) {
+  const std::int64_t M = 20, N = 30, K = 40;
+  std::vector<float> A(M * K, 0.5f), B(K * N, 0.25f), C(M * N, 0.5f * 0.25f * K);
+  EXPECT_TRUE(gemm::check(A.data(), B.data(), C.data(), M, N, K, Precision::fp32, 1).ok);
+  C[17 * N + 3] *= 1.0001f;  // far outside 4·u·sqrt(K) relative
+  const Verification v = gemm::check(A.data(), B.data(), C.data(), M, N, K, Precision::fp32, 1);
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.mismatches, 1);
+  EXPECT_NE(v.detail.find("C[17,3]"), std::string::npos) << v.detail;
+}
+
+TEST(GemmCheck, SamplesLargeOutputsButAlwaysTheCorners) {
+  const std::int64_t M = 300, N = 300, K = 2;
+  std::vector<float> A(M * K, 1.0f), B(K * N, 1.0f), C(M * N, 2.0f);
+  C[M * N - 1] = 0;  // the last corner
+  const Verification v = gemm::check(A.data(), B.data(), C.data(), M, N, K, Precision::fp32, 1);
+  EXPECT_EQ(v.checked, 2048);
+  EXPECT_FALSE(v.ok);
+}

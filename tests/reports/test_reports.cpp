@@ -1,0 +1,72 @@
+#include <gtest/gtest.h>
+
+#include "reports/format.h"
+#include "reports/report.h"
+#include "roofline/model.h"
+#include "tests/testing.h"
+
+using namespace roofbench;
+using namespace roofbench::testing;
+
+namespace {
+Results report_sample() {
+  Results r = sample_results();
+  BenchmarkResult bad = kernel("bad", 1, 1, 1);
+  bad.verification.ok = false;
+  bad.error = "verification failed: C[0,0]: got 1, expected 2";
+  bad.measurement.reset();
+  r.benchmarks = {kernel("a", 2e9, 1e9, 0.02), kernel("fast|pipe", 2e9, 1e9, 0.0089), bad};
+  apply_model(r);
+  return r;
+}
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST(Format, SiPrefixesAndDurations) {
+  EXPECT_EQ(si(1.234e10, "FLOP/s"), "12.3 GFLOP/s");
+  EXPECT_EQ(si(999, "B/s"), "999 B/s");
+  EXPECT_EQ(si(1e12, "FLOP/s"), "1.00 TFLOP/s");
+  EXPECT_EQ(duration(1.5e-3), "1.50 ms");
+  EXPECT_EQ(duration(2.5e-6), "2.50 us");
+  EXPECT_EQ(duration(42), "42.0 s");
+  EXPECT_EQ(intensity(0.126), "0.13");
+  EXPECT_EQ(intensity(171.2), "171");
+}
+
+TEST(Markdown, OneTableRowPerBenchmarkAndCeiling) {
+  const std::string md = render_markdown(report_sample());
+  EXPECT_EQ(count(md, "| `gemm/"), 3u);
+  EXPECT_EQ(count(md, "| DRAM "), 2u);
+  EXPECT_NE(md.find("| `gemm/a/fp32/n:1` | 20.0 ms |"), std::string::npos) << md;
+  EXPECT_NE(md.find("50.0% | memory |"), std::string::npos) << md;
+  EXPECT_NE(md.find("FAILED: verification failed"), std::string::npos);
+  EXPECT_NE(md.find("fast\\|pipe"), std::string::npos);  // a '|' cannot break the table
+  EXPECT_NE(md.find("**Warnings**"), std::string::npos);
+}
+
+TEST(Html, HoldsTheChartAndBothTables) {
+  const std::string html = render_html(report_sample());
+  EXPECT_EQ(count(html, "<svg"), 1u);
+  EXPECT_EQ(count(html, "<table>"), 2u);
+  EXPECT_EQ(count(html, "<tr class=\"failed\">"), 1u);
+  EXPECT_NE(html.find("<h2>Warnings</h2>"), std::string::npos);
+}
+
+TEST(Console, PrintsEveryBenchmarkWithItsStatus) {
+  const std::string out = render_console(report_sample());
+  EXPECT_NE(out.find("gemm/a/fp32/n:1"), std::string::npos);
+  EXPECT_NE(out.find("FAILED: verification failed"), std::string::npos);
+  EXPECT_NE(out.find("warning: gemm/fast|pipe/fp32/n:1"), std::string::npos);
+}
+
+TEST(Reports, AllThreeFilesAreRendered) {
+  const auto files = render_reports(report_sample());
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files[0].first, "roofline.svg");
+  EXPECT_EQ(files[1].first, "report.html");
+  EXPECT_EQ(files[2].first, "summary.md");
+}

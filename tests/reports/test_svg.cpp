@@ -1,0 +1,123 @@
+#include "reports/svg.h"
+
+#include <gtest/gtest.h>
+#include <tinyxml2.h>
+
+#include <map>
+
+#include "roofline/model.h"
+#include "tests/testing.h"
+
+using namespace roofbench;
+using namespace roofbench::testing;
+
+namespace {
+
+Results chart_sample() {
+  Results r = sample_results();
+  r.device["name"] = "Test <CPU> & Co";  // must come out escaped
+  r.benchmarks = {kernel("a", 2e9, 1e9, 0.02),   // I = 2,  100 GFLOP/s
+                  kernel("b", 4e10, 1e9, 0.1),   // I = 40, 400 GFLOP/s
+                  kernel("c", 4e10, 1e9, 0.1, Precision::fp64)};
+  apply_model(r);
+  return r;
+}
+
+struct Parsed {
+  tinyxml2::XMLDocument doc;
+  std::map<std::string, const tinyxml2::XMLElement*> points;  // data-name → the point's <g>
+  std::vector<const tinyxml2::XMLElement*> ceilings, ridges;
+};
+
+void walk(const tinyxml2::XMLElement* e, Parsed& p) {
+  for (; e; e = e->NextSiblingElement()) {
+    const char* cls = e->Attribute("class");
+    if (cls && std::string(cls) == "point") p.points[e->Attribute("data-name")] = e;
+    if (cls && std::string(cls) == "ceiling") p.ceilings.push_back(e);
+    if (cls && std::string(cls) == "ridge") p.ridges.push_back(e);
+    walk(e->FirstChildElement(), p);
+  }
+}
+
+}  // namespace
+
+TEST(Svg, LayoutSpansWholeDecadesAroundTheData) {
+  const ChartLayout L = layout_chart(chart_sample());
+  // Intensities 2..40 and ridges 5, 10: [2/2, 40*3] → [1, 1000]. FLOP/s 100G..1T (peak 1T):
+  // [100G/3, 1T*1.5] → [10 G, 10 T].
+  EXPECT_DOUBLE_EQ(L.x_min, 1);
+  EXPECT_DOUBLE_EQ(L.x_max, 1000);
+  EXPECT_DOUBLE_EQ(L.y_min, 1e10);
+  EXPECT_DOUBLE_EQ(L.y_max, 1e13);
+}
+
+TEST(Svg, IsWellFormedXmlWithEveryElementOfTheChart) {
+  Parsed p;
+  const std::string svg = render_svg(chart_sample());
+  ASSERT_EQ(p.doc.Parse(svg.c_str()), tinyxml2::XML_SUCCESS) << p.doc.ErrorStr();
+  EXPECT_STREQ(p.doc.RootElement()->Name(), "svg");
+  walk(p.doc.RootElement(), p);
+  EXPECT_EQ(p.points.size(), 3u);
+  EXPECT_EQ(p.ceilings.size(), 4u);  // every measured ceiling is drawn
+  EXPECT_EQ(p.ridges.size(), 2u);    // FP32 and FP64 roofs against the DRAM roof
+  EXPECT_NE(svg.find("Test &lt;CPU&gt; &amp; Co"), std::string::npos);
+  EXPECT_NE(svg.find("DRAM update 100 GB/s"), std::string::npos);  // the roof, labelled with its value
+  EXPECT_NE(svg.find("FP32 FMA (simd) 1.00 TFLOP/s"), std::string::npos);
+  EXPECT_NE(svg.find("ridge 10.0 FLOP/B"), std::string::npos);
+}
+
+TEST(Svg, PointsSitAtHandComputedCoordinates) {
+  Parsed p;
+  ASSERT_EQ(p.doc.Parse(render_svg(chart_sample()).c_str()), tinyxml2::XML_SUCCESS);
+  walk(p.doc.RootElement(), p);
+  // Plot area x 90..740 over 3 decades from 1; y 530..60 over 3 decades from 1e10.
+  //   a: x = 90 + 650·log10(2)/3 = 155.22;  y = 530 − 470·log10(10)/3 = 373.33
+  //   b: x = 90 + 650·log10(40)/3 = 437.11; y = 530 − 470·log10(40)/3 = 279.01
+  const auto* a = p.points.at("gemm/a/fp32/n:1")->FirstChildElement("circle");
+  ASSERT_TRUE(a);
+  EXPECT_NEAR(a->DoubleAttribute("cx"), 155.22, 0.01);
+  EXPECT_NEAR(a->DoubleAttribute("cy"), 373.33, 0.01);
+  const auto* b = p.points.at("gemm/b/fp32/n:1")->FirstChildElement("circle");
+  EXPECT_NEAR(b->DoubleAttribute("cx"), 437.11, 0.01);
+  EXPECT_NEAR(b->DoubleAttribute("cy"), 279.01, 0.01);
+  // FP64 is drawn as a square centred on the same spot as b.
+  const auto* c = p.points.at("gemm/c/fp64/n:1")->FirstChildElement("rect");
+  ASSERT_TRUE(c);
+  EXPECT_NEAR(c->DoubleAttribute("x") + c->DoubleAttribute("width") / 2, 437.11, 0.01);
+}
+
+TEST(Svg, ComputeRoofIsHorizontalAndStartsAtTheRidge) {
+  Parsed p;
+  ASSERT_EQ(p.doc.Parse(render_svg(chart_sample()).c_str()), tinyxml2::XML_SUCCESS);
+  walk(p.doc.RootElement(), p);
+  const ChartLayout L = layout_chart(chart_sample());
+  for (const auto* e : p.ceilings) {
+    if (std::string(e->Attribute("data-ceiling")) != "fp32_fma") continue;
+    EXPECT_DOUBLE_EQ(e->DoubleAttribute("y1"), e->DoubleAttribute("y2"));
+    EXPECT_NEAR(e->DoubleAttribute("x1"), L.px_x(10.0), 0.01);  // ridge at 1 T / 100 G
+    EXPECT_NEAR(e->DoubleAttribute("y1"), L.px_y(1e12), 0.01);
+    return;
+  }
+  FAIL() << "no fp32_fma line";
+}
+
+TEST(Svg, FailedAndUnplacedKernelsAreNotDrawn) {
+  Results r = sample_results();
+  BenchmarkResult bad = kernel("bad", 1, 1, 1);
+  bad.verification.ok = false;
+  bad.error = "verification failed";
+  bad.measurement.reset();
+  r.benchmarks = {bad};
+  apply_model(r);
+  Parsed p;
+  ASSERT_EQ(p.doc.Parse(render_svg(r).c_str()), tinyxml2::XML_SUCCESS);
+  walk(p.doc.RootElement(), p);
+  EXPECT_TRUE(p.points.empty());
+}
+
+TEST(Svg, EmptyResultsStillRenderAValidChart) {
+  Results r;
+  r.device = {{"kind", "cpu"}, {"name", "x"}};
+  tinyxml2::XMLDocument doc;
+  EXPECT_EQ(doc.Parse(render_svg(r).c_str()), tinyxml2::XML_SUCCESS);
+}

@@ -1,0 +1,124 @@
+#include "roofline/model.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/testing.h"
+
+using namespace roofbench;
+using namespace roofbench::testing;
+
+// Roofs of sample_results(): BW = 100 GB/s (the best of update 100 and copy 80), FP32 = 1 TFLOP/s,
+// FP64 = 0.5 TFLOP/s. Ridge points: FP32 at 10 FLOP/B, FP64 at 5 FLOP/B.
+
+TEST(Model, RoofsAreTheBestMeasuredCeilingOfEachKind) {
+  const Results r = sample_results();
+  const Roofs roofs = select_roofs(r.ceilings);
+  ASSERT_EQ(roofs.bandwidth.count("dram"), 1u);
+  EXPECT_EQ(roofs.bandwidth.at("dram")->name, "dram_update");
+  EXPECT_EQ(roofs.compute.at({Precision::fp32, "simd"})->name, "fp32_fma");
+}
+
+TEST(Model, RidgePointIsPeakOverBandwidth) {
+  Results r = sample_results();
+  apply_model(r);
+  ASSERT_EQ(r.ridge_points.size(), 2u);
+  for (const auto& rp : r.ridge_points) {
+    if (rp.compute_ceiling == "fp32_fma") EXPECT_DOUBLE_EQ(rp.intensity, 10.0);
+    if (rp.compute_ceiling == "fp64_fma") EXPECT_DOUBLE_EQ(rp.intensity, 5.0);
+    EXPECT_EQ(rp.bandwidth_ceiling, "dram_update");
+  }
+}
+
+TEST(Model, MemoryBoundKernelLeftOfTheRidge) {
+  // I = 2e9 / 1e9 = 2 FLOP/B; attainable = min(1e12, 2 * 100e9) = 200 GFLOP/s.
+  // Achieved 2e9 flops in 20 ms = 100 GFLOP/s = 50% of its roof.
+  Results r = sample_results();
+  r.benchmarks = {kernel("a", 2e9, 1e9, 0.02)};
+  apply_model(r);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_DOUBLE_EQ(*p.intensity, 2.0);
+  EXPECT_DOUBLE_EQ(*p.attainable_flop_per_s, 200e9);
+  EXPECT_DOUBLE_EQ(p.flop_per_s, 100e9);
+  EXPECT_DOUBLE_EQ(p.bytes_per_s, 50e9);
+  EXPECT_DOUBLE_EQ(p.roof_pct, 50.0);
+  EXPECT_EQ(p.bound, "memory");
+  EXPECT_EQ(p.bandwidth_ceiling, "dram_update");
+  EXPECT_TRUE(r.benchmarks[0].warnings.empty());
+}
+
+TEST(Model, ComputeBoundKernelRightOfTheRidge) {
+  // I = 4e10 / 1e9 = 40 FLOP/B > 10; attainable = 1 TFLOP/s; 4e10 flops in 0.1 s = 400 GFLOP/s.
+  Results r = sample_results();
+  r.benchmarks = {kernel("b", 4e10, 1e9, 0.1)};
+  apply_model(r);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_EQ(p.bound, "compute");
+  EXPECT_EQ(p.compute_ceiling, "fp32_fma");
+  EXPECT_DOUBLE_EQ(*p.attainable_flop_per_s, 1e12);
+  EXPECT_DOUBLE_EQ(p.roof_pct, 40.0);
+}
+
+TEST(Model, EachPrecisionUsesItsOwnComputeRoof) {
+  // FP64 at I = 40: attainable is the FP64 roof, 0.5 TFLOP/s; 4e10 / 0.1 s = 80% of it.
+  Results r = sample_results();
+  r.benchmarks = {kernel("c", 4e10, 1e9, 0.1, Precision::fp64)};
+  apply_model(r);
+  EXPECT_EQ(r.benchmarks[0].placement->compute_ceiling, "fp64_fma");
+  EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->roof_pct, 80.0);
+}
+
+TEST(Model, ExactlyAtTheRidgeCountsAsComputeBound) {
+  Results r = sample_results();
+  r.benchmarks = {kernel("d", 1e10, 1e9, 0.1)};  // I = 10 = ridge
+  apply_model(r);
+  EXPECT_EQ(r.benchmarks[0].placement->bound, "compute");
+  EXPECT_DOUBLE_EQ(*r.benchmarks[0].placement->attainable_flop_per_s, 1e12);
+}
+
+TEST(Model, DataMovementOnlyKernelIsPlacedAgainstBandwidth) {
+  Results r = sample_results();
+  r.benchmarks = {kernel("copy", 0, 8e9, 0.1)};  // 80 GB/s of a 100 GB/s roof
+  apply_model(r);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_FALSE(p.intensity.has_value());
+  EXPECT_EQ(p.bound, "memory");
+  EXPECT_DOUBLE_EQ(p.roof_pct, 80.0);
+}
+
+TEST(Model, KernelAboveItsRoofByMoreThanFivePercentIsWarned) {
+  Results r = sample_results();
+  r.benchmarks = {kernel("fast", 2e9, 1e9, 0.0089),   // 112 GB/s on a 100 GB/s roof: 112%
+                  kernel("close", 2e9, 1e9, 0.0098)};  // 102%: within the 5% tolerance
+  apply_model(r);
+  ASSERT_EQ(r.benchmarks[0].warnings.size(), 1u);
+  EXPECT_NE(r.benchmarks[0].warnings[0].find("above the measured ceiling"), std::string::npos);
+  EXPECT_TRUE(r.benchmarks[1].warnings.empty());
+}
+
+TEST(Model, MissingRoofLeavesTheKernelUnplacedWithAReason) {
+  Results r = sample_results();
+  r.benchmarks = {kernel("h", 2e9, 1e9, 0.1, Precision::fp16)};
+  apply_model(r);
+  EXPECT_FALSE(r.benchmarks[0].placement);
+  ASSERT_EQ(r.benchmarks[0].warnings.size(), 1u);
+  EXPECT_NE(r.benchmarks[0].warnings[0].find("no fp16 simd compute ceiling"), std::string::npos);
+}
+
+TEST(Model, FailedKernelIsNeverPlaced) {
+  Results r = sample_results();
+  BenchmarkResult b = kernel("bad", 2e9, 1e9, 0.1);
+  b.verification.ok = false;
+  b.error = "verification failed";
+  b.measurement.reset();
+  r.benchmarks = {b};
+  apply_model(r);
+  EXPECT_FALSE(r.benchmarks[0].placement);
+}
+
+TEST(Model, ApplyingTwiceGivesTheSameWarningsOnce) {
+  Results r = sample_results();
+  r.benchmarks = {kernel("fast", 2e9, 1e9, 0.0089)};
+  apply_model(r);
+  apply_model(r);
+  EXPECT_EQ(r.benchmarks[0].warnings.size(), 1u);
+}

@@ -1,0 +1,79 @@
+#pragma once
+// Builders for results models with known numbers, shared by the host tests.
+#include "bench/results.h"
+
+namespace roofbench::testing {
+
+inline Measurement measurement_of(std::vector<double> samples) {
+  Measurement m;
+  m.samples_s = std::move(samples);
+  m.stats = summarize(m.samples_s);
+  m.warmup_runs = 1;
+  m.stop_reason = "min_time";
+  m.timer = "steady-clock";
+  m.clock_before_hz = 2.0e9;
+  return m;
+}
+
+inline Ceiling bandwidth_ceiling(const std::string& name, double bytes_per_s) {
+  Ceiling c;
+  c.name = name;
+  c.kind = "bandwidth";
+  c.level = "dram";
+  c.value = bytes_per_s;
+  c.value_unit = "B/s";
+  c.method = "test";
+  c.benchmark = "ceiling/" + name;
+  c.measurement = measurement_of({1.0});
+  return c;
+}
+
+inline Ceiling compute_ceiling(const std::string& name, Precision p, double flop_per_s) {
+  Ceiling c;
+  c.name = name;
+  c.kind = "compute";
+  c.precision = p;
+  c.unit = "simd";
+  c.value = flop_per_s;
+  c.value_unit = "FLOP/s";
+  c.method = "test";
+  c.benchmark = "ceiling/" + name;
+  c.measurement = measurement_of({1.0});
+  return c;
+}
+
+// A verified kernel with the given work that took `seconds` (every sample).
+inline BenchmarkResult kernel(const std::string& variant, double flops, double bytes, double seconds,
+                              Precision p = Precision::fp32) {
+  BenchmarkResult b;
+  b.family = "gemm";
+  b.variant = variant;
+  b.precision = p;
+  b.backend = Backend::cpu;
+  b.unit = "simd";
+  b.level = "dram";
+  b.params = {{"n", 1}};
+  b.name = "gemm/" + variant + "/" + to_string(p) + "/n:1";
+  b.flops = flops;
+  b.bytes = bytes;
+  b.work = "test";
+  b.verification.ok = true;
+  b.verification.checked = 1;
+  b.measurement = measurement_of({seconds, seconds, seconds});
+  return b;
+}
+
+// Roofs: 100 GB/s DRAM (copy 80 GB/s below it), 1 TFLOP/s FP32, 0.5 TFLOP/s FP64.
+inline Results sample_results() {
+  Results r;
+  r.provenance = {{"roofbench_version", "0.1.0"}, {"git_commit", "abc"}, {"utc_time", "2026-11-21T00:00:00Z"},
+                  {"host", "test"}, {"command_line", "roofbench run"}};
+  r.device = {{"kind", "cpu"}, {"name", "Test CPU"}, {"threads", 2}, {"isa", "avx2+fma"}};
+  r.settings = {{"quick", true}};
+  r.ceilings = {bandwidth_ceiling("dram_update", 100e9), bandwidth_ceiling("dram_copy", 80e9),
+                compute_ceiling("fp32_fma", Precision::fp32, 1e12),
+                compute_ceiling("fp64_fma", Precision::fp64, 0.5e12)};
+  return r;
+}
+
+}  // namespace roofbench::testing
