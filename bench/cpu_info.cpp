@@ -172,7 +172,7 @@ std::string theoretical_fma_derivation(const CpuInfo& cpu, bool fp64, double clo
   const int lanes = fp64 ? std::max(1, cpu.fp32_lanes / 2) : cpu.fp32_lanes;
   return fmt::format(
       "{} cores x {} {} lanes x {} FMA units x 2 FLOP x {:.3f} GHz; units and lanes: {}; clock: "
-      "measured by timing dependent integer-add chains (1 cycle each) on all cores at once",
+      "measured by timing dependent integer-add chains (1 cycle each) on all cores at once, before and after the samples",
       cpu.threads, lanes, fp64 ? "FP64" : "FP32", cpu.fma_units, clock_hz / 1e9, cpu.fma_source);
 }
 

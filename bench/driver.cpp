@@ -129,9 +129,12 @@ Ceiling make_ceiling(const Device& dev, const JobResult& jr) {
   if (dev.backend() == Backend::cuda) c.datasheet = datasheet_value(dev.name(), c);
   if (dev.backend() == Backend::cpu && c.kind == "compute" && c.precision &&
       (*c.precision == Precision::fp32 || *c.precision == Precision::fp64)) {
-    // Theoretical peak at the clock measured right before this ceiling's samples.
+    // Theoretical peak at the clock measured around this ceiling's samples (the mean of the
+    // readings before and after; /proc/cpuinfo's nominal clock only when neither was readable).
     const CpuInfo& cpu = cpu_info();
-    const double hz = c.measurement.clock_before_hz.value_or(cpu.nominal_hz);
+    const auto& m = c.measurement;
+    const double hz = m.clock_before_hz && m.clock_after_hz ? 0.5 * (*m.clock_before_hz + *m.clock_after_hz)
+                                                            : m.clock_before_hz.value_or(cpu.nominal_hz);
     if (hz > 0) {
       const bool fp64 = *c.precision == Precision::fp64;
       c.theoretical = ReferenceValue{theoretical_fma_peak(cpu, fp64, hz), theoretical_fma_derivation(cpu, fp64, hz)};

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ git pkg-config
-          libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev libopenblas-dev
+          libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev libopenblas-dev libopenblas-openmp-dev
           libgtest-dev libgmock-dev libtinyxml2-dev)
 
 missing=()

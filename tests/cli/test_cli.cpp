@@ -2,6 +2,7 @@
 // a real (quick, filtered) CPU run writes every output and `report` re-renders from it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -27,7 +28,10 @@ std::string slurp(const fs::path& p) {
 }
 
 CmdResult rb(const std::string& args) {
-  const fs::path err = fs::temp_directory_path() / "roofbench_cli_stderr.txt";
+  // ctest runs tests in parallel processes: each call gets its own stderr file.
+  static int calls = 0;
+  const fs::path err = fs::temp_directory_path() /
+                       ("roofbench_cli_stderr." + std::to_string(::getpid()) + "." + std::to_string(calls++));
   const std::string cmd = std::string(ROOFBENCH_BIN) + " " + args + " 2>" + err.string();
   CmdResult r;
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -36,6 +40,7 @@ CmdResult rb(const std::string& args) {
   const int status = ::pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.err = slurp(err);
+  fs::remove(err);
   return r;
 }
 
