@@ -1,0 +1,75 @@
+// The driver in-process, with one extra variant whose output is wrong: the run must still write
+// complete results, give the broken kernel an error and no number, and exit 1.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "bench/driver.h"
+#include "bench/registry.h"
+#include "bench/results.h"
+#include "bench/verify.h"
+
+using namespace roofbench;
+namespace fs = std::filesystem;
+
+namespace {
+
+class OffByOne final : public Instance {
+ public:
+  explicit OffByOne(std::int64_t n) : y_(static_cast<std::size_t>(n)) {}
+  void prepare(std::uint64_t) override { std::fill(y_.begin(), y_.end(), poison_f32()); }
+  void run() override {
+    for (std::size_t i = 0; i < y_.size(); ++i) y_[i] = static_cast<float>(i) + (i == 5 ? 1.0f : 0.0f);
+  }
+  Verification verify() override {
+    Checker chk(tolerance_for(Precision::fp32), "every element");
+    for (std::size_t i = 0; i < y_.size(); ++i) chk.check(y_[i], static_cast<double>(i), static_cast<std::int64_t>(i));
+    return chk.finish();
+  }
+
+ private:
+  std::vector<float> y_;
+};
+
+Variant broken() {
+  Variant v;
+  v.family = "toy";
+  v.variant = "broken";
+  v.backend = Backend::cpu;
+  v.unit = "simd";
+  v.sizes = v.quick_sizes = v.test_sizes = vector_sizes({64});
+  v.flops = [](const Params&) { return 64.0; };
+  v.bytes = [](const Params&) { return 256.0; };
+  v.work = "y[i] = i: 64 flops, 256 bytes";
+  v.make = [](const Params& p) { return std::make_unique<OffByOne>(param(p, "n")); };
+  return v;
+}
+ROOFBENCH_REGISTER(broken());
+
+int run_main(std::vector<std::string> args) {
+  args.insert(args.begin(), "roofbench");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return roofbench_main(static_cast<int>(argv.size()), argv.data());
+}
+
+}  // namespace
+
+TEST(Driver, AFailedKernelGetsNoNumberAndTheRunExitsOne) {
+  const fs::path d = fs::temp_directory_path() / "rb_driver_broken";
+  fs::remove_all(d);
+  EXPECT_EQ(run_main({"run", "--device", "cpu", "--quick", "--filter", "toy/broken|stream/saxpy", "--out", d.string()}), 1);
+  const Results r = load_results((d / "results.json").string());
+  ASSERT_EQ(r.benchmarks.size(), 2u);
+  const BenchmarkResult* bad = nullptr;
+  const BenchmarkResult* good = nullptr;
+  for (const auto& b : r.benchmarks) (b.family == "toy" ? bad : good) = &b;
+  ASSERT_TRUE(bad && good);
+  EXPECT_FALSE(bad->verified());
+  EXPECT_FALSE(bad->measurement);
+  EXPECT_FALSE(bad->placement);
+  EXPECT_NE(bad->error.find("[5]: got 6, expected 5"), std::string::npos) << bad->error;
+  EXPECT_TRUE(good->verified());  // the others still carry their numbers
+  EXPECT_TRUE(good->placement);
+  for (const char* f : {"gbench.json", "roofline.svg", "report.html", "summary.md"}) EXPECT_TRUE(fs::exists(d / f));
+}
