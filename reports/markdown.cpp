@@ -10,19 +10,15 @@ std::string render_markdown(const Results& r) {
   s += fmt::format("### roofbench: {}\n\n", md_cell(device_line(r)));
   s += fmt::format("{}\n\n", md_cell(provenance_line(r)));
 
-  s += "| ceiling | measured | datasheet | measured / datasheet | method |\n";
-  s += "|---|---:|---:|---:|---|\n";
+  s += "| ceiling | measured | reference | measured / reference |\n";
+  s += "|---|---:|---:|---:|\n";
   for (const auto& c : r.ceilings) {
-    std::string sheet = "—", ratio = "—";
-    if (c.datasheet) {
-      sheet = si(c.datasheet->value, c.value_unit);
-      ratio = fmt::format("{:.1f}%", 100 * c.value / c.datasheet->value);
-    } else if (c.theoretical) {
-      sheet = si(c.theoretical->value, c.value_unit) + " (theoretical)";
-      ratio = fmt::format("{:.1f}%", 100 * c.value / c.theoretical->value);
+    std::string ref = "—", ratio = "—";
+    if (const auto& rv = c.datasheet ? c.datasheet : c.theoretical) {
+      ref = si(rv->value, c.value_unit) + (c.datasheet ? " (datasheet)" : " (theoretical)");
+      ratio = fmt::format("{:.1f}%", 100 * c.value / rv->value);
     }
-    s += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(ceiling_label(c)), ceiling_value(c), md_cell(sheet),
-                     ratio, md_cell(c.method));
+    s += fmt::format("| {} | {} | {} | {} |\n", md_cell(ceiling_label(c)), ceiling_value(c), md_cell(ref), ratio);
   }
   s += "\n";
 
