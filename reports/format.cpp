@@ -122,4 +122,27 @@ std::string status_text(const BenchmarkResult& b) {
   return "ok";
 }
 
+BenchmarkCells benchmark_cells(const BenchmarkResult& b, const std::string& empty) {
+  BenchmarkCells c{empty, empty, empty, flop_rate_text(b), byte_rate_text(b), empty, empty, empty, empty};
+  if (b.measurement) {
+    c.median = duration(b.measurement->stats.median);
+    c.rel_iqr = fmt::format("{:.1f}%", 100 * b.measurement->stats.rel_iqr());
+    c.samples = std::to_string(b.measurement->stats.n);
+  }
+  if (b.placement) {
+    if (b.placement->intensity) c.intensity = intensity(*b.placement->intensity);
+    if (b.placement->attainable_flop_per_s) c.attainable = si(*b.placement->attainable_flop_per_s, "FLOP/s");
+    c.roof_pct = fmt::format("{:.1f}%", b.placement->roof_pct);
+    c.bound = b.placement->bound;
+  }
+  return c;
+}
+
+CeilingReference ceiling_reference(const Ceiling& c) {
+  const auto& rv = c.datasheet ? c.datasheet : c.theoretical;
+  if (!rv) return {};
+  return {si(rv->value, c.value_unit) + (c.datasheet ? " (datasheet)" : " (theoretical)"),
+          fmt::format("{:.1f}%", 100 * c.value / rv->value)};
+}
+
 }  // namespace roofbench

@@ -29,4 +29,18 @@ std::string flop_rate_text(const BenchmarkResult& b);
 std::string byte_rate_text(const BenchmarkResult& b);
 std::string status_text(const BenchmarkResult& b);  // "ok", "FAILED: ..."
 
+// The text of one benchmark's table row, shared by the console, Markdown and HTML tables.
+// Cells without a value hold `empty`.
+struct BenchmarkCells {
+  std::string median, rel_iqr, samples, flop_rate, byte_rate, intensity, attainable, roof_pct, bound;
+};
+BenchmarkCells benchmark_cells(const BenchmarkResult& b, const std::string& empty);
+
+// A ceiling's comparison value: "235 GFLOP/s (theoretical)" and "99.9%"; both empty when the
+// ceiling has neither a datasheet nor a theoretical value.
+struct CeilingReference {
+  std::string value, ratio;
+};
+CeilingReference ceiling_reference(const Ceiling& c);
+
 }  // namespace roofbench

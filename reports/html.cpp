@@ -37,12 +37,12 @@ code { font-size: 12px; }
   s += "<h2>Ceilings (measured in this run)</h2>\n<table>\n<tr><th>ceiling</th><th>measured</th><th>datasheet</th>"
        "<th>theoretical</th><th>measured / reference</th><th>median time</th><th>method</th></tr>\n";
   for (const auto& c : r.ceilings) {
-    const auto& ref = c.datasheet ? c.datasheet : c.theoretical;
+    const CeilingReference ref = ceiling_reference(c);
     s += "<tr>" + td(ceiling_label(c)) + td(ceiling_value(c), true) +
          td(c.datasheet ? si(c.datasheet->value, c.value_unit) : "—", true) +
          td(c.theoretical ? si(c.theoretical->value, c.value_unit) : "—", true) +
-         td(ref ? fmt::format("{:.1f}%", 100 * c.value / ref->value) : "—", true) +
-         td(duration(c.measurement.stats.median), true) + td(c.method) + "</tr>\n";
+         td(ref.ratio.empty() ? "—" : ref.ratio, true) + td(duration(c.measurement.stats.median), true) +
+         td(c.method) + "</tr>\n";
   }
   s += "</table>\n";
   for (const auto& c : r.ceilings)
@@ -57,21 +57,11 @@ code { font-size: 12px; }
     const bool ok = b.verified();
     s += ok ? "<tr>" : "<tr class=\"failed\">";
     s += "<td><code>" + xml_escape(b.name) + "</code></td>";
-    if (b.measurement) {
-      s += td(duration(b.measurement->stats.median), true) +
-           td(fmt::format("{:.1f}%", 100 * b.measurement->stats.rel_iqr()), true) +
-           td(std::to_string(b.measurement->stats.n), true);
-    } else {
-      s += td("—") + td("—") + td("—");
-    }
-    s += td(flop_rate_text(b), true) + td(byte_rate_text(b), true);
-    if (b.placement && b.placement->intensity) {
-      s += td(intensity(*b.placement->intensity), true) + td(si(*b.placement->attainable_flop_per_s, "FLOP/s"), true);
-    } else {
-      s += td("—") + td("—");
-    }
-    s += b.placement ? td(fmt::format("{:.1f}%", b.placement->roof_pct), true) + td(b.placement->bound)
-                     : td("—") + td("—");
+    const BenchmarkCells c = benchmark_cells(b, "—");
+    for (const std::string* cell : {&c.median, &c.rel_iqr, &c.samples, &c.flop_rate, &c.byte_rate, &c.intensity,
+                                    &c.attainable, &c.roof_pct})
+      s += td(*cell, true);
+    s += td(c.bound);
     s += td(ok ? fmt::format("yes ({} checked)", b.verification.checked) : "FAILED: " + b.error);
     s += td(b.work) + "</tr>\n";
   }

@@ -1,5 +1,10 @@
 #pragma once
 // Builders for results models with known numbers, shared by the host tests.
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "bench/registry.h"
 #include "bench/results.h"
 
 namespace roofbench::testing {
@@ -75,5 +80,22 @@ inline Results sample_results() {
                 compute_ceiling("fp64_fma", Precision::fp64, 0.5e12)};
   return r;
 }
+
+// The registry's variants of one backend, and a gtest-safe name for each.
+inline std::vector<const Variant*> variants_of(Backend backend) {
+  std::vector<const Variant*> v;
+  for (const auto& x : registry())
+    if (x.backend == backend) v.push_back(&x);
+  return v;
+}
+struct VariantName {
+  template <class Info>
+  std::string operator()(const Info& info) const {
+    std::string n = info.param->family + "_" + info.param->variant + "_" + to_string(info.param->precision);
+    for (auto& c : n)
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return n;
+  }
+};
 
 }  // namespace roofbench::testing

@@ -35,17 +35,6 @@ class CpuGemm : public Instance {
 };
 
 // The declarations every FP32 CPU GEMM variant shares; the variant fills in the rest.
-inline Variant cpu_gemm_variant() {
-  Variant v;
-  v.family = "gemm";
-  v.precision = Precision::fp32;
-  v.backend = Backend::cpu;
-  v.unit = "simd";
-  v.flops = flops;
-  v.bytes = [](const Params& p) { return bytes(p, 4.0); };
-  v.work = kWork;
-  v.test_sizes = test_shapes();
-  return v;
-}
+inline Variant cpu_gemm_variant() { return fp32_variant(Backend::cpu, "simd"); }
 
 }  // namespace roofbench::gemm

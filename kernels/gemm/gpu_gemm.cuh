@@ -42,17 +42,6 @@ class GpuGemm : public Instance {
   std::uint64_t seed_ = 0;
 };
 
-inline Variant gpu_gemm_variant() {
-  Variant v;
-  v.family = "gemm";
-  v.precision = Precision::fp32;
-  v.backend = Backend::cuda;
-  v.unit = "simt";
-  v.flops = flops;
-  v.bytes = [](const Params& p) { return bytes(p, 4.0); };
-  v.work = kWork;
-  v.test_sizes = test_shapes();
-  return v;
-}
+inline Variant gpu_gemm_variant() { return fp32_variant(Backend::cuda, "simt"); }
 
 }  // namespace roofbench::gemm

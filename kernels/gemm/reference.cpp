@@ -59,4 +59,17 @@ std::vector<Params> test_shapes() {
           {{"M", 300}, {"N", 257}, {"K", 131}}};
 }
 
+Variant fp32_variant(Backend backend, const std::string& unit) {
+  Variant v;
+  v.family = "gemm";
+  v.precision = Precision::fp32;
+  v.backend = backend;
+  v.unit = unit;
+  v.flops = flops;
+  v.bytes = [](const Params& p) { return bytes(p, 4.0); };
+  v.work = kWork;
+  v.test_sizes = test_shapes();
+  return v;
+}
+
 }  // namespace roofbench::gemm

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bench/registry.h"
 #include "bench/results.h"
 #include "bench/types.h"
 
@@ -25,5 +26,9 @@ Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int6
                    Precision prec, std::uint64_t seed);
 
 std::vector<Params> test_shapes();  // awkward shapes: non-square, not multiples of any tile
+
+// The declarations every FP32 GEMM variant shares on `backend`, running on `unit`; the variant
+// file fills in its name, summary, sizes and make.
+Variant fp32_variant(Backend backend, const std::string& unit);
 
 }  // namespace roofbench::gemm

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/harness.h"
+#include "tests/testing.h"
 #include "kernels/gemm/reference.h"
 
 #include <cctype>
@@ -12,12 +13,7 @@
 using namespace roofbench;
 
 namespace {
-std::vector<const Variant*> cpu_variants() {
-  std::vector<const Variant*> v;
-  for (const auto& x : registry())
-    if (x.backend == Backend::cpu) v.push_back(&x);
-  return v;
-}
+std::vector<const Variant*> cpu_variants() { return roofbench::testing::variants_of(Backend::cpu); }
 }  // namespace
 
 class CpuVariant : public ::testing::TestWithParam<const Variant*> {};
@@ -42,13 +38,7 @@ TEST_P(CpuVariant, DeclaresPositiveWorkAtEverySize) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, CpuVariant, ::testing::ValuesIn(cpu_variants()),
-                         [](const auto& info) {
-                           std::string n = info.param->family + "_" + info.param->variant;
-                           for (auto& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Registry, CpuVariant, ::testing::ValuesIn(cpu_variants()), roofbench::testing::VariantName());
 
 TEST(Registry, HasTheFoundationFamiliesOnTheCpu) {
   std::set<std::string> names;

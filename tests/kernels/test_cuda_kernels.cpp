@@ -7,16 +7,12 @@
 
 #include "bench/device.h"
 #include "bench/harness.h"
+#include "tests/testing.h"
 
 using namespace roofbench;
 
 namespace {
-std::vector<const Variant*> cuda_variants() {
-  std::vector<const Variant*> v;
-  for (const auto& x : registry())
-    if (x.backend == Backend::cuda) v.push_back(&x);
-  return v;
-}
+std::vector<const Variant*> cuda_variants() { return roofbench::testing::variants_of(Backend::cuda); }
 }  // namespace
 
 class CudaVariant : public ::testing::TestWithParam<const Variant*> {};
@@ -46,13 +42,7 @@ TEST_P(CudaVariant, IsMeasuredAfterVerification) {
   EXPECT_TRUE(r.measurement->clock_before_hz.has_value());
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, CudaVariant, ::testing::ValuesIn(cuda_variants()),
-                         [](const auto& info) {
-                           std::string n = info.param->family + "_" + info.param->variant;
-                           for (auto& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Registry, CudaVariant, ::testing::ValuesIn(cuda_variants()), roofbench::testing::VariantName());
 
 TEST(CudaRegistry, HasTheFoundationFamilies) {
   std::set<std::string> names;
