@@ -82,7 +82,9 @@ class CpuDevice final : public Device {
 
 }  // namespace
 
-std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>(); }
+std::unique_ptr<Device> make_cpu_device() {
+  return std::make_unique<CpuDevice>();
+}
 
 std::unique_ptr<Device> open_device(const std::string& spec) {
   if (spec == "cpu") return make_cpu_device();
@@ -99,8 +101,7 @@ std::unique_ptr<Device> open_device(const std::string& spec) {
 #ifdef ROOFBENCH_HAVE_CUDA
     const int n = cuda_device_count();
     const int i = std::stoi(idx);
-    if (i >= n)
-      throw InputError("no device " + spec + ": " + std::to_string(n) + " CUDA GPU(s) visible");
+    if (i >= n) throw InputError("no device " + spec + ": " + std::to_string(n) + " CUDA GPU(s) visible");
     return make_cuda_device(i);
 #else
     throw InputError("device " + spec + " asked for, but this roofbench was built without CUDA");

@@ -71,7 +71,8 @@ void fill_fma_table(CpuInfo& c) {
   } else if (avx512) {
     c.fp32_lanes = 16;
     c.fma_units = 2;
-    c.fma_source = "AVX-512 CPU not in the table: assumed 2 x 512-bit FMA units (Xeon Gold/Platinum; some parts have 1)";
+    c.fma_source =
+        "AVX-512 CPU not in the table: assumed 2 x 512-bit FMA units (Xeon Gold/Platinum; some parts have 1)";
   } else if (avx2fma) {
     c.fp32_lanes = 8;
     c.fma_units = 2;
@@ -172,7 +173,8 @@ std::string theoretical_fma_derivation(const CpuInfo& cpu, bool fp64, double clo
   const int lanes = fp64 ? std::max(1, cpu.fp32_lanes / 2) : cpu.fp32_lanes;
   return fmt::format(
       "{} cores x {} {} lanes x {} FMA units x 2 FLOP x {:.3f} GHz; units and lanes: {}; clock: "
-      "measured by timing dependent integer-add chains (1 cycle each) on all cores at once, before and after the samples",
+      "measured by timing dependent integer-add chains (1 cycle each) on all cores at once, before and after the "
+      "samples",
       cpu.threads, lanes, fp64 ? "FP64" : "FP32", cpu.fma_units, clock_hz / 1e9, cpu.fma_source);
 }
 

@@ -9,15 +9,15 @@ namespace roofbench {
 struct CpuInfo {
   std::string vendor, model_name;
   int family = 0, model = 0;
-  int threads = 1;              // OpenMP threads the suite uses (all cores)
-  std::size_t l1d_bytes = 0;    // per core
-  std::size_t l2_bytes = 0;     // per core
-  std::size_t llc_bytes = 0;    // last-level cache, total
-  std::string isa;              // widest FMA kernel this CPU runs: "avx512f", "avx2+fma", "scalar"
-  int fp32_lanes = 4;           // FP32 lanes of one FMA unit's datapath
-  int fma_units = 1;            // FMA units per core
-  std::string fma_source;       // where lanes and units come from
-  double nominal_hz = 0;        // /proc/cpuinfo "cpu MHz", 0 if absent
+  int threads = 1;            // OpenMP threads the suite uses (all cores)
+  std::size_t l1d_bytes = 0;  // per core
+  std::size_t l2_bytes = 0;   // per core
+  std::size_t llc_bytes = 0;  // last-level cache, total
+  std::string isa;            // widest FMA kernel this CPU runs: "avx512f", "avx2+fma", "scalar"
+  int fp32_lanes = 4;         // FP32 lanes of one FMA unit's datapath
+  int fma_units = 1;          // FMA units per core
+  std::string fma_source;     // where lanes and units come from
+  double nominal_hz = 0;      // /proc/cpuinfo "cpu MHz", 0 if absent
 };
 
 const CpuInfo& cpu_info();  // detected once

@@ -16,23 +16,23 @@ struct CudaError : std::runtime_error {
 };
 
 [[noreturn]] inline void throw_cuda(cudaError_t e, const char* expr, const char* file, int line) {
-  throw CudaError(std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ") from " + expr +
-                  " at " + file + ":" + std::to_string(line));
+  throw CudaError(std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ") from " + expr + " at " + file +
+                  ":" + std::to_string(line));
 }
 
-#define CUDA_CHECK(expr)                                                         \
-  do {                                                                           \
-    cudaError_t roofbench_err_ = (expr);                                         \
+#define CUDA_CHECK(expr)                                                                                   \
+  do {                                                                                                     \
+    cudaError_t roofbench_err_ = (expr);                                                                   \
     if (roofbench_err_ != cudaSuccess) ::roofbench::throw_cuda(roofbench_err_, #expr, __FILE__, __LINE__); \
   } while (false)
 
 // For destructors: report, never throw.
-#define CUDA_CHECK_NOEXCEPT(expr)                                                                    \
-  do {                                                                                               \
-    cudaError_t roofbench_err_ = (expr);                                                             \
-    if (roofbench_err_ != cudaSuccess)                                                               \
-      std::fprintf(stderr, "roofbench: %s from %s at %s:%d\n", cudaGetErrorName(roofbench_err_), #expr, \
-                   __FILE__, __LINE__);                                                              \
+#define CUDA_CHECK_NOEXCEPT(expr)                                                                                 \
+  do {                                                                                                            \
+    cudaError_t roofbench_err_ = (expr);                                                                          \
+    if (roofbench_err_ != cudaSuccess)                                                                            \
+      std::fprintf(stderr, "roofbench: %s from %s at %s:%d\n", cudaGetErrorName(roofbench_err_), #expr, __FILE__, \
+                   __LINE__);                                                                                     \
   } while (false)
 
 // After every kernel launch: catches bad launch configurations at the launch site.

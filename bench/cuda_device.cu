@@ -41,7 +41,9 @@ int attr(cudaDeviceAttr a, int dev) {
   return v;
 }
 
-std::string version_string(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+std::string version_string(int v) {
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
 
 class CudaDevice final : public Device {
  public:

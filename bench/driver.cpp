@@ -101,8 +101,8 @@ std::vector<Job> kernel_jobs(Backend backend, bool quick, const std::string& fil
       for (const auto& p : quick ? v.quick_sizes : v.sizes)
         if (std::regex_search(v.name(p), re)) jobs.push_back({&v, p});
   if (jobs.empty())
-    throw InputError(fmt::format("--filter '{}' matches no benchmark on the {} device (see `roofbench list`)",
-                                 filter, to_string(backend)));
+    throw InputError(fmt::format("--filter '{}' matches no benchmark on the {} device (see `roofbench list`)", filter,
+                                 to_string(backend)));
   return jobs;
 }
 
@@ -177,17 +177,19 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   r.settings["flush_bytes"] = dev->flush_bytes();
   r.settings["timer"] = dev->timer();
 
-  std::cout << fmt::format("roofbench {} on {}: {} benchmarks ({} ceilings first), cache {}\n", ROOFBENCH_VERSION,
-                           device_line(r), jobs.size(), ceiling_jobs(dev->backend(), a.quick).size(),
-                           opt.cold_cache ? fmt::format("flushed with {} before every sample", si(dev->flush_bytes(), "B"))
-                                          : "warm");
+  std::cout << fmt::format(
+      "roofbench {} on {}: {} benchmarks ({} ceilings first), cache {}\n", ROOFBENCH_VERSION, device_line(r),
+      jobs.size(), ceiling_jobs(dev->backend(), a.quick).size(),
+      opt.cold_cache ? fmt::format("flushed with {} before every sample", si(dev->flush_bytes(), "B")) : "warm");
   JobsOutput ran = run_jobs(*dev, jobs, opt, a.gbench_args, std::cout);
 
   int failed = 0;
   for (auto& jr : ran.results) {
     if (!jr.result.verified()) ++failed;
-    if (jr.job.variant->ceiling && jr.result.verified()) r.ceilings.push_back(make_ceiling(*dev, jr));
-    else if (!jr.job.variant->ceiling || !jr.result.verified()) r.benchmarks.push_back(std::move(jr.result));
+    if (jr.job.variant->ceiling && jr.result.verified())
+      r.ceilings.push_back(make_ceiling(*dev, jr));
+    else if (!jr.job.variant->ceiling || !jr.result.verified())
+      r.benchmarks.push_back(std::move(jr.result));
   }
   apply_model(r);
 

@@ -106,8 +106,10 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
       for (auto _ : state) {
         try {
           const Measurement m = measure(dev, *inst, opt);
-          if (res->measurement) merge(*res->measurement, m);
-          else res->measurement = m;
+          if (res->measurement)
+            merge(*res->measurement, m);
+          else
+            res->measurement = m;
           state.SetIterationTime(m.stats.median);
         } catch (const std::exception& e) {
           res->error = e.what();

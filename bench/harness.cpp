@@ -5,8 +5,12 @@
 namespace roofbench {
 
 nlohmann::json MeasureOptions::to_json() const {
-  return {{"cold_cache", cold_cache}, {"warmup_runs", warmup_runs}, {"min_samples", min_samples},
-          {"max_samples", max_samples}, {"min_time_s", min_time_s},  {"max_wall_s", max_wall_s},
+  return {{"cold_cache", cold_cache},
+          {"warmup_runs", warmup_runs},
+          {"min_samples", min_samples},
+          {"max_samples", max_samples},
+          {"min_time_s", min_time_s},
+          {"max_wall_s", max_wall_s},
           {"seed", seed}};
 }
 

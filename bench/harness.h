@@ -11,11 +11,11 @@ namespace roofbench {
 
 struct MeasureOptions {
   bool cold_cache = true;
-  int warmup_runs = 2;          // at least this many untimed runs first
-  int min_samples = 10;         // never stop before this many samples
+  int warmup_runs = 2;   // at least this many untimed runs first
+  int min_samples = 10;  // never stop before this many samples
   int max_samples = 1000;
-  double min_time_s = 0.5;      // stop once the timed samples add up to this...
-  double max_wall_s = 10.0;     // ...or once this much wall time passed (flushes included)
+  double min_time_s = 0.5;   // stop once the timed samples add up to this...
+  double max_wall_s = 10.0;  // ...or once this much wall time passed (flushes included)
   std::uint64_t seed = 20261121;
 
   static MeasureOptions full() { return {}; }

@@ -1,3 +1,5 @@
 #include "bench/driver.h"
 
-int main(int argc, char** argv) { return roofbench::roofbench_main(argc, argv); }
+int main(int argc, char** argv) {
+  return roofbench::roofbench_main(argc, argv);
+}

@@ -12,15 +12,19 @@ std::vector<Variant>& mutable_registry() {
 }
 
 [[noreturn]] void bad_declaration(const Variant& v, const char* why) {
-  std::fprintf(stderr, "roofbench: bad variant declaration %s (%s): %s\n", v.base_name().c_str(),
-               v.source.c_str(), why);
+  std::fprintf(stderr, "roofbench: bad variant declaration %s (%s): %s\n", v.base_name().c_str(), v.source.c_str(),
+               why);
   std::abort();
 }
 }  // namespace
 
-std::string Variant::base_name() const { return family + "/" + variant + "/" + to_string(precision); }
+std::string Variant::base_name() const {
+  return family + "/" + variant + "/" + to_string(precision);
+}
 
-const std::vector<Variant>& registry() { return mutable_registry(); }
+const std::vector<Variant>& registry() {
+  return mutable_registry();
+}
 
 bool register_variant(Variant v) {
   if (v.family.empty() || v.variant.empty()) bad_declaration(v, "family and variant are required");

@@ -39,16 +39,16 @@ struct Variant {
   std::string variant;  // "naive", "smem_tiled", ...
   Precision precision = Precision::fp32;
   Backend backend = Backend::cpu;
-  std::string unit;            // compute unit it uses: "simd" (CPU), "simt" (CUDA cores), "tensor"
-  std::string level = "dram";  // memory level its declared bytes refer to
-  std::string summary;         // one line: the idea of this variant
-  std::string source;          // file that defines it
-  std::vector<Params> sizes;        // a full run
-  std::vector<Params> quick_sizes;  // --quick
-  std::vector<Params> test_sizes;   // small and awkward sizes for the correctness tests
+  std::string unit;                            // compute unit it uses: "simd" (CPU), "simt" (CUDA cores), "tensor"
+  std::string level = "dram";                  // memory level its declared bytes refer to
+  std::string summary;                         // one line: the idea of this variant
+  std::string source;                          // file that defines it
+  std::vector<Params> sizes;                   // a full run
+  std::vector<Params> quick_sizes;             // --quick
+  std::vector<Params> test_sizes;              // small and awkward sizes for the correctness tests
   std::function<double(const Params&)> flops;  // declared work
   std::function<double(const Params&)> bytes;  // the fewest bytes it must move
-  std::string work;                             // one-line derivation of the two above
+  std::string work;                            // one-line derivation of the two above
   std::function<std::unique_ptr<Instance>(const Params&)> make;
   std::optional<CeilingSpec> ceiling;
 

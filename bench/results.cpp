@@ -33,19 +33,14 @@ Params params_from(const json& a) {
 }
 
 json stats_json(const SampleStats& s) {
-  return {{"n", s.n},           {"min_s", s.min},       {"max_s", s.max},
-          {"mean_s", s.mean},   {"stddev_s", s.stddev}, {"q1_s", s.q1},
-          {"median_s", s.median}, {"q3_s", s.q3},       {"iqr_s", s.iqr()},
-          {"rel_iqr", s.rel_iqr()}};
+  return {{"n", s.n},     {"min_s", s.min},       {"max_s", s.max}, {"mean_s", s.mean}, {"stddev_s", s.stddev},
+          {"q1_s", s.q1}, {"median_s", s.median}, {"q3_s", s.q3},   {"iqr_s", s.iqr()}, {"rel_iqr", s.rel_iqr()}};
 }
 
 json verification_json(const Verification& v) {
-  return {{"ok", v.ok},
-          {"checked", v.checked},
-          {"mismatches", v.mismatches},
-          {"max_abs_error", v.max_abs_error},
-          {"method", v.method},
-          {"detail", v.detail}};
+  return {
+      {"ok", v.ok},         {"checked", v.checked}, {"mismatches", v.mismatches}, {"max_abs_error", v.max_abs_error},
+      {"method", v.method}, {"detail", v.detail}};
 }
 Verification verification_from(const json& j) {
   Verification v;
@@ -158,8 +153,7 @@ BenchmarkResult benchmark_from(const json& j) {
   b.warnings = j.value("warnings", std::vector<std::string>{});
   if (!j.at("measurement").is_null()) b.measurement = measurement_from(j.at("measurement"));
   if (!j.at("placement").is_null()) b.placement = placement_from(j.at("placement"));
-  if (b.verified() && !b.measurement)
-    throw InputError("benchmark '" + b.name + "' is verified but has no measurement");
+  if (b.verified() && !b.measurement) throw InputError("benchmark '" + b.name + "' is verified but has no measurement");
   if (!b.verified() && b.measurement)
     throw InputError("benchmark '" + b.name + "' failed verification but carries a measurement");
   return b;
@@ -186,11 +180,9 @@ Ceiling ceiling_from(const json& j) {
   if (c.kind != "bandwidth" && c.kind != "compute")
     throw InputError("ceiling '" + c.name + "' has unknown kind '" + c.kind + "'");
   if (!j.at("level").is_null()) c.level = j.at("level").get<std::string>();
-  if (!j.at("precision").is_null())
-    c.precision = precision_from_string(j.at("precision").get<std::string>());
+  if (!j.at("precision").is_null()) c.precision = precision_from_string(j.at("precision").get<std::string>());
   if (!j.at("unit").is_null()) c.unit = j.at("unit").get<std::string>();
-  if (c.kind == "bandwidth" && c.level.empty())
-    throw InputError("bandwidth ceiling '" + c.name + "' has no level");
+  if (c.kind == "bandwidth" && c.level.empty()) throw InputError("bandwidth ceiling '" + c.name + "' has no level");
   if (c.kind == "compute" && (!c.precision || c.unit.empty()))
     throw InputError("compute ceiling '" + c.name + "' has no precision or unit");
   c.value = j.at("value").get<double>();
@@ -225,11 +217,10 @@ void to_json(json& j, const Results& r) {
 void from_json(const json& j, Results& r) {
   if (!j.is_object()) throw InputError("not a roofbench results file (top level is not an object)");
   auto it = j.find("schema");
-  if (it == j.end() || !it->is_string())
-    throw InputError("not a roofbench results file (no \"schema\" field)");
+  if (it == j.end() || !it->is_string()) throw InputError("not a roofbench results file (no \"schema\" field)");
   if (*it != kResultsSchema)
-    throw InputError("unsupported schema '" + it->get<std::string>() + "' (this roofbench reads " +
-                     kResultsSchema + ")");
+    throw InputError("unsupported schema '" + it->get<std::string>() + "' (this roofbench reads " + kResultsSchema +
+                     ")");
   try {
     r.schema = *it;
     r.provenance = j.at("provenance");
@@ -242,8 +233,7 @@ void from_json(const json& j, Results& r) {
     r.ridge_points.clear();
     for (const auto& rp : j.at("ridge_points"))
       r.ridge_points.push_back({rp.at("compute_ceiling").get<std::string>(),
-                                rp.at("bandwidth_ceiling").get<std::string>(),
-                                rp.at("intensity").get<double>()});
+                                rp.at("bandwidth_ceiling").get<std::string>(), rp.at("intensity").get<double>()});
     r.benchmarks.clear();
     for (const auto& b : j.at("benchmarks")) r.benchmarks.push_back(benchmark_from(b));
   } catch (const json::exception& e) {
@@ -269,6 +259,8 @@ Results load_results(const std::string& path) {
   }
 }
 
-std::string dump_results(const Results& r) { return json(r).dump(2) + "\n"; }
+std::string dump_results(const Results& r) {
+  return json(r).dump(2) + "\n";
+}
 
 }  // namespace roofbench

@@ -73,9 +73,9 @@ struct ReferenceValue {
 };
 
 struct Ceiling {
-  std::string name;   // "dram_triad", "fp32_fma"
-  std::string kind;   // "bandwidth" or "compute"
-  std::string level;  // bandwidth: "dram", "l2", ...
+  std::string name;                    // "dram_triad", "fp32_fma"
+  std::string kind;                    // "bandwidth" or "compute"
+  std::string level;                   // bandwidth: "dram", "l2", ...
   std::optional<Precision> precision;  // compute only
   std::string unit;                    // compute only: "simd", "simt", "tensor"
   double value = 0;                    // measured: B/s or FLOP/s

@@ -14,7 +14,7 @@ struct SampleStats {
   double rel_iqr() const { return median > 0 ? iqr() / median : 0.0; }
 };
 
-double quantile(std::vector<double> v, double q);  // q in [0,1]; throws on empty input
+double quantile(std::vector<double> v, double q);           // q in [0,1]; throws on empty input
 SampleStats summarize(const std::vector<double>& samples);  // throws on empty input
 
 }  // namespace roofbench

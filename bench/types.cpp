@@ -6,15 +6,21 @@ namespace roofbench {
 
 std::string to_string(Precision p) {
   switch (p) {
-    case Precision::fp64: return "fp64";
-    case Precision::fp32: return "fp32";
-    case Precision::fp16: return "fp16";
-    case Precision::bf16: return "bf16";
+    case Precision::fp64:
+      return "fp64";
+    case Precision::fp32:
+      return "fp32";
+    case Precision::fp16:
+      return "fp16";
+    case Precision::bf16:
+      return "bf16";
   }
   return "?";
 }
 
-std::string to_string(Backend b) { return b == Backend::cpu ? "cpu" : "cuda"; }
+std::string to_string(Backend b) {
+  return b == Backend::cpu ? "cpu" : "cuda";
+}
 
 Precision precision_from_string(const std::string& s) {
   for (Precision p : {Precision::fp64, Precision::fp32, Precision::fp16, Precision::bf16})
@@ -30,10 +36,14 @@ Backend backend_from_string(const std::string& s) {
 
 double unit_roundoff(Precision p) {
   switch (p) {
-    case Precision::fp64: return std::ldexp(1.0, -53);
-    case Precision::fp32: return std::ldexp(1.0, -24);
-    case Precision::fp16: return std::ldexp(1.0, -11);
-    case Precision::bf16: return std::ldexp(1.0, -8);
+    case Precision::fp64:
+      return std::ldexp(1.0, -53);
+    case Precision::fp32:
+      return std::ldexp(1.0, -24);
+    case Precision::fp16:
+      return std::ldexp(1.0, -11);
+    case Precision::bf16:
+      return std::ldexp(1.0, -8);
   }
   return 0;
 }

@@ -23,7 +23,7 @@ double unit_roundoff(Precision p);
 // Named problem parameters, in declaration order ("M", "N", "K" or "n").
 using Params = std::vector<std::pair<std::string, std::int64_t>>;
 std::int64_t param(const Params& p, const std::string& key);  // throws std::out_of_range
-std::string params_to_string(const Params& p);                 // "M:256/N:256/K:256"
+std::string params_to_string(const Params& p);                // "M:256/N:256/K:256"
 
 // Bad input from the user or a file: the CLI prints what() on one line and exits 2.
 struct InputError : std::runtime_error {

@@ -41,6 +41,8 @@ class Checker {
 };
 
 // A poison value for outputs: NaN, so an element the kernel never wrote fails the check.
-inline float poison_f32() { return std::nanf("0x7bad"); }
+inline float poison_f32() {
+  return std::nanf("0x7bad");
+}
 
 }  // namespace roofbench

@@ -17,7 +17,6 @@ std::string render_console(const Results& r) {
   }
   s += "\n";
 
-
   std::size_t w = 9;
   for (const auto& b : r.benchmarks) w = std::max(w, b.name.size());
   s += fmt::format("{:<{}} {:>10} {:>6} {:>14} {:>12} {:>7} {:>7} {:>7}  {}\n", "benchmark", w, "median", "IQR",

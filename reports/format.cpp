@@ -48,12 +48,23 @@ std::string xml_escape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -62,9 +73,12 @@ std::string xml_escape(const std::string& s) {
 std::string md_cell(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -83,7 +97,9 @@ std::string ceiling_label(const Ceiling& c) {
   return out;
 }
 
-std::string ceiling_value(const Ceiling& c) { return si(c.value, c.value_unit); }
+std::string ceiling_value(const Ceiling& c) {
+  return si(c.value, c.value_unit);
+}
 
 std::string device_line(const Results& r) {
   const auto& d = r.device;
@@ -123,11 +139,14 @@ std::string status_text(const BenchmarkResult& b) {
 }
 
 BenchmarkCells benchmark_cells(const BenchmarkResult& b, const std::string& empty) {
-  BenchmarkCells c{empty, empty, empty, flop_rate_text(b), byte_rate_text(b), empty, empty, empty, empty};
+  BenchmarkCells c{empty, empty, empty, flop_rate_text(b), byte_rate_text(b), empty, empty, empty, empty, empty};
   if (b.measurement) {
-    c.median = duration(b.measurement->stats.median);
-    c.rel_iqr = fmt::format("{:.1f}%", 100 * b.measurement->stats.rel_iqr());
-    c.samples = std::to_string(b.measurement->stats.n);
+    const Measurement& m = *b.measurement;
+    c.median = duration(m.stats.median);
+    c.rel_iqr = fmt::format("{:.1f}%", 100 * m.stats.rel_iqr());
+    c.samples = std::to_string(m.stats.n);
+    if (m.clock_before_hz && m.clock_after_hz)
+      c.clock = fmt::format("{:.2f} → {:.2f} GHz", *m.clock_before_hz / 1e9, *m.clock_after_hz / 1e9);
   }
   if (b.placement) {
     if (b.placement->intensity) c.intensity = intensity(*b.placement->intensity);

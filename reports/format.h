@@ -33,6 +33,7 @@ std::string status_text(const BenchmarkResult& b);  // "ok", "FAILED: ..."
 // Cells without a value hold `empty`.
 struct BenchmarkCells {
   std::string median, rel_iqr, samples, flop_rate, byte_rate, intensity, attainable, roof_pct, bound;
+  std::string clock;  // SM / core clock before → after the samples, "1.98 → 1.75 GHz"
 };
 BenchmarkCells benchmark_cells(const BenchmarkResult& b, const std::string& empty);
 

@@ -34,6 +34,14 @@ code { font-size: 12px; }
                    xml_escape(r.provenance.value("command_line", "")));
   s += render_svg(r);
 
+  // Everything the run recorded about the machine and the method, as recorded.
+  auto kv_table = [&s](const char* title, const nlohmann::json& obj) {
+    s += fmt::format("<h2>{}</h2>\n<table>\n", title);
+    for (const auto& [k, v] : obj.items())
+      s += "<tr>" + td(k) + td(v.is_string() ? v.get<std::string>() : v.dump()) + "</tr>\n";
+    s += "</table>\n";
+  };
+
   s += "<h2>Ceilings (measured in this run)</h2>\n<table>\n<tr><th>ceiling</th><th>measured</th><th>datasheet</th>"
        "<th>theoretical</th><th>measured / reference</th><th>median time</th><th>method</th></tr>\n";
   for (const auto& c : r.ceilings) {
@@ -41,8 +49,8 @@ code { font-size: 12px; }
     s += "<tr>" + td(ceiling_label(c)) + td(ceiling_value(c), true) +
          td(c.datasheet ? si(c.datasheet->value, c.value_unit) : "—", true) +
          td(c.theoretical ? si(c.theoretical->value, c.value_unit) : "—", true) +
-         td(ref.ratio.empty() ? "—" : ref.ratio, true) + td(duration(c.measurement.stats.median), true) +
-         td(c.method) + "</tr>\n";
+         td(ref.ratio.empty() ? "—" : ref.ratio, true) + td(duration(c.measurement.stats.median), true) + td(c.method) +
+         "</tr>\n";
   }
   s += "</table>\n";
   for (const auto& c : r.ceilings)
@@ -50,18 +58,21 @@ code { font-size: 12px; }
       s += fmt::format("<p class=\"meta\">{} theoretical peak: {} ({})</p>\n", xml_escape(ceiling_label(c)),
                        xml_escape(si(c.theoretical->value, c.value_unit)), xml_escape(c.theoretical->source));
 
+  kv_table("Device", r.device);
+  kv_table("Settings", r.settings);
+
   s += "<h2>Benchmarks</h2>\n<table>\n<tr><th>benchmark</th><th>median</th><th>IQR</th><th>samples</th>"
        "<th>FLOP/s</th><th>bytes/s</th><th>FLOP/byte</th><th>attainable</th><th>% of roof</th><th>bound</th>"
-       "<th>verified</th><th>work</th></tr>\n";
+       "<th>clock</th><th>verified</th><th>work</th></tr>\n";
   for (const auto& b : r.benchmarks) {
     const bool ok = b.verified();
     s += ok ? "<tr>" : "<tr class=\"failed\">";
     s += "<td><code>" + xml_escape(b.name) + "</code></td>";
     const BenchmarkCells c = benchmark_cells(b, "—");
-    for (const std::string* cell : {&c.median, &c.rel_iqr, &c.samples, &c.flop_rate, &c.byte_rate, &c.intensity,
-                                    &c.attainable, &c.roof_pct})
+    for (const std::string* cell :
+         {&c.median, &c.rel_iqr, &c.samples, &c.flop_rate, &c.byte_rate, &c.intensity, &c.attainable, &c.roof_pct})
       s += td(*cell, true);
-    s += td(c.bound);
+    s += td(c.bound) + td(c.clock);
     s += td(ok ? fmt::format("yes ({} checked)", b.verification.checked) : "FAILED: " + b.error);
     s += td(b.work) + "</tr>\n";
   }

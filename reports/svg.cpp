@@ -17,8 +17,12 @@ namespace {
 constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                     "#E69F00", "#56B4E9", "#000000", "#999999"};
 
-double floor_decade(double v) { return std::pow(10.0, std::floor(std::log10(v) + 1e-9)); }
-double ceil_decade(double v) { return std::pow(10.0, std::ceil(std::log10(v) - 1e-9)); }
+double floor_decade(double v) {
+  return std::pow(10.0, std::floor(std::log10(v) + 1e-9));
+}
+double ceil_decade(double v) {
+  return std::pow(10.0, std::ceil(std::log10(v) - 1e-9));
+}
 
 bool plotted(const BenchmarkResult& b) {
   return b.placement && b.placement->intensity && b.placement->flop_per_s > 0;
@@ -147,8 +151,9 @@ std::string render_svg(const Results& r) {
                     decade_label(d, "FLOP/s")));
   out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">Arithmetic intensity (FLOP/byte, declared)</text>)",
                   (L.left + L.right) / 2, L.bottom + 40));
-  out(fmt::format(R"svg(<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">Performance (FLOP/s)</text>)svg",
-                  (L.top + L.bottom) / 2));
+  out(fmt::format(
+      R"svg(<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">Performance (FLOP/s)</text>)svg",
+      (L.top + L.bottom) / 2));
 
   // Ceilings. The bandwidth lines rise until they meet the highest compute roof; compute roofs
   // start where they meet the highest bandwidth roof.
@@ -163,7 +168,8 @@ std::string render_svg(const Results& r) {
     return false;
   };
   const double slope_deg = -std::atan((L.bottom - L.top) / std::log10(L.y_max / L.y_min) /
-                                      ((L.right - L.left) / std::log10(L.x_max / L.x_min))) * 180.0 / M_PI;
+                                      ((L.right - L.left) / std::log10(L.x_max / L.x_min))) *
+                           180.0 / M_PI;
   out(R"svg(<g class="ceilings" clip-path="url(#plot-area)" fill="none" stroke-linecap="round">)svg");
   std::string labels;
   int bw_index = 0;
@@ -280,8 +286,9 @@ std::string render_svg(const Results& r) {
   out(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#222222" stroke-width="2.2"/>)", lx, ly + 14,
                   lx + 14, ly + 14));
   out(fmt::format(R"(<text x="{}" y="{}">roof (best measured)</text>)", lx + 18, ly + 18));
-  out(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4"/>)",
-                  lx, ly + 32, lx + 14, ly + 32));
+  out(fmt::format(
+      R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4"/>)", lx,
+      ly + 32, lx + 14, ly + 32));
   out(fmt::format(R"(<text x="{}" y="{}">lower ceiling</text>)", lx + 18, ly + 36));
   out(fmt::format(R"(<path d="M {} {} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222"/>)", lx + 7, ly + 44));
   out(fmt::format(R"(<text x="{}" y="{}">ridge point</text>)", lx + 18, ly + 54));

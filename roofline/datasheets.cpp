@@ -7,12 +7,12 @@ namespace roofbench {
 namespace {
 
 struct Sheet {
-  const char* match;   // substring of the CUDA device name
+  const char* match;  // substring of the CUDA device name
   const char* source;
   double hbm_bytes_per_s;
-  double fp32_flop_per_s;      // CUDA-core FMA
-  double fp64_flop_per_s;      // CUDA-core FMA (not tensor)
-  double fp16_tensor_dense;    // FP16/BF16 tensor, dense (no sparsity)
+  double fp32_flop_per_s;    // CUDA-core FMA
+  double fp64_flop_per_s;    // CUDA-core FMA (not tensor)
+  double fp16_tensor_dense;  // FP16/BF16 tensor, dense (no sparsity)
 };
 
 // Order matters: the first match wins, so the more specific names come first.

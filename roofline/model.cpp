@@ -62,8 +62,7 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
 std::vector<RidgePoint> ridge_points(const Roofs& roofs) {
   std::vector<RidgePoint> out;
   for (const auto& [key, peak] : roofs.compute)
-    for (const auto& [level, bw] : roofs.bandwidth)
-      out.push_back({peak->name, bw->name, peak->value / bw->value});
+    for (const auto& [level, bw] : roofs.bandwidth) out.push_back({peak->name, bw->name, peak->value / bw->value});
   return out;
 }
 
@@ -84,12 +83,12 @@ void apply_model(Results& r) {
       continue;
     }
     if (b.placement->roof_pct > 100.0 * (1.0 + kRoofTolerance)) {
-      b.warnings.push_back(fmt::format(
-          "roofline: at {:.0f}% of its roof ({}), above the measured ceiling by more than {:.0f}%: "
-          "the roof is too low or the declared work too high",
-          b.placement->roof_pct,
-          b.placement->bound == "memory" ? b.placement->bandwidth_ceiling : b.placement->compute_ceiling,
-          100 * kRoofTolerance));
+      b.warnings.push_back(
+          fmt::format("roofline: at {:.0f}% of its roof ({}), above the measured ceiling by more than {:.0f}%: "
+                      "the roof is too low or the declared work too high",
+                      b.placement->roof_pct,
+                      b.placement->bound == "memory" ? b.placement->bandwidth_ceiling : b.placement->compute_ceiling,
+                      100 * kRoofTolerance));
     }
   }
 }

@@ -17,7 +17,7 @@
 namespace roofbench {
 
 struct Roofs {
-  std::map<std::string, const Ceiling*> bandwidth;                    // by level
+  std::map<std::string, const Ceiling*> bandwidth;                      // by level
   std::map<std::pair<Precision, std::string>, const Ceiling*> compute;  // by (precision, unit)
 };
 

@@ -17,6 +17,7 @@ inline Measurement measurement_of(std::vector<double> samples) {
   m.stop_reason = "min_time";
   m.timer = "steady-clock";
   m.clock_before_hz = 2.0e9;
+  m.clock_after_hz = 2.0e9;
   return m;
 }
 
@@ -71,8 +72,11 @@ inline BenchmarkResult kernel(const std::string& variant, double flops, double b
 // Roofs: 100 GB/s DRAM (copy 80 GB/s below it), 1 TFLOP/s FP32, 0.5 TFLOP/s FP64.
 inline Results sample_results() {
   Results r;
-  r.provenance = {{"roofbench_version", "0.1.0"}, {"git_commit", "abc"}, {"utc_time", "2026-11-21T00:00:00Z"},
-                  {"host", "test"}, {"command_line", "roofbench run"}};
+  r.provenance = {{"roofbench_version", "0.1.0"},
+                  {"git_commit", "abc"},
+                  {"utc_time", "2026-11-21T00:00:00Z"},
+                  {"host", "test"},
+                  {"command_line", "roofbench run"}};
   r.device = {{"kind", "cpu"}, {"name", "Test CPU"}, {"threads", 2}, {"isa", "avx2+fma"}};
   r.settings = {{"quick", true}};
   r.ceilings = {bandwidth_ceiling("dram_update", 100e9), bandwidth_ceiling("dram_copy", 80e9),

@@ -38,46 +38,46 @@ Chunk my_chunk(std::int64_t n) {
 
 // One set of the five kernels per instruction set; `W` floats per vector, `R` vectors in flight
 // for the read. Tails (never more than 15 floats with n a multiple of 16) are done scalar.
-#define ROOFBENCH_STREAM_KERNELS(SFX, TARGET, VEC, W, LOAD, STORE, STREAM, ADD, MUL, SET1, ZERO, FENCE)             \
-  __attribute__((target(TARGET))) double read_##SFX(const float* x, Chunk c) {                                   \
-    constexpr int R = 8;                                                                                         \
-    VEC acc[R];                                                                                                  \
-    for (int r = 0; r < R; ++r) acc[r] = ZERO();                                                                 \
-    std::int64_t i = c.begin;                                                                                    \
-    for (; i + R * W <= c.end; i += R * W)                                                                       \
-      for (int r = 0; r < R; ++r) acc[r] = ADD(acc[r], LOAD(x + i + r * W));                                     \
-    alignas(64) float lanes[R * W];                                                                              \
-    for (int r = 0; r < R; ++r) STORE(lanes + r * W, acc[r]);                                                    \
-    double s = 0;                                                                                                \
-    for (float v : lanes) s += v;                                                                                \
-    for (; i < c.end; ++i) s += x[i];                                                                            \
-    return s;                                                                                                    \
-  }                                                                                                              \
-  __attribute__((target(TARGET))) void write_##SFX(float* y, float v, Chunk c) {                                 \
-    const VEC vv = SET1(v);                                                                                      \
-    std::int64_t i = c.begin;                                                                                    \
-    for (; i + W <= c.end; i += W) STREAM(y + i, vv);                                                            \
-    for (; i < c.end; ++i) y[i] = v;                                                                             \
-    FENCE();                                                                                                     \
-  }                                                                                                              \
-  __attribute__((target(TARGET))) void copy_##SFX(const float* x, float* y, Chunk c) {                           \
-    std::int64_t i = c.begin;                                                                                    \
-    for (; i + W <= c.end; i += W) STREAM(y + i, LOAD(x + i));                                                   \
-    for (; i < c.end; ++i) y[i] = x[i];                                                                          \
-    FENCE();                                                                                                     \
-  }                                                                                                              \
+#define ROOFBENCH_STREAM_KERNELS(SFX, TARGET, VEC, W, LOAD, STORE, STREAM, ADD, MUL, SET1, ZERO, FENCE)           \
+  __attribute__((target(TARGET))) double read_##SFX(const float* x, Chunk c) {                                    \
+    constexpr int R = 8;                                                                                          \
+    VEC acc[R];                                                                                                   \
+    for (int r = 0; r < R; ++r) acc[r] = ZERO();                                                                  \
+    std::int64_t i = c.begin;                                                                                     \
+    for (; i + R * W <= c.end; i += R * W)                                                                        \
+      for (int r = 0; r < R; ++r) acc[r] = ADD(acc[r], LOAD(x + i + r * W));                                      \
+    alignas(64) float lanes[R * W];                                                                               \
+    for (int r = 0; r < R; ++r) STORE(lanes + r * W, acc[r]);                                                     \
+    double s = 0;                                                                                                 \
+    for (float v : lanes) s += v;                                                                                 \
+    for (; i < c.end; ++i) s += x[i];                                                                             \
+    return s;                                                                                                     \
+  }                                                                                                               \
+  __attribute__((target(TARGET))) void write_##SFX(float* y, float v, Chunk c) {                                  \
+    const VEC vv = SET1(v);                                                                                       \
+    std::int64_t i = c.begin;                                                                                     \
+    for (; i + W <= c.end; i += W) STREAM(y + i, vv);                                                             \
+    for (; i < c.end; ++i) y[i] = v;                                                                              \
+    FENCE();                                                                                                      \
+  }                                                                                                               \
+  __attribute__((target(TARGET))) void copy_##SFX(const float* x, float* y, Chunk c) {                            \
+    std::int64_t i = c.begin;                                                                                     \
+    for (; i + W <= c.end; i += W) STREAM(y + i, LOAD(x + i));                                                    \
+    for (; i < c.end; ++i) y[i] = x[i];                                                                           \
+    FENCE();                                                                                                      \
+  }                                                                                                               \
   __attribute__((target(TARGET))) void triad_##SFX(const float* b, const float* c3, float* a, float s, Chunk c) { \
-    const VEC vs = SET1(s);                                                                                      \
-    std::int64_t i = c.begin;                                                                                    \
-    for (; i + W <= c.end; i += W) STREAM(a + i, ADD(LOAD(b + i), MUL(vs, LOAD(c3 + i))));                       \
-    for (; i < c.end; ++i) a[i] = b[i] + s * c3[i];                                                              \
-    FENCE();                                                                                                     \
-  }                                                                                                              \
-  __attribute__((target(TARGET))) void update_##SFX(float* y, Chunk c) {                                         \
-    const VEC one = SET1(1.0f);                                                                                  \
-    std::int64_t i = c.begin;                                                                                    \
-    for (; i + W <= c.end; i += W) STORE(y + i, ADD(LOAD(y + i), one));                                          \
-    for (; i < c.end; ++i) y[i] += 1.0f;                                                                         \
+    const VEC vs = SET1(s);                                                                                       \
+    std::int64_t i = c.begin;                                                                                     \
+    for (; i + W <= c.end; i += W) STREAM(a + i, ADD(LOAD(b + i), MUL(vs, LOAD(c3 + i))));                        \
+    for (; i < c.end; ++i) a[i] = b[i] + s * c3[i];                                                               \
+    FENCE();                                                                                                      \
+  }                                                                                                               \
+  __attribute__((target(TARGET))) void update_##SFX(float* y, Chunk c) {                                          \
+    const VEC one = SET1(1.0f);                                                                                   \
+    std::int64_t i = c.begin;                                                                                     \
+    for (; i + W <= c.end; i += W) STORE(y + i, ADD(LOAD(y + i), one));                                           \
+    for (; i < c.end; ++i) y[i] += 1.0f;                                                                          \
   }
 
 #if defined(__x86_64__)
@@ -114,9 +114,10 @@ Isa isa() {
 }
 
 #if defined(__x86_64__)
-#define ROOFBENCH_DISPATCH(NAME, ...)                               \
-  (isa_ == Isa::avx512 ? NAME##_avx512(__VA_ARGS__)                 \
-   : isa_ == Isa::avx2 ? NAME##_avx2(__VA_ARGS__) : NAME##_plain(__VA_ARGS__))
+#define ROOFBENCH_DISPATCH(NAME, ...)               \
+  (isa_ == Isa::avx512 ? NAME##_avx512(__VA_ARGS__) \
+   : isa_ == Isa::avx2 ? NAME##_avx2(__VA_ARGS__)   \
+                       : NAME##_plain(__VA_ARGS__))
 #else
 #define ROOFBENCH_DISPATCH(NAME, ...) NAME##_plain(__VA_ARGS__)
 #endif
@@ -154,11 +155,21 @@ class CpuStream final : public Instance {
     {
       const Chunk ch = my_chunk(n_);
       switch (op_) {
-        case StreamOp::read: total += ROOFBENCH_DISPATCH(read, x, ch); break;
-        case StreamOp::write: ROOFBENCH_DISPATCH(write, y, value_, ch); break;
-        case StreamOp::copy: ROOFBENCH_DISPATCH(copy, x, y, ch); break;
-        case StreamOp::triad: ROOFBENCH_DISPATCH(triad, x, c, y, kTriadScalar, ch); break;
-        case StreamOp::update: ROOFBENCH_DISPATCH(update, y, ch); break;
+        case StreamOp::read:
+          total += ROOFBENCH_DISPATCH(read, x, ch);
+          break;
+        case StreamOp::write:
+          ROOFBENCH_DISPATCH(write, y, value_, ch);
+          break;
+        case StreamOp::copy:
+          ROOFBENCH_DISPATCH(copy, x, y, ch);
+          break;
+        case StreamOp::triad:
+          ROOFBENCH_DISPATCH(triad, x, c, y, kTriadScalar, ch);
+          break;
+        case StreamOp::update:
+          ROOFBENCH_DISPATCH(update, y, ch);
+          break;
       }
     }
     sum_ = total;

@@ -11,8 +11,8 @@
 #include <omp.h>
 
 #include "bench/cpu_info.h"
-#include "bench/verify.h"
 #include "bench/registry.h"
+#include "bench/verify.h"
 
 namespace roofbench::ceilings {
 namespace {
@@ -39,20 +39,23 @@ T chain_start(int chain) {
 // ACC independent vector accumulators per thread cover the FMA latency (4 cycles) times the
 // number of FMA pipes (2) with room to spare; ACC is sized to the register file of each ISA.
 #if defined(__x86_64__)
-#define ROOFBENCH_FMA_KERNEL(NAME, TARGET, T, VEC, ACC, SET1, FMADD, STORE, LANES)             \
-  __attribute__((target(TARGET))) void NAME(T* out, std::int64_t iters) {                      \
-    VEC acc[ACC];                                                                                \
-    for (int r = 0; r < ACC; ++r) acc[r] = SET1(chain_start<T>(r));                              \
-    const VEC va = SET1(static_cast<T>(kA)), vb = SET1(static_cast<T>(kB));                      \
-    for (std::int64_t i = 0; i < iters; ++i) {                                                   \
-      _Pragma("GCC unroll 16") for (int r = 0; r < ACC; ++r) acc[r] = FMADD(acc[r], va, vb);     \
-    }                                                                                            \
-    for (int r = 0; r < ACC; ++r) STORE(out + r * LANES, acc[r]);                                \
+#define ROOFBENCH_FMA_KERNEL(NAME, TARGET, T, VEC, ACC, SET1, FMADD, STORE, LANES)           \
+  __attribute__((target(TARGET))) void NAME(T* out, std::int64_t iters) {                    \
+    VEC acc[ACC];                                                                            \
+    for (int r = 0; r < ACC; ++r) acc[r] = SET1(chain_start<T>(r));                          \
+    const VEC va = SET1(static_cast<T>(kA)), vb = SET1(static_cast<T>(kB));                  \
+    for (std::int64_t i = 0; i < iters; ++i) {                                               \
+      _Pragma("GCC unroll 16") for (int r = 0; r < ACC; ++r) acc[r] = FMADD(acc[r], va, vb); \
+    }                                                                                        \
+    for (int r = 0; r < ACC; ++r) STORE(out + r * LANES, acc[r]);                            \
   }
-ROOFBENCH_FMA_KERNEL(fma_f32_avx512, "avx512f", float, __m512, 12, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps, 16)
-ROOFBENCH_FMA_KERNEL(fma_f64_avx512, "avx512f", double, __m512d, 12, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_storeu_pd, 8)
+ROOFBENCH_FMA_KERNEL(fma_f32_avx512, "avx512f", float, __m512, 12, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps,
+                     16)
+ROOFBENCH_FMA_KERNEL(fma_f64_avx512, "avx512f", double, __m512d, 12, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_storeu_pd,
+                     8)
 ROOFBENCH_FMA_KERNEL(fma_f32_avx2, "avx2,fma", float, __m256, 10, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, 8)
-ROOFBENCH_FMA_KERNEL(fma_f64_avx2, "avx2,fma", double, __m256d, 10, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_storeu_pd, 4)
+ROOFBENCH_FMA_KERNEL(fma_f64_avx2, "avx2,fma", double, __m256d, 10, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_storeu_pd,
+                     4)
 #undef ROOFBENCH_FMA_KERNEL
 #endif
 
@@ -83,8 +86,8 @@ class CpuFma final : public Instance {
         shape_(shape_for<T>(cpu_info().isa)),
         out_(static_cast<std::size_t>(threads_) * values_) {
     if (shape_.chains * shape_.lanes != values_)
-      throw InputError(fmt::format("fma ceiling: {} values per thread do not match this CPU's {} kernel ({})",
-                                   values_, cpu_info().isa, shape_.chains * shape_.lanes));
+      throw InputError(fmt::format("fma ceiling: {} values per thread do not match this CPU's {} kernel ({})", values_,
+                                   cpu_info().isa, shape_.chains * shape_.lanes));
   }
 
   void prepare(std::uint64_t) override {
@@ -98,13 +101,19 @@ class CpuFma final : public Instance {
       T* out = out_.data() + static_cast<std::size_t>(omp_get_thread_num()) * values_;
 #if defined(__x86_64__)
       if constexpr (std::is_same_v<T, float>) {
-        if (isa == "avx512f") fma_f32_avx512(out, iters_);
-        else if (isa == "avx2+fma") fma_f32_avx2(out, iters_);
-        else fma_scalar(out, iters_);
+        if (isa == "avx512f")
+          fma_f32_avx512(out, iters_);
+        else if (isa == "avx2+fma")
+          fma_f32_avx2(out, iters_);
+        else
+          fma_scalar(out, iters_);
       } else {
-        if (isa == "avx512f") fma_f64_avx512(out, iters_);
-        else if (isa == "avx2+fma") fma_f64_avx2(out, iters_);
-        else fma_scalar(out, iters_);
+        if (isa == "avx512f")
+          fma_f64_avx512(out, iters_);
+        else if (isa == "avx2+fma")
+          fma_f64_avx2(out, iters_);
+        else
+          fma_scalar(out, iters_);
       }
 #else
       fma_scalar(out, iters_);
@@ -115,7 +124,8 @@ class CpuFma final : public Instance {
   Verification verify() override {
     Checker chk(Tolerance{0, 0}, "every lane of every chain vs scalar std::fma, exact");
     std::vector<T> ref(static_cast<std::size_t>(shape_.chains));
-    for (int r = 0; r < shape_.chains; ++r) ref[static_cast<std::size_t>(r)] = chain_reference(chain_start<T>(r), iters_);
+    for (int r = 0; r < shape_.chains; ++r)
+      ref[static_cast<std::size_t>(r)] = chain_reference(chain_start<T>(r), iters_);
     for (int t = 0; t < threads_; ++t)
       for (int r = 0; r < shape_.chains; ++r)
         for (int l = 0; l < shape_.lanes; ++l) {
@@ -163,8 +173,9 @@ Variant make() {
   v.sizes = {params(1 << 22)};
   v.quick_sizes = {params(1 << 21)};
   v.test_sizes = {params(1), params(1000)};
-  v.ceiling = CeilingSpec{v.variant, "compute", "", "OpenMP on all cores, " + cpu.isa + " FMA intrinsics, " +
-                                                       std::to_string(s.chains) + " independent accumulators per thread"};
+  v.ceiling = CeilingSpec{v.variant, "compute", "",
+                          "OpenMP on all cores, " + cpu.isa + " FMA intrinsics, " + std::to_string(s.chains) +
+                              " independent accumulators per thread"};
   v.make = [](const Params& p) { return std::make_unique<CpuFma<T>>(p); };
   return v;
 }

@@ -18,10 +18,16 @@ namespace {
 constexpr float kA = 0.999999f, kB = 1e-4f;
 constexpr int kChains = 8, kThreads = 256;
 
+// Chain r starts at 0.5 + r/128: exact in float however it is computed (nvcc contracts a·b + c
+// into one FMA, the host may not), so host and device start from the same bits.
+__host__ __device__ constexpr float chain_start(int r) {
+  return 0.5f + 0.0078125f * static_cast<float>(r);
+}
+
 float reference_sum(std::int64_t iters) {
   float sum = 0;
   for (int r = 0; r < kChains; ++r) {
-    float x = 0.5f + 0.01f * static_cast<float>(r);
+    float x = chain_start(r);
     for (std::int64_t i = 0; i < iters; ++i) x = std::fma(x, kA, kB);
     sum += x;
   }
@@ -34,7 +40,7 @@ float reference_sum(std::int64_t iters) {
 __global__ void fma_kernel(float* out, long long iters) {
   float x[kChains];
 #pragma unroll
-  for (int r = 0; r < kChains; ++r) x[r] = 0.5f + 0.01f * static_cast<float>(r);
+  for (int r = 0; r < kChains; ++r) x[r] = chain_start(r);
   for (long long i = 0; i < iters; ++i) {
 #pragma unroll
     for (int r = 0; r < kChains; ++r) x[r] = fmaf(x[r], kA, kB);

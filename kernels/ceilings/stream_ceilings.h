@@ -1,9 +1,9 @@
 #pragma once
 // The STREAM-style bandwidth ceilings shared by the CPU and the GPU: read-only, write-only, copy,
 // triad, and update (read and write back the same lines, which some memory systems serve faster
-// than any of the other four: without it a read-modify-write kernel such as SAXPY beats its roof). Declarations and checks live here once; each backend supplies the kernels.
-// Inputs are small integers stored as floats (0, 1, 2, 3) so sums are exact and every check is
-// exact equality: a kernel that skips one element fails.
+// than any of the other four: without it a read-modify-write kernel such as SAXPY beats its roof). Declarations and
+// checks live here once; each backend supplies the kernels. Inputs are small integers stored as floats (0, 1, 2, 3) so
+// sums are exact and every check is exact equality: a kernel that skips one element fails.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -21,11 +21,16 @@ inline constexpr float kTriadScalar = 3.0f;
 
 inline const char* op_name(StreamOp op) {
   switch (op) {
-    case StreamOp::read: return "read";
-    case StreamOp::write: return "write";
-    case StreamOp::copy: return "copy";
-    case StreamOp::triad: return "triad";
-    case StreamOp::update: return "update";
+    case StreamOp::read:
+      return "read";
+    case StreamOp::write:
+      return "write";
+    case StreamOp::copy:
+      return "copy";
+    case StreamOp::triad:
+      return "triad";
+    case StreamOp::update:
+      return "update";
   }
   return "?";
 }
@@ -33,11 +38,16 @@ inline const char* op_name(StreamOp op) {
 // Bytes per element each op must move (4-byte floats).
 inline double bytes_per_element(StreamOp op) {
   switch (op) {
-    case StreamOp::read: return 4;    // read x
-    case StreamOp::write: return 4;   // write y
-    case StreamOp::copy: return 8;    // read x, write y
-    case StreamOp::triad: return 12;  // read b and c, write a
-    case StreamOp::update: return 8;  // read y, write y back
+    case StreamOp::read:
+      return 4;  // read x
+    case StreamOp::write:
+      return 4;  // write y
+    case StreamOp::copy:
+      return 8;  // read x, write y
+    case StreamOp::triad:
+      return 12;  // read b and c, write a
+    case StreamOp::update:
+      return 8;  // read y, write y back
   }
   return 0;
 }
@@ -69,11 +79,20 @@ inline Verification check_stream(StreamOp op, const float* x, const float* c, co
   for (std::int64_t i = 0; i < n; ++i) {
     double ref = 0;
     switch (op) {
-      case StreamOp::write: ref = value; break;
-      case StreamOp::copy: ref = x[i]; break;
-      case StreamOp::triad: ref = static_cast<double>(x[i]) + kTriadScalar * static_cast<double>(c[i]); break;
-      case StreamOp::update: ref = static_cast<double>(x[i]) + 1.0; break;
-      case StreamOp::read: break;
+      case StreamOp::write:
+        ref = value;
+        break;
+      case StreamOp::copy:
+        ref = x[i];
+        break;
+      case StreamOp::triad:
+        ref = static_cast<double>(x[i]) + kTriadScalar * static_cast<double>(c[i]);
+        break;
+      case StreamOp::update:
+        ref = static_cast<double>(x[i]) + 1.0;
+        break;
+      case StreamOp::read:
+        break;
     }
     chk.check(y[i], ref, i);
   }
@@ -94,11 +113,21 @@ inline Variant stream_ceiling_variant(StreamOp op, Backend backend, const std::s
   };
   v.bytes = [op](const Params& p) { return bytes_per_element(op) * static_cast<double>(param(p, "n")); };
   switch (op) {
-    case StreamOp::read: v.work = "sum of n floats: 0 flops counted; reads 4n bytes"; break;
-    case StreamOp::write: v.work = "fill n floats: writes 4n bytes"; break;
-    case StreamOp::copy: v.work = "y = x: reads 4n, writes 4n bytes"; break;
-    case StreamOp::triad: v.work = "a = b + s*c: 2n flops; reads 8n, writes 4n bytes"; break;
-    case StreamOp::update: v.work = "y = y + 1 in place: n flops; reads 4n and writes the same 4n bytes"; break;
+    case StreamOp::read:
+      v.work = "sum of n floats: 0 flops counted; reads 4n bytes";
+      break;
+    case StreamOp::write:
+      v.work = "fill n floats: writes 4n bytes";
+      break;
+    case StreamOp::copy:
+      v.work = "y = x: reads 4n, writes 4n bytes";
+      break;
+    case StreamOp::triad:
+      v.work = "a = b + s*c: 2n flops; reads 8n, writes 4n bytes";
+      break;
+    case StreamOp::update:
+      v.work = "y = y + 1 in place: n flops; reads 4n and writes the same 4n bytes";
+      break;
   }
   v.ceiling = CeilingSpec{v.variant, "bandwidth", level, ""};
   return v;

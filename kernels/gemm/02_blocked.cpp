@@ -16,9 +16,9 @@ namespace {
 constexpr std::int64_t BM = 32, BN = 256, BK = 128;
 
 __attribute__((target_clones("avx512f", "avx2,fma", "default"))) void tile(const float* a, const float* b, float* c,
-                                                                              std::int64_t N, std::int64_t K,
-                                                                              std::int64_t i0, std::int64_t i1,
-                                                                              std::int64_t j0, std::int64_t j1) {
+                                                                           std::int64_t N, std::int64_t K,
+                                                                           std::int64_t i0, std::int64_t i1,
+                                                                           std::int64_t j0, std::int64_t j1) {
   float acc[BM][BN];
   const std::int64_t w = j1 - j0;
   for (std::int64_t i = i0; i < i1; ++i)

@@ -17,7 +17,9 @@ static_assert(BM == BN && BN == BK, "one thread loads one element of each tile: 
 __global__ void smem_tiled_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                   int M, int N, int K) {
   __shared__ float As[BM][BK];
-  __shared__ float Bs[BK][BN + 1];  // +1: column reads by threadIdx.y do not conflict on a bank
+  // A warp is 32 consecutive tx with one ty: it reads As[ty][k] as a broadcast and Bs[k][tx] as
+  // 32 consecutive words, so neither tile has bank conflicts and neither needs padding.
+  __shared__ float Bs[BK][BN];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int row = blockIdx.y * BM + ty, col = blockIdx.x * BN + tx;
   float acc = 0;

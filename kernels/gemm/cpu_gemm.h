@@ -35,6 +35,8 @@ class CpuGemm : public Instance {
 };
 
 // The declarations every FP32 CPU GEMM variant shares; the variant fills in the rest.
-inline Variant cpu_gemm_variant() { return fp32_variant(Backend::cpu, "simd"); }
+inline Variant cpu_gemm_variant() {
+  return fp32_variant(Backend::cpu, "simd");
+}
 
 }  // namespace roofbench::gemm

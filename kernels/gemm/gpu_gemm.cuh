@@ -42,6 +42,8 @@ class GpuGemm : public Instance {
   std::uint64_t seed_ = 0;
 };
 
-inline Variant gpu_gemm_variant() { return fp32_variant(Backend::cuda, "simt"); }
+inline Variant gpu_gemm_variant() {
+  return fp32_variant(Backend::cuda, "simt");
+}
 
 }  // namespace roofbench::gemm

@@ -22,8 +22,8 @@ double bytes(const Params& p, double elem_bytes) {
 }
 
 template <class T>
-Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int64_t N, std::int64_t K,
-                   Precision prec, std::uint64_t seed) {
+Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int64_t N, std::int64_t K, Precision prec,
+                   std::uint64_t seed) {
   const bool full = M * N <= 65536;
   std::vector<std::int64_t> idx;
   if (full) {
@@ -32,7 +32,8 @@ Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int6
   } else {
     idx = {0, N - 1, (M - 1) * N, M * N - 1};
     std::uint64_t s = seed ^ 0xC0FFEEull;
-    while (idx.size() < 2048) idx.push_back(static_cast<std::int64_t>(splitmix64(s) % static_cast<std::uint64_t>(M * N)));
+    while (idx.size() < 2048)
+      idx.push_back(static_cast<std::int64_t>(splitmix64(s) % static_cast<std::uint64_t>(M * N)));
   }
   Checker chk(tolerance_for(prec, std::sqrt(static_cast<double>(K))),
               full ? "every entry vs FP64 reference" : "2048 sampled entries vs FP64 reference");

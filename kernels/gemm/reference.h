@@ -22,8 +22,8 @@ inline constexpr const char* kWork =
 // 4·u·sqrt(K)·Σ|a_ik·b_kj| for the precision's unit roundoff u (inputs are converted to FP64
 // before the reference multiplies them, so the reference sees exactly what the kernel saw).
 template <class T>
-Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int64_t N, std::int64_t K,
-                   Precision prec, std::uint64_t seed);
+Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int64_t N, std::int64_t K, Precision prec,
+                   std::uint64_t seed);
 
 std::vector<Params> test_shapes();  // awkward shapes: non-square, not multiples of any tile
 

@@ -1,12 +1,13 @@
 // SAXPY on the CPU, y = a·x + y: the memory-bound example kernel (BLAS level 1).
 // Run only this: roofbench run --device cpu --filter 'stream/saxpy'
+#include "kernels/stream/saxpy.h"
+
 #include <memory>
 
 #include "bench/host_buffer.h"
 #include "bench/random.h"
 #include "bench/registry.h"
 #include "bench/verify.h"
-#include "kernels/stream/saxpy.h"
 
 namespace roofbench::stream {
 namespace {
@@ -35,7 +36,9 @@ class CpuSaxpy final : public Instance {
     for (std::int64_t i = 0; i < n_; ++i) y[i] = a * x[i] + y[i];
   }
 
-  Verification verify() override { return check_saxpy(x_.data(), y0_.data(), y_.data(), n_); }
+  Verification verify() override {
+    return check_saxpy(x_.data(), y0_.data(), y_.data(), n_);
+  }
 
  private:
   std::int64_t n_;

@@ -1,7 +1,8 @@
 #pragma once
 // What the CPU and CUDA SAXPY share: declared work, the constant and the check.
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "bench/registry.h"
 #include "bench/verify.h"

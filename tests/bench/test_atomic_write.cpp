@@ -1,11 +1,10 @@
-#include "bench/atomic_write.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "bench/atomic_write.h"
 #include "bench/types.h"
 
 using namespace roofbench;
@@ -45,7 +44,7 @@ TEST(FileSet, AFailureLeavesEarlierFilesUntouched) {
   set.add((d / "a.json").string(), "new");
   set.add((d / "missing-folder" / "b.svg").string(), "<svg/>");  // cannot be created
   EXPECT_THROW(set.commit(), InputError);
-  EXPECT_EQ(read(d / "a.json"), "old");  // the whole set or nothing
+  EXPECT_EQ(read(d / "a.json"), "old");                                              // the whole set or nothing
   EXPECT_EQ(std::distance(fs::directory_iterator(d), fs::directory_iterator()), 1);  // no temporaries left
 }
 

@@ -1,10 +1,9 @@
-#include "bench/harness.h"
-
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "bench/gbench_runner.h"
+#include "bench/harness.h"
 #include "bench/verify.h"
 
 using namespace roofbench;

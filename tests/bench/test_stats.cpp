@@ -1,9 +1,9 @@
-#include "bench/stats.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <stdexcept>
+
+#include "bench/stats.h"
 
 using roofbench::quantile;
 using roofbench::summarize;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -32,7 +33,9 @@ CmdResult rb(const std::string& args) {
   static int calls = 0;
   const fs::path err = fs::temp_directory_path() /
                        ("roofbench_cli_stderr." + std::to_string(::getpid()) + "." + std::to_string(calls++));
-  const std::string cmd = std::string(ROOFBENCH_BIN) + " " + args + " 2>" + err.string();
+  // $ROOFBENCH_BIN overrides the build-tree path, for a packed build run elsewhere (scripts/pack-build.sh).
+  const char* env = std::getenv("ROOFBENCH_BIN");
+  const std::string cmd = std::string(env ? env : ROOFBENCH_BIN) + " " + args + " 2>" + err.string();
   CmdResult r;
   FILE* p = ::popen(cmd.c_str(), "r");
   char buf[4096];
@@ -63,7 +66,9 @@ void expect_usage_error(const CmdResult& r, const std::string& needle) {
   EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
 }
 
-bool empty_or_missing(const fs::path& d) { return !fs::exists(d) || fs::is_empty(d); }
+bool empty_or_missing(const fs::path& d) {
+  return !fs::exists(d) || fs::is_empty(d);
+}
 
 }  // namespace
 
@@ -75,8 +80,7 @@ TEST(Cli, UnknownDevice) {
 
 TEST(Cli, FilterThatMatchesNothing) {
   const fs::path d = fresh("rb_cli_filter");
-  expect_usage_error(rb("run --device cpu --filter no-such-kernel --out " + d.string()),
-                     "matches no benchmark");
+  expect_usage_error(rb("run --device cpu --filter no-such-kernel --out " + d.string()), "matches no benchmark");
   EXPECT_TRUE(empty_or_missing(d));
 }
 

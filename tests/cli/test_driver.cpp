@@ -58,7 +58,8 @@ int run_main(std::vector<std::string> args) {
 TEST(Driver, AFailedKernelGetsNoNumberAndTheRunExitsOne) {
   const fs::path d = fs::temp_directory_path() / "rb_driver_broken";
   fs::remove_all(d);
-  EXPECT_EQ(run_main({"run", "--device", "cpu", "--quick", "--filter", "toy/broken|stream/saxpy", "--out", d.string()}), 1);
+  EXPECT_EQ(run_main({"run", "--device", "cpu", "--quick", "--filter", "toy/broken|stream/saxpy", "--out", d.string()}),
+            1);
   const Results r = load_results((d / "results.json").string());
   ASSERT_EQ(r.benchmarks.size(), 2u);
   const BenchmarkResult* bad = nullptr;

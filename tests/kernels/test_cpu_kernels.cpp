@@ -3,17 +3,19 @@
 // without touching this file.
 #include <gtest/gtest.h>
 
-#include "bench/harness.h"
-#include "tests/testing.h"
-#include "kernels/gemm/reference.h"
-
 #include <cctype>
 #include <set>
+
+#include "bench/harness.h"
+#include "kernels/gemm/reference.h"
+#include "tests/testing.h"
 
 using namespace roofbench;
 
 namespace {
-std::vector<const Variant*> cpu_variants() { return roofbench::testing::variants_of(Backend::cpu); }
+std::vector<const Variant*> cpu_variants() {
+  return roofbench::testing::variants_of(Backend::cpu);
+}
 }  // namespace
 
 class CpuVariant : public ::testing::TestWithParam<const Variant*> {};

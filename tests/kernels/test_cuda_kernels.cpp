@@ -12,7 +12,9 @@
 using namespace roofbench;
 
 namespace {
-std::vector<const Variant*> cuda_variants() { return roofbench::testing::variants_of(Backend::cuda); }
+std::vector<const Variant*> cuda_variants() {
+  return roofbench::testing::variants_of(Backend::cuda);
+}
 }  // namespace
 
 class CudaVariant : public ::testing::TestWithParam<const Variant*> {};
@@ -42,13 +44,14 @@ TEST_P(CudaVariant, IsMeasuredAfterVerification) {
   EXPECT_TRUE(r.measurement->clock_before_hz.has_value());
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, CudaVariant, ::testing::ValuesIn(cuda_variants()), roofbench::testing::VariantName());
+INSTANTIATE_TEST_SUITE_P(Registry, CudaVariant, ::testing::ValuesIn(cuda_variants()),
+                         roofbench::testing::VariantName());
 
 TEST(CudaRegistry, HasTheFoundationFamilies) {
   std::set<std::string> names;
   for (const auto* v : cuda_variants()) names.insert(v->base_name());
-  for (const char* n : {"gemm/naive/fp32", "gemm/smem_tiled/fp32", "stream/saxpy/fp32", "ceiling/dram_read/fp32",
-                        "ceiling/dram_write/fp32", "ceiling/dram_copy/fp32", "ceiling/dram_triad/fp32",
-                        "ceiling/fp32_fma/fp32"})
+  for (const char* n :
+       {"gemm/naive/fp32", "gemm/smem_tiled/fp32", "stream/saxpy/fp32", "ceiling/dram_read/fp32",
+        "ceiling/dram_write/fp32", "ceiling/dram_copy/fp32", "ceiling/dram_triad/fp32", "ceiling/fp32_fma/fp32"})
     EXPECT_TRUE(names.count(n)) << n;
 }

@@ -51,7 +51,10 @@ TEST(Markdown, OneTableRowPerBenchmarkAndCeiling) {
 TEST(Html, HoldsTheChartAndBothTables) {
   const std::string html = render_html(report_sample());
   EXPECT_EQ(count(html, "<svg"), 1u);
-  EXPECT_EQ(count(html, "<table>"), 2u);
+  EXPECT_EQ(count(html, "<table>"), 4u);  // ceilings, device, settings, benchmarks
+  EXPECT_NE(html.find("<h2>Device</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td>Test CPU</td>"), std::string::npos);
+  EXPECT_NE(html.find("2.00 → 2.00 GHz"), std::string::npos);  // clock before → after
   EXPECT_EQ(count(html, "<tr class=\"failed\">"), 1u);
   EXPECT_NE(html.find("<h2>Warnings</h2>"), std::string::npos);
 }

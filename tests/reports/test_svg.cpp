@@ -1,10 +1,9 @@
-#include "reports/svg.h"
-
 #include <gtest/gtest.h>
 #include <tinyxml2.h>
 
 #include <map>
 
+#include "reports/svg.h"
 #include "roofline/model.h"
 #include "tests/testing.h"
 
@@ -15,9 +14,9 @@ namespace {
 
 Results chart_sample() {
   Results r = sample_results();
-  r.device["name"] = "Test <CPU> & Co";  // must come out escaped
-  r.benchmarks = {kernel("a", 2e9, 1e9, 0.02),   // I = 2,  100 GFLOP/s
-                  kernel("b", 4e10, 1e9, 0.1),   // I = 40, 400 GFLOP/s
+  r.device["name"] = "Test <CPU> & Co";         // must come out escaped
+  r.benchmarks = {kernel("a", 2e9, 1e9, 0.02),  // I = 2,  100 GFLOP/s
+                  kernel("b", 4e10, 1e9, 0.1),  // I = 40, 400 GFLOP/s
                   kernel("c", 4e10, 1e9, 0.1, Precision::fp64)};
   apply_model(r);
   return r;

@@ -1,7 +1,6 @@
-#include "roofline/model.h"
-
 #include <gtest/gtest.h>
 
+#include "roofline/model.h"
 #include "tests/testing.h"
 
 using namespace roofbench;
@@ -87,7 +86,7 @@ TEST(Model, DataMovementOnlyKernelIsPlacedAgainstBandwidth) {
 
 TEST(Model, KernelAboveItsRoofByMoreThanFivePercentIsWarned) {
   Results r = sample_results();
-  r.benchmarks = {kernel("fast", 2e9, 1e9, 0.0089),   // 112 GB/s on a 100 GB/s roof: 112%
+  r.benchmarks = {kernel("fast", 2e9, 1e9, 0.0089),    // 112 GB/s on a 100 GB/s roof: 112%
                   kernel("close", 2e9, 1e9, 0.0098)};  // 102%: within the 5% tolerance
   apply_model(r);
   ASSERT_EQ(r.benchmarks[0].warnings.size(), 1u);

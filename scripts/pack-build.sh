@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Packs a build into one self-contained archive: roofbench, the test binaries, and every shared
+# library they need except glibc's and the NVIDIA driver's, in lib/ (the binaries look there
+# first). Unpacked on a machine that has the driver but none of the Debian packages, it runs:
+#   tar -xJf roofbench.tar.xz -C /tmp
+#   /tmp/roofbench/bin/roofbench run --device cuda:0 --out DIR
+#   for t in /tmp/roofbench/bin/test_*; do ROOFBENCH_BIN=/tmp/roofbench/bin/roofbench "$t"; done
+# Usage: scripts/pack-build.sh [BUILD_DIR] [OUT.tar.xz]
+set -euo pipefail
+build=${1:-build/release}
+out=${2:-roofbench.tar.xz}
+[ -x "$build/roofbench" ] || { echo "pack-build: no $build/roofbench; build first" >&2; exit 2; }
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/roofbench/bin" "$stage/roofbench/lib"
+bins=("$build/roofbench")
+for t in "$build"/tests/test_*; do
+  [ -f "$t" ] && [ -x "$t" ] && bins+=("$t")
+done
+cp "${bins[@]}" "$stage/roofbench/bin/"
+for b in "${bins[@]}"; do ldd "$b"; done | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*|libcuda.so.*|libnvidia-*) ;;
+    *) cp -L "$lib" "$stage/roofbench/lib/" ;;
+  esac
+done
+mkdir -p "$(dirname "$out")"
+tar -cJf "$out" -C "$stage" roofbench
+echo "pack-build: $out ($(du -h "$out" | cut -f1)): $(ls "$stage/roofbench/bin" | wc -l) binaries, $(ls "$stage/roofbench/lib" | tr '\n' ' ')"
