@@ -32,9 +32,14 @@ class JsonCapture final : public benchmark::BenchmarkReporter {
 };
 
 void initialize_gbench(const std::vector<std::string>& args) {
-  std::vector<std::string> storage = {"roofbench"};
+  // Google Benchmark's flags are process-wide: restate the defaults first so that a flag given
+  // to an earlier run in this process (a filter, an output file) does not leak into this one.
+  // Google Benchmark keeps argv[0] (the "executable" of its JSON context) after this call, so it
+  // points at a string that lives as long as the process.
+  static char argv0[] = "roofbench";
+  std::vector<std::string> storage = {"--benchmark_filter=.", "--benchmark_repetitions=1", "--benchmark_out="};
   storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
+  std::vector<char*> argv = {argv0};
   for (auto& s : storage) argv.push_back(s.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
@@ -66,7 +71,7 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
   std::vector<JobResult> all;
   all.reserve(jobs.size());  // the bodies hold pointers into it: no reallocation after this
   for (const auto& j : jobs) all.push_back({j, declare(*j.variant, j.params)});
-  std::vector<char> ran(jobs.size(), 0);
+  std::vector<int> ran(jobs.size(), 0);  // times each job's body ran (repetitions run it again)
 
   // The progress total follows Google Benchmark's filter when one was given.
   std::size_t total = jobs.size();
@@ -84,10 +89,11 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job job = jobs[i];
     BenchmarkResult* res = &all[i].result;
-    char* has_run = &ran[i];
-    auto body = [&dev, &opt, &progress, job, res, has_run, done, total](benchmark::State& state) {
-      *has_run = 1;
-      progress << fmt::format("[{}/{}] {} … ", ++*done, total, res->name) << std::flush;
+    int* runs = &ran[i];
+    auto body = [&dev, &opt, &progress, job, res, runs, done, total](benchmark::State& state) {
+      if ((*runs)++ == 0) ++*done;
+      const std::string rep = *runs > 1 ? fmt::format(" (repetition {})", *runs) : "";
+      progress << fmt::format("[{}/{}] {}{} … ", *done, total, res->name, rep) << std::flush;
       res->error.clear();
       std::unique_ptr<Instance> inst;
       try {

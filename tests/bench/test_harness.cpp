@@ -148,6 +148,29 @@ TEST(GbenchRunner, GoogleBenchmarkFilterSelectsJobs) {
   EXPECT_NE(progress.str().find("[1/1] toy/other"), std::string::npos);
 }
 
+TEST(GbenchRunner, FlagsOfAnEarlierRunDoNotLeakIntoTheNext) {
+  auto dev = make_cpu_device();
+  const Variant good = toy("good", Defect::none), other = toy("other", Defect::none);
+  const std::vector<Job> jobs = {{&good, good.sizes[0]}, {&other, other.sizes[0]}};
+  std::ostringstream progress;
+  EXPECT_EQ(run_jobs(*dev, jobs, fast(), {"--benchmark_filter=other"}, progress).results.size(), 1u);
+  EXPECT_EQ(run_jobs(*dev, jobs, fast(), {}, progress).results.size(), 2u);
+}
+
+TEST(GbenchRunner, RepetitionsAddSamplesToOneResult) {
+  auto dev = make_cpu_device();
+  const Variant good = toy("good", Defect::none);
+  std::ostringstream progress;
+  const JobsOutput out = run_jobs(*dev, {{&good, good.sizes[0]}}, fast(), {"--benchmark_repetitions=3"}, progress);
+  ASSERT_EQ(out.results.size(), 1u);
+  EXPECT_GE(out.results[0].result.measurement->stats.n, 3 * fast().min_samples);
+  const auto j = nlohmann::json::parse(out.gbench_json);
+  int iterations = 0;
+  for (const auto& b : j.at("benchmarks")) iterations += b.at("run_type") == "iteration";
+  EXPECT_EQ(iterations, 3);  // plus Google Benchmark's own mean/median/stddev/cv aggregates
+  EXPECT_NE(progress.str().find("[1/1] toy/good/fp32/n:1024 (repetition 3) … "), std::string::npos) << progress.str();
+}
+
 TEST(GbenchRunner, UnknownGoogleBenchmarkFlagIsAnInputError) {
   auto dev = make_cpu_device();
   std::ostringstream progress;
