@@ -80,13 +80,15 @@ nlohmann::json provenance(int argc, char** argv) {
   return p;
 }
 
-std::vector<Job> ceiling_jobs(Backend backend, bool quick) {
+std::vector<Job> ceiling_jobs(Backend backend, bool quick, const std::string& tag = "") {
   std::vector<Job> jobs;
   for (const auto& v : registry())
     if (v.backend == backend && v.ceiling)
-      for (const auto& p : quick ? v.quick_sizes : v.sizes) jobs.push_back({&v, p});
+      for (const auto& p : quick ? v.quick_sizes : v.sizes) jobs.push_back({&v, p, tag});
   return jobs;
 }
+
+constexpr const char* kEndPass = "pass:end";
 
 std::vector<Job> kernel_jobs(Backend backend, bool quick, const std::string& filter) {
   std::regex re;
@@ -99,40 +101,52 @@ std::vector<Job> kernel_jobs(Backend backend, bool quick, const std::string& fil
   for (const auto& v : registry())
     if (v.backend == backend && !v.ceiling)
       for (const auto& p : quick ? v.quick_sizes : v.sizes)
-        if (std::regex_search(v.name(p), re)) jobs.push_back({&v, p});
+        if (std::regex_search(v.name(p), re)) jobs.push_back({&v, p, ""});
   if (jobs.empty())
     throw InputError(fmt::format("--filter '{}' matches no benchmark on the {} device (see `roofbench list`)", filter,
                                  to_string(backend)));
   return jobs;
 }
 
-Ceiling make_ceiling(const Device& dev, const JobResult& jr) {
-  const Variant& v = *jr.job.variant;
-  const BenchmarkResult& b = jr.result;
+// A ceiling from its start-of-run measurement and, when it ran again after the kernels, its
+// end-of-run one. The roof is the better of the two: a roof is what the machine can do, and a
+// machine that was slower in one pass (a busy neighbour, a warmer chip) could still do the other.
+Ceiling make_ceiling(const Device& dev, const JobResult& start, const JobResult* end) {
+  const Variant& v = *start.job.variant;
+  const BenchmarkResult& b = start.result;
+  auto rate = [&](const Measurement& m) {
+    return (v.ceiling->kind == "bandwidth" ? b.bytes : b.flops) / m.stats.median;
+  };
   Ceiling c;
   c.name = v.ceiling->name;
   c.kind = v.ceiling->kind;
-  c.method = v.ceiling->method + "; " + v.work;
+  c.method = v.ceiling->method + "; " + v.work +
+             (end ? "; the best of a pass at the start and one at the end of the run" : "");
   c.benchmark = b.name;
   c.measurement = *b.measurement;
-  const double t = c.measurement.stats.median;
+  c.value_start = rate(c.measurement);
+  c.value = c.value_start;
+  if (end) {
+    c.measurement_end = *end->result.measurement;
+    c.value_end = rate(*c.measurement_end);
+    c.value = std::max(c.value, *c.value_end);
+  }
   if (c.kind == "bandwidth") {
     c.level = v.ceiling->level;
-    c.value = b.bytes / t;
     c.value_unit = "B/s";
   } else {
     c.precision = v.precision;
     c.unit = v.unit;
-    c.value = b.flops / t;
     c.value_unit = "FLOP/s";
   }
   if (dev.backend() == Backend::cuda) c.datasheet = datasheet_value(dev.name(), c);
   if (dev.backend() == Backend::cpu && c.kind == "compute" && c.precision &&
       (*c.precision == Precision::fp32 || *c.precision == Precision::fp64)) {
-    // Theoretical peak at the clock measured around this ceiling's samples (the mean of the
-    // readings before and after; /proc/cpuinfo's nominal clock only when neither was readable).
+    // Theoretical peak at the clock measured around the samples of the pass that gave the value
+    // (the mean of the readings before and after; /proc/cpuinfo's nominal clock only when neither
+    // was readable).
     const CpuInfo& cpu = cpu_info();
-    const auto& m = c.measurement;
+    const Measurement& m = c.value_end && *c.value_end > c.value_start ? *c.measurement_end : c.measurement;
     const double hz = m.clock_before_hz && m.clock_after_hz ? 0.5 * (*m.clock_before_hz + *m.clock_after_hz)
                                                             : m.clock_before_hz.value_or(cpu.nominal_hz);
     if (hz > 0) {
@@ -155,10 +169,14 @@ struct RunArgs {
 
 int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   auto dev = open_device(a.device);
+  // Ceilings first, then the kernels, then the ceilings again: the pair shows whether the
+  // machine held steady through the run (ceiling warnings say when it did not).
   std::vector<Job> jobs = ceiling_jobs(dev->backend(), a.quick);
   if (!ceilings_only) {
     auto k = kernel_jobs(dev->backend(), a.quick, a.filter);
+    auto e = ceiling_jobs(dev->backend(), a.quick, kEndPass);
     jobs.insert(jobs.end(), k.begin(), k.end());
+    jobs.insert(jobs.end(), e.begin(), e.end());
   }
   const std::string out_dir =
       !a.out.empty() ? a.out : fmt::format("results/{}-{}", to_string(dev->backend()), utc_now("%Y%m%dT%H%M%SZ"));
@@ -178,18 +196,29 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   r.settings["timer"] = dev->timer();
 
   std::cout << fmt::format(
-      "roofbench {} on {}: {} benchmarks ({} ceilings first), cache {}\n", ROOFBENCH_VERSION, device_line(r),
-      jobs.size(), ceiling_jobs(dev->backend(), a.quick).size(),
+      "roofbench {} on {}: {} benchmarks ({} ceilings first{}), cache {}\n", ROOFBENCH_VERSION, device_line(r),
+      jobs.size(), ceiling_jobs(dev->backend(), a.quick).size(), ceilings_only ? "" : " and again last",
       opt.cold_cache ? fmt::format("flushed with {} before every sample", si(dev->flush_bytes(), "B")) : "warm");
   JobsOutput ran = run_jobs(*dev, jobs, opt, a.gbench_args, std::cout);
 
   int failed = 0;
-  for (auto& jr : ran.results) {
-    if (!jr.result.verified()) ++failed;
-    if (jr.job.variant->ceiling && jr.result.verified())
-      r.ceilings.push_back(make_ceiling(*dev, jr));
-    else if (!jr.job.variant->ceiling || !jr.result.verified())
-      r.benchmarks.push_back(std::move(jr.result));
+  for (const auto& jr : ran.results) {
+    if (!jr.result.verified()) {
+      ++failed;
+      r.benchmarks.push_back(jr.result);  // a failed ceiling pass is listed with the kernels, with its error
+      continue;
+    }
+    if (!jr.job.variant->ceiling) {
+      r.benchmarks.push_back(jr.result);
+      continue;
+    }
+    if (jr.job.tag == kEndPass) continue;  // merged into its start pass below
+    const JobResult* end = nullptr;
+    for (const auto& other : ran.results)
+      if (other.job.tag == kEndPass && other.job.variant == jr.job.variant && other.job.params == jr.job.params &&
+          other.result.verified())
+        end = &other;
+    r.ceilings.push_back(make_ceiling(*dev, jr, end));
   }
   apply_model(r);
 

@@ -70,7 +70,10 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
 
   std::vector<JobResult> all;
   all.reserve(jobs.size());  // the bodies hold pointers into it: no reallocation after this
-  for (const auto& j : jobs) all.push_back({j, declare(*j.variant, j.params)});
+  for (const auto& j : jobs) {
+    all.push_back({j, declare(*j.variant, j.params)});
+    all.back().result.name = j.name();
+  }
   std::vector<int> ran(jobs.size(), 0);  // times each job's body ran (repetitions run it again)
 
   // The progress total follows Google Benchmark's filter when one was given.

@@ -16,7 +16,8 @@ namespace roofbench {
 struct Job {
   const Variant* variant = nullptr;
   Params params;
-  std::string name() const { return variant->name(params); }
+  std::string tag;  // appended to the name when one benchmark runs twice: "pass:end"
+  std::string name() const { return variant->name(params) + (tag.empty() ? "" : "/" + tag); }
 };
 
 struct JobResult {

@@ -171,7 +171,11 @@ json ceiling_json(const Ceiling& c) {
           {"benchmark", c.benchmark},
           {"datasheet", reference_json(c.datasheet)},
           {"theoretical", reference_json(c.theoretical)},
-          {"measurement", measurement_json(c.measurement)}};
+          {"measurement", measurement_json(c.measurement)},
+          {"value_start", c.value_start},
+          {"value_end", opt(c.value_end)},
+          {"measurement_end", c.measurement_end ? measurement_json(*c.measurement_end) : json(nullptr)},
+          {"warnings", c.warnings}};
 }
 Ceiling ceiling_from(const json& j) {
   Ceiling c;
@@ -192,6 +196,10 @@ Ceiling ceiling_from(const json& j) {
   c.datasheet = reference_from(j, "datasheet");
   c.theoretical = reference_from(j, "theoretical");
   c.measurement = measurement_from(j.at("measurement"));
+  c.value_start = j.at("value_start").get<double>();
+  c.value_end = get_opt<double>(j, "value_end");
+  if (!j.at("measurement_end").is_null()) c.measurement_end = measurement_from(j.at("measurement_end"));
+  c.warnings = j.value("warnings", std::vector<std::string>{});
   return c;
 }
 

@@ -78,13 +78,17 @@ struct Ceiling {
   std::string level;                   // bandwidth: "dram", "l2", ...
   std::optional<Precision> precision;  // compute only
   std::string unit;                    // compute only: "simd", "simt", "tensor"
-  double value = 0;                    // measured: B/s or FLOP/s
+  double value = 0;                    // measured: B/s or FLOP/s, the best of the passes
   std::string value_unit;              // "B/s" or "FLOP/s"
   std::string method;                  // how it was measured
   std::string benchmark;               // the benchmark that measured it
   std::optional<ReferenceValue> datasheet;
   std::optional<ReferenceValue> theoretical;
-  Measurement measurement;
+  Measurement measurement;                     // at the start of the run
+  std::optional<Measurement> measurement_end;  // again at its end, after the kernels (`run` only)
+  double value_start = 0;                      // the rate of each pass; `value` is the higher one
+  std::optional<double> value_end;
+  std::vector<std::string> warnings;
 };
 
 struct RidgePoint {

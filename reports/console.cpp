@@ -10,10 +10,11 @@ namespace roofbench {
 std::string render_console(const Results& r) {
   std::string s;
   s += fmt::format("\n{}\n{}\n\n", device_line(r), provenance_line(r));
-  s += fmt::format("{:<22} {:>14} {:>28} {:>8}\n", "ceiling", "measured", "reference", "ratio");
+  s += fmt::format("{:<22} {:>14} {:>24} {:>28} {:>8}\n", "ceiling", "measured", "start / end", "reference", "ratio");
   for (const auto& c : r.ceilings) {
     const CeilingReference ref = ceiling_reference(c);
-    s += fmt::format("{:<22} {:>14} {:>28} {:>8}\n", ceiling_label(c), ceiling_value(c), ref.value, ref.ratio);
+    s += fmt::format("{:<22} {:>14} {:>24} {:>28} {:>8}\n", ceiling_label(c), ceiling_value(c), ceiling_passes(c),
+                     ref.value, ref.ratio);
   }
   s += "\n";
 
@@ -27,8 +28,7 @@ std::string render_console(const Results& r) {
                      c.median.empty() ? "—" : c.median, c.rel_iqr, c.flop_rate, c.byte_rate, c.intensity, c.roof_pct,
                      c.bound, status_text(b));
   }
-  for (const auto& b : r.benchmarks)
-    for (const auto& warn : b.warnings) s += fmt::format("warning: {}: {}\n", b.name, warn);
+  for (const auto& [what, warning] : all_warnings(r)) s += fmt::format("warning: {}: {}\n", what, warning);
   return s;
 }
 

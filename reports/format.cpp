@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <sstream>
@@ -155,6 +156,25 @@ BenchmarkCells benchmark_cells(const BenchmarkResult& b, const std::string& empt
     c.bound = b.placement->bound;
   }
   return c;
+}
+
+std::string ceiling_passes(const Ceiling& c) {
+  if (!c.value_end) return "";
+  // Both numbers in the prefix of the larger, so that they read side by side.
+  static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  int i = 0;
+  for (double big = std::max(c.value_start, *c.value_end); big >= 999.5 && i < 6; big /= 1000) ++i;
+  const double scale = std::pow(1000.0, i);
+  return fmt::format("{:.3g} / {:.3g} {}{}", c.value_start / scale, *c.value_end / scale, prefixes[i], c.value_unit);
+}
+
+std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& c : r.ceilings)
+    for (const auto& w : c.warnings) out.emplace_back("ceiling " + c.name, w);
+  for (const auto& b : r.benchmarks)
+    for (const auto& w : b.warnings) out.emplace_back(b.name, w);
+  return out;
 }
 
 CeilingReference ceiling_reference(const Ceiling& c) {

@@ -1,6 +1,8 @@
 #pragma once
 // Number and text formatting shared by every printer.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bench/results.h"
 
@@ -43,5 +45,11 @@ struct CeilingReference {
   std::string value, ratio;
 };
 CeilingReference ceiling_reference(const Ceiling& c);
+
+// "59.3 / 34.5 GB/s": the rate of the start and the end pass; "" when it ran once.
+std::string ceiling_passes(const Ceiling& c);
+
+// Every warning of a run, ceilings first, as (what it is about, the warning).
+std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r);
 
 }  // namespace roofbench

@@ -43,14 +43,15 @@ code { font-size: 12px; }
   };
 
   s += "<h2>Ceilings (measured in this run)</h2>\n<table>\n<tr><th>ceiling</th><th>measured</th><th>datasheet</th>"
-       "<th>theoretical</th><th>measured / reference</th><th>median time</th><th>method</th></tr>\n";
+       "<th>theoretical</th><th>measured / reference</th><th>start / end of run</th><th>median "
+       "time</th><th>method</th></tr>\n";
   for (const auto& c : r.ceilings) {
     const CeilingReference ref = ceiling_reference(c);
     s += "<tr>" + td(ceiling_label(c)) + td(ceiling_value(c), true) +
          td(c.datasheet ? si(c.datasheet->value, c.value_unit) : "—", true) +
          td(c.theoretical ? si(c.theoretical->value, c.value_unit) : "—", true) +
-         td(ref.ratio.empty() ? "—" : ref.ratio, true) + td(duration(c.measurement.stats.median), true) + td(c.method) +
-         "</tr>\n";
+         td(ref.ratio.empty() ? "—" : ref.ratio, true) + td(ceiling_passes(c).empty() ? "—" : ceiling_passes(c), true) +
+         td(duration(c.measurement.stats.median), true) + td(c.method) + "</tr>\n";
   }
   s += "</table>\n";
   for (const auto& c : r.ceilings)
@@ -77,14 +78,11 @@ code { font-size: 12px; }
     s += td(b.work) + "</tr>\n";
   }
   s += "</table>\n";
-  bool any = false;
-  for (const auto& b : r.benchmarks)
-    for (const auto& w : b.warnings) {
-      if (!any) s += "<h2>Warnings</h2>\n<ul>\n";
-      any = true;
-      s += fmt::format("<li><code>{}</code>: {}</li>\n", xml_escape(b.name), xml_escape(w));
-    }
-  if (any) s += "</ul>\n";
+  const auto warnings = all_warnings(r);
+  if (!warnings.empty()) s += "<h2>Warnings</h2>\n<ul>\n";
+  for (const auto& [what, warning] : warnings)
+    s += fmt::format("<li><code>{}</code>: {}</li>\n", xml_escape(what), xml_escape(warning));
+  if (!warnings.empty()) s += "</ul>\n";
   s += "</body>\n</html>\n";
   return s;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace roofbench {
@@ -66,15 +67,30 @@ std::vector<RidgePoint> ridge_points(const Roofs& roofs) {
   return out;
 }
 
+namespace {
+bool is_model_warning(const std::string& w) {
+  return w.rfind("roofline:", 0) == 0;
+}
+}  // namespace
+
 void apply_model(Results& r) {
+  for (auto& c : r.ceilings) {
+    c.warnings.erase(std::remove_if(c.warnings.begin(), c.warnings.end(), is_model_warning), c.warnings.end());
+    if (c.value_end && c.value_start > 0) {
+      const double drift = *c.value_end / c.value_start - 1.0;
+      if (std::fabs(drift) > kDriftTolerance)
+        c.warnings.push_back(
+            fmt::format("roofline: measured {:+.0f}% at the end of the run against its start: the machine did not hold "
+                        "steady, and the roof is the better of the two",
+                        100 * drift));
+    }
+  }
   const Roofs roofs = select_roofs(r.ceilings);
   r.ridge_points = ridge_points(roofs);
   for (auto& b : r.benchmarks) {
     b.placement.reset();
     // Keep warnings from elsewhere; re-derive the model's own.
-    b.warnings.erase(std::remove_if(b.warnings.begin(), b.warnings.end(),
-                                    [](const std::string& w) { return w.rfind("roofline:", 0) == 0; }),
-                     b.warnings.end());
+    b.warnings.erase(std::remove_if(b.warnings.begin(), b.warnings.end(), is_model_warning), b.warnings.end());
     if (!b.verified()) continue;
     std::string why;
     b.placement = place(b, roofs, &why);

@@ -32,7 +32,11 @@ std::vector<RidgePoint> ridge_points(const Roofs& roofs);
 // (or the declared work too high), and the chart would lie.
 inline constexpr double kRoofTolerance = 0.05;
 
-// Fills placements, roof warnings and ridge points of a results model from its ceilings.
+// A ceiling whose start and end passes differ by more than this fraction gets a warning: the
+// machine did not hold steady through the run, and the kernels between saw either roof.
+inline constexpr double kDriftTolerance = 0.10;
+
+// Fills placements, roof and drift warnings and ridge points of a results model from its ceilings.
 void apply_model(Results& r);
 
 }  // namespace roofbench

@@ -26,7 +26,7 @@ inline Ceiling bandwidth_ceiling(const std::string& name, double bytes_per_s) {
   c.name = name;
   c.kind = "bandwidth";
   c.level = "dram";
-  c.value = bytes_per_s;
+  c.value = c.value_start = bytes_per_s;
   c.value_unit = "B/s";
   c.method = "test";
   c.benchmark = "ceiling/" + name;
@@ -40,7 +40,7 @@ inline Ceiling compute_ceiling(const std::string& name, Precision p, double flop
   c.kind = "compute";
   c.precision = p;
   c.unit = "simd";
-  c.value = flop_per_s;
+  c.value = c.value_start = flop_per_s;
   c.value_unit = "FLOP/s";
   c.method = "test";
   c.benchmark = "ceiling/" + name;

@@ -21,6 +21,8 @@ Results full_sample() {
   failed.error = "verification failed: C[0,0]: got 1, expected 2";
   r.benchmarks.push_back(failed);
   r.ceilings[2].theoretical = ReferenceValue{1.1e12, "2 cores x ..."};
+  r.ceilings[0].measurement_end = measurement_of({1.1, 1.2});
+  r.ceilings[0].value_end = 90e9;
   apply_model(r);
   return r;
 }
@@ -44,6 +46,10 @@ TEST(ResultsJson, RoundTripKeepsEverything) {
   EXPECT_FALSE(back.benchmarks[2].measurement);
   EXPECT_DOUBLE_EQ(back.ceilings[2].theoretical->value, 1.1e12);
   EXPECT_EQ(back.ceilings[3].precision, Precision::fp64);
+  ASSERT_TRUE(back.ceilings[0].measurement_end);
+  EXPECT_EQ(back.ceilings[0].measurement_end->samples_s, (std::vector<double>{1.1, 1.2}));
+  EXPECT_DOUBLE_EQ(*back.ceilings[0].value_end, 90e9);
+  EXPECT_FALSE(back.ceilings[1].value_end);
 }
 
 TEST(ResultsJson, HasTheDocumentedTopLevelFields) {

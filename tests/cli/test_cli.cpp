@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -141,6 +142,10 @@ TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
   EXPECT_EQ(res.device.at("kind"), "cpu");
   EXPECT_EQ(res.benchmarks.size(), 2u);  // the filter applies to kernels; ceilings always run
   EXPECT_GE(res.ceilings.size(), 6u);
+  for (const auto& c : res.ceilings) {  // measured at the start and again at the end; the roof is the better
+    ASSERT_TRUE(c.measurement_end) << c.name;
+    EXPECT_DOUBLE_EQ(c.value, std::max(c.value_start, *c.value_end)) << c.name;
+  }
   for (const auto& b : res.benchmarks) {
     EXPECT_TRUE(b.verified()) << b.name;
     EXPECT_TRUE(b.placement) << b.name;

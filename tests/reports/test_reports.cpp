@@ -37,6 +37,14 @@ TEST(Format, SiPrefixesAndDurations) {
   EXPECT_EQ(intensity(171.2), "171");
 }
 
+TEST(Format, CeilingPassesShareOnePrefix) {
+  Ceiling c = bandwidth_ceiling("dram_read", 1.2e12);
+  EXPECT_EQ(ceiling_passes(c), "");
+  c.value_start = 999e9;
+  c.value_end = 1.2e12;
+  EXPECT_EQ(ceiling_passes(c), "0.999 / 1.2 TB/s");
+}
+
 TEST(Markdown, OneTableRowPerBenchmarkAndCeiling) {
   const std::string md = render_markdown(report_sample());
   EXPECT_EQ(count(md, "| `gemm/"), 3u);

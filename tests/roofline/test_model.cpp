@@ -121,3 +121,16 @@ TEST(Model, ApplyingTwiceGivesTheSameWarningsOnce) {
   apply_model(r);
   EXPECT_EQ(r.benchmarks[0].warnings.size(), 1u);
 }
+
+TEST(Model, ACeilingThatDriftedMoreThanTenPercentIsWarned) {
+  Results r = sample_results();
+  r.ceilings[0].value_end = 0.85 * r.ceilings[0].value_start;  // -15%
+  r.ceilings[1].value_end = 1.05 * r.ceilings[1].value_start;  // +5%: steady enough
+  apply_model(r);
+  apply_model(r);  // idempotent
+  ASSERT_EQ(r.ceilings[0].warnings.size(), 1u);
+  EXPECT_NE(r.ceilings[0].warnings[0].find("-15% at the end of the run"), std::string::npos)
+      << r.ceilings[0].warnings[0];
+  EXPECT_TRUE(r.ceilings[1].warnings.empty());
+  EXPECT_TRUE(r.ceilings[2].warnings.empty());  // ran once: nothing to compare
+}
