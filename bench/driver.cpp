@@ -240,11 +240,11 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
 
 int cmd_report(const std::string& path, const std::string& out) {
   Results r = load_results(path);
-  const std::string dir = !out.empty() ? out : fs::path(path).parent_path().string();
-  ensure_writable_dir(dir.empty() ? "." : dir);
+  fs::path dir = !out.empty() ? fs::path(out) : fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  ensure_writable_dir(dir.string());
   FileSet files;
-  for (auto& [name, content] : render_reports(r))
-    files.add((fs::path(dir.empty() ? "." : dir) / name).string(), std::move(content));
+  for (auto& [name, content] : render_reports(r)) files.add((dir / name).string(), std::move(content));
   files.commit();
   for (const auto& p : files.paths()) std::cout << p << "\n";
   return kExitOk;
