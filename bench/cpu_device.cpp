@@ -69,7 +69,7 @@ class CpuDevice final : public Device {
   void synchronize() override {}
 
   std::optional<double> clock_hz() override {
-    const double hz = measure_core_clock_hz(0.002);
+    const double hz = measure_core_clock_hz(0.005);
     if (hz <= 0) return std::nullopt;
     return hz;
   }

@@ -23,8 +23,9 @@ struct CpuInfo {
 const CpuInfo& cpu_info();  // detected once
 
 // Runs a chain of dependent integer adds (one cycle each on every x86 core since the P6) on all
-// threads at once for about `seconds` and returns the mean cycles per second. Returns 0 where
-// the chain is not implemented (non-x86).
+// threads at once for about `seconds`, in five windows, and returns the mean over threads of each
+// thread's fastest window, in cycles per second. Returns 0 where the chain is not implemented
+// (non-x86).
 double measure_core_clock_hz(double seconds);
 
 // cores x FP32 lanes x FMA units x 2 FLOP x clock; FP64 has half the lanes.
