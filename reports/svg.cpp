@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "reports/format.h"
 #include "roofline/model.h"
@@ -14,8 +17,9 @@ namespace roofbench {
 
 namespace {
 
-constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                    "#E69F00", "#56B4E9", "#000000", "#999999"};
+// Okabe-Ito (colour-blind safe) first, then darker extras for long ladders.
+constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+                                    "#000000", "#7F3C8D", "#A5AA99", "#11A579", "#3969AC", "#E73F74"};
 
 double floor_decade(double v) {
   return std::pow(10.0, std::floor(std::log10(v) + 1e-9));
@@ -40,12 +44,46 @@ std::string decade_label(double v, const std::string& unit) {
   return fmt::format("{:.0f} {}{}", v, prefixes[i], unit);
 }
 
-// Compact point label: "naive 512" for square sizes, else "naive M:64/N:32".
+// Compact point label (the colour already says which kernel): the size, "512" for a square
+// GEMM, "2^26" for a power of two from 65536 up, else "M:64/N:32/K:16".
 std::string short_label(const BenchmarkResult& b) {
+  auto number = [](std::int64_t v) {
+    if (v >= 65536 && (v & (v - 1)) == 0) {
+      int k = 0;
+      while ((std::int64_t{1} << k) < v) ++k;
+      return "2^" + std::to_string(k);
+    }
+    return std::to_string(v);
+  };
   std::set<std::int64_t> values;
   for (const auto& kv : b.params) values.insert(kv.second);
-  if (values.size() == 1) return b.variant + " " + std::to_string(*values.begin());
-  return b.variant + " " + params_to_string(b.params);
+  if (values.size() == 1) return number(*values.begin());
+  std::string s;
+  for (const auto& [k, v] : b.params) s += (s.empty() ? "" : "/") + k + ":" + number(v);
+  return s;
+}
+
+// Greedy label placement: the first candidate spot beside the point whose box overlaps no label
+// placed before and stays inside the plot; no label (the tooltip remains) when none is free.
+struct Box {
+  double x0, y0, x1, y1;
+  bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+std::optional<std::pair<double, double>> place_label(double x, double y, double width, const ChartLayout& L,
+                                                     std::vector<Box>& taken) {
+  const double h = 10;
+  const std::pair<double, double> offsets[] = {{8, 3},           {8, -7},          {8, 13},          {-8 - width, 3},
+                                               {-8 - width, -7}, {-8 - width, 13}, {-width / 2, -9}, {-width / 2, 19}};
+  for (const auto& [dx, dy] : offsets) {
+    const Box b{x + dx, y + dy - h + 2, x + dx + width, y + dy + 2};
+    if (b.x0 < L.left || b.x1 > L.right || b.y0 < L.top || b.y1 > L.bottom) continue;
+    bool free = true;
+    for (const auto& t : taken) free = free && !b.overlaps(t);
+    if (!free) continue;
+    taken.push_back(b);
+    return std::make_pair(x + dx, y + dy);
+  }
+  return std::nullopt;
 }
 
 std::string shape(Precision p, double x, double y, const std::string& fill, const std::string& extra) {
@@ -236,16 +274,27 @@ std::string render_svg(const Results& r) {
                     y + 14, intensity(rp.intensity)));
   }
 
-  // Points, coloured by family, shaped by precision.
-  std::map<std::string, std::string> family_colour;
+  // Points, coloured by kernel (family/variant, in the order they ran), shaped by precision.
+  std::vector<std::pair<std::string, std::string>> series;  // (family/variant, colour)
+  auto colour_of = [&series](const BenchmarkResult& b) {
+    const std::string key = b.family + "/" + b.variant;
+    for (const auto& [k, c] : series)
+      if (k == key) return c;
+    series.emplace_back(key, kPalette[series.size() % (sizeof kPalette / sizeof *kPalette)]);
+    return series.back().second;
+  };
   std::set<Precision> precisions;
   for (const auto& b : r.benchmarks)
     if (plotted(b)) {
-      if (!family_colour.count(b.family)) {
-        const std::size_t i = family_colour.size() % (sizeof kPalette / sizeof *kPalette);
-        family_colour[b.family] = kPalette[i];
-      }
+      colour_of(b);
       precisions.insert(b.precision);
+    }
+  // Points claim their own spots first, so that no label covers a point.
+  std::vector<Box> taken;
+  for (const auto& b : r.benchmarks)
+    if (plotted(b)) {
+      const double x = L.px_x(*b.placement->intensity), y = L.px_y(b.placement->flop_per_s);
+      taken.push_back({x - 6, y - 6, x + 6, y + 6});
     }
   out(R"(<g class="points">)");
   for (const auto& b : r.benchmarks) {
@@ -257,10 +306,13 @@ std::string render_svg(const Results& r) {
     out(fmt::format("<title>{}: {}, {}, I = {} FLOP/B, {:.0f}% of roof ({}-bound)</title>", xml_escape(b.name),
                     si(p.flop_per_s, "FLOP/s"), si(p.bytes_per_s, "B/s"), intensity(*p.intensity), p.roof_pct,
                     p.bound));
-    out(shape(b.precision, x, y, family_colour[b.family],
+    out(shape(b.precision, x, y, colour_of(b),
               above_roof ? R"(stroke="#d00000" stroke-width="2.5")" : R"(stroke="#ffffff" stroke-width="1")"));
-    out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="9" fill="#333333">{}</text></g>)", x + 8, y + 3,
-                    xml_escape(short_label(b))));
+    const std::string label = short_label(b);
+    if (auto at = place_label(x, y, 5.2 * static_cast<double>(label.size()), L, taken))
+      out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="9" fill="#333333">{}</text>)", at->first, at->second,
+                      xml_escape(label)));
+    out("</g>");
   }
   out("</g>");
 
@@ -268,11 +320,11 @@ std::string render_svg(const Results& r) {
   double ly = L.top + 4;
   const double lx = L.right + 24;
   out(R"(<g class="legend">)");
-  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Family</text>)", lx, ly));
-  for (const auto& [fam, colour] : family_colour) {
+  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Kernel (family/variant)</text>)", lx, ly));
+  for (const auto& [key, colour] : series) {
     ly += 18;
     out(fmt::format(R"(<rect x="{}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{}">{}</text>)", lx,
-                    ly - 10, colour, lx + 18, ly, xml_escape(fam)));
+                    ly - 10, colour, lx + 18, ly, xml_escape(key)));
   }
   ly += 30;
   out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Precision</text>)", lx, ly));
@@ -304,7 +356,7 @@ std::string render_svg(const Results& r) {
                     xml_escape(ceiling_value(*c))));
   }
   out("</g>");
-  if (family_colour.empty())
+  if (series.empty())
     out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" fill="#888888">no verified kernel to place</text>)",
                     (L.left + L.right) / 2, (L.top + L.bottom) / 2));
   out("</svg>");
