@@ -120,3 +120,32 @@ TEST(Svg, EmptyResultsStillRenderAValidChart) {
   tinyxml2::XMLDocument doc;
   EXPECT_EQ(doc.Parse(render_svg(r).c_str()), tinyxml2::XML_SUCCESS);
 }
+
+TEST(Svg, PointLabelsNeverOverlap) {
+  Results r = sample_results();
+  // Eight kernels crowded into one spot: each label must find a free place or be left out.
+  for (int i = 0; i < 8; ++i) r.benchmarks.push_back(kernel("v" + std::to_string(i), 2e9, 1e9, 0.02 + 1e-5 * i));
+  apply_model(r);
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(render_svg(r).c_str()), tinyxml2::XML_SUCCESS);
+  Parsed p;
+  walk(doc.RootElement(), p);
+  ASSERT_EQ(p.points.size(), 8u);
+  struct Box {
+    double x0, y0, x1, y1;
+  };
+  std::vector<Box> boxes;
+  for (const auto& [name, g] : p.points)
+    if (const auto* t = g->FirstChildElement("text")) {
+      const double x = t->DoubleAttribute("x"), y = t->DoubleAttribute("y");
+      const double w = 5.2 * std::string(t->GetText()).size();
+      boxes.push_back({x, y - 8, x + w, y + 2});
+    }
+  EXPECT_GE(boxes.size(), 4u);  // most still get a label
+  for (std::size_t i = 0; i < boxes.size(); ++i)
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+      const bool overlap = boxes[i].x0 < boxes[j].x1 && boxes[j].x0 < boxes[i].x1 && boxes[i].y0 < boxes[j].y1 &&
+                           boxes[j].y0 < boxes[i].y1;
+      EXPECT_FALSE(overlap) << i << " and " << j;
+    }
+}
