@@ -1,9 +1,10 @@
 #pragma once
 // The STREAM-style bandwidth ceilings shared by the CPU and the GPU: read-only, write-only, copy,
 // triad, and update (read and write back the same lines, which some memory systems serve faster
-// than any of the other four: without it a read-modify-write kernel such as SAXPY beats its roof). Declarations and
-// checks live here once; each backend supplies the kernels. Inputs are small integers stored as floats (0, 1, 2, 3) so
-// sums are exact and every check is exact equality: a kernel that skips one element fails.
+// than any of the other four: without it a read-modify-write kernel such as SAXPY beats its
+// roof). Declarations and checks live here once; each backend supplies the kernels. Inputs are
+// small integers stored as floats (0, 1, 2, 3), so sums are exact and every check is exact
+// equality: a kernel that skips one element fails.
 #include <fmt/format.h>
 
 #include <cmath>
