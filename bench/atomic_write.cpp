@@ -89,10 +89,4 @@ void FileSet::commit() {
   temps_.clear();
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  FileSet set;
-  set.add(path, content);
-  set.commit();
-}
-
 }  // namespace roofbench

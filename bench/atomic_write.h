@@ -29,6 +29,4 @@ class FileSet {
   std::vector<std::string> temps_;
 };
 
-void write_file_atomic(const std::string& path, const std::string& content);
-
 }  // namespace roofbench

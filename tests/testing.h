@@ -21,30 +21,28 @@ inline Measurement measurement_of(std::vector<double> samples) {
   return m;
 }
 
-inline Ceiling bandwidth_ceiling(const std::string& name, double bytes_per_s) {
+inline Ceiling ceiling(const std::string& name, const std::string& kind, double value, const std::string& unit) {
   Ceiling c;
   c.name = name;
-  c.kind = "bandwidth";
-  c.level = "dram";
-  c.value = c.value_start = bytes_per_s;
-  c.value_unit = "B/s";
+  c.kind = kind;
+  c.value = c.value_start = value;
+  c.value_unit = unit;
   c.method = "test";
   c.benchmark = "ceiling/" + name;
   c.measurement = measurement_of({1.0});
   return c;
 }
 
+inline Ceiling bandwidth_ceiling(const std::string& name, double bytes_per_s) {
+  Ceiling c = ceiling(name, "bandwidth", bytes_per_s, "B/s");
+  c.level = "dram";
+  return c;
+}
+
 inline Ceiling compute_ceiling(const std::string& name, Precision p, double flop_per_s) {
-  Ceiling c;
-  c.name = name;
-  c.kind = "compute";
+  Ceiling c = ceiling(name, "compute", flop_per_s, "FLOP/s");
   c.precision = p;
   c.unit = "simd";
-  c.value = c.value_start = flop_per_s;
-  c.value_unit = "FLOP/s";
-  c.method = "test";
-  c.benchmark = "ceiling/" + name;
-  c.measurement = measurement_of({1.0});
   return c;
 }
 
