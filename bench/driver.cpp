@@ -19,6 +19,7 @@
 #include "reports/report.h"
 #include "roofbench/version.h"
 #include "roofline/datasheets.h"
+#include "roofline/gpu_peaks.h"
 #include "roofline/model.h"
 
 namespace roofbench {
@@ -111,7 +112,7 @@ std::vector<Job> kernel_jobs(Backend backend, bool quick, const std::string& fil
 // A ceiling from its start-of-run measurement and, when it ran again after the kernels, its
 // end-of-run one. The roof is the better of the two: a roof is what the machine can do, and a
 // machine that was slower in one pass (a busy neighbour, a warmer chip) could still do the other.
-Ceiling make_ceiling(const Device& dev, const JobResult& start, const JobResult* end) {
+Ceiling make_ceiling(const Device& dev, const nlohmann::json& device, const JobResult& start, const JobResult* end) {
   const Variant& v = *start.job.variant;
   const BenchmarkResult& b = start.result;
   auto rate = [&](const Measurement& m) {
@@ -140,15 +141,18 @@ Ceiling make_ceiling(const Device& dev, const JobResult& start, const JobResult*
     c.value_unit = "FLOP/s";
   }
   if (dev.backend() == Backend::cuda) c.datasheet = datasheet_value(dev.name(), c);
+  // Theoretical peaks at the clock measured around the samples of the pass that gave the value
+  // (the mean of the readings before and after).
+  const Measurement& m = c.value_end && *c.value_end > c.value_start ? *c.measurement_end : c.measurement;
+  const std::optional<double> measured_hz =
+      m.clock_before_hz && m.clock_after_hz ? std::optional<double>(0.5 * (*m.clock_before_hz + *m.clock_after_hz))
+                                            : m.clock_before_hz;
+  if (dev.backend() == Backend::cuda && measured_hz) c.theoretical = gpu_theoretical(device, c, *measured_hz);
   if (dev.backend() == Backend::cpu && c.kind == "compute" && c.precision &&
       (*c.precision == Precision::fp32 || *c.precision == Precision::fp64)) {
-    // Theoretical peak at the clock measured around the samples of the pass that gave the value
-    // (the mean of the readings before and after; /proc/cpuinfo's nominal clock only when neither
-    // was readable).
+    // /proc/cpuinfo's nominal clock only when no reading was possible.
     const CpuInfo& cpu = cpu_info();
-    const Measurement& m = c.value_end && *c.value_end > c.value_start ? *c.measurement_end : c.measurement;
-    const double hz = m.clock_before_hz && m.clock_after_hz ? 0.5 * (*m.clock_before_hz + *m.clock_after_hz)
-                                                            : m.clock_before_hz.value_or(cpu.nominal_hz);
+    const double hz = measured_hz.value_or(cpu.nominal_hz);
     if (hz > 0) {
       const bool fp64 = *c.precision == Precision::fp64;
       c.theoretical = ReferenceValue{theoretical_fma_peak(cpu, fp64, hz), theoretical_fma_derivation(cpu, fp64, hz)};
@@ -218,7 +222,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
       if (other.job.tag == kEndPass && other.job.variant == jr.job.variant && other.job.params == jr.job.params &&
           other.result.verified())
         end = &other;
-    r.ceilings.push_back(make_ceiling(*dev, jr, end));
+    r.ceilings.push_back(make_ceiling(*dev, r.device, jr, end));
   }
   apply_model(r);
 

@@ -68,6 +68,7 @@ BenchmarkResult declare(const Variant& v, const Params& params) {
   r.precision = v.precision;
   r.backend = v.backend;
   r.unit = v.unit;
+  r.math = v.math;
   r.level = v.level;
   r.params = params;
   r.flops = v.flops(params);
@@ -80,6 +81,7 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
   BenchmarkResult r = declare(v, params);
   try {
     auto inst = v.make(params);
+    if (auto g = inst->grid()) r.waves = wave_model(g->tile_m, g->tile_n, g->M, g->N, g->blocks_per_sm, g->sms);
     r.verification = prepare_and_verify(dev, *inst, opt.seed);
     if (!r.verification.ok) {
       r.error = "verification failed: " + r.verification.detail;

@@ -24,6 +24,11 @@ class Instance {
   virtual void run() = 0;
   // Compares the output of the last run with the reference. Untimed.
   virtual Verification verify() = 0;
+  // Fixed-tile GPU kernels: the block tile and how many blocks fit on an SM, for the wave model.
+  struct Grid {
+    std::int64_t tile_m = 0, tile_n = 0, M = 0, N = 0, blocks_per_sm = 0, sms = 0;
+  };
+  virtual std::optional<Grid> grid() const { return std::nullopt; }
 };
 
 // A variant that measures one of the machine's roofs rather than a kernel of interest.
@@ -40,6 +45,7 @@ struct Variant {
   Precision precision = Precision::fp32;
   Backend backend = Backend::cpu;
   std::string unit;                            // compute unit it uses: "simd" (CPU), "simt" (CUDA cores), "tensor"
+  std::optional<Precision> math;               // its arithmetic's precision, when not `precision` (see BenchmarkResult)
   std::string level = "dram";                  // memory level its declared bytes refer to
   std::string summary;                         // one line: the idea of this variant
   std::string source;                          // file that defines it

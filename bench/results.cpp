@@ -2,8 +2,26 @@
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace roofbench {
+
+WaveModel wave_model(std::int64_t tile_m, std::int64_t tile_n, std::int64_t M, std::int64_t N,
+                     std::int64_t blocks_per_sm, std::int64_t sms) {
+  if (tile_m <= 0 || tile_n <= 0 || M <= 0 || N <= 0 || blocks_per_sm <= 0 || sms <= 0)
+    throw std::invalid_argument("wave model needs positive tiles, sizes, blocks per SM and SMs");
+  WaveModel w;
+  w.tile_m = tile_m;
+  w.tile_n = tile_n;
+  w.blocks_per_sm = blocks_per_sm;
+  w.sms = sms;
+  w.tiles = ((M + tile_m - 1) / tile_m) * ((N + tile_n - 1) / tile_n);
+  const std::int64_t slots = blocks_per_sm * sms;
+  w.waves = static_cast<double>(w.tiles) / static_cast<double>(slots);
+  const std::int64_t whole = (w.tiles + slots - 1) / slots;
+  w.efficiency = static_cast<double>(w.tiles) / static_cast<double>(whole * slots);
+  return w;
+}
 
 using nlohmann::json;
 
@@ -110,6 +128,21 @@ std::optional<ReferenceValue> reference_from(const json& j, const char* key) {
   return ReferenceValue{it->at("value").get<double>(), it->at("source").get<std::string>()};
 }
 
+json waves_json(const WaveModel& w) {
+  return {{"tile_m", w.tile_m},   {"tile_n", w.tile_n}, {"tiles", w.tiles},          {"blocks_per_sm", w.blocks_per_sm},
+          {"sms", w.sms},         {"waves", w.waves},   {"efficiency", w.efficiency}};
+}
+WaveModel waves_from(const json& j, const Params& p) {
+  // waves and efficiency are derived: recomputed from the grid, like the statistics.
+  const std::int64_t tile_m = j.at("tile_m").get<std::int64_t>(), tile_n = j.at("tile_n").get<std::int64_t>();
+  const std::int64_t bps = j.at("blocks_per_sm").get<std::int64_t>(), sms = j.at("sms").get<std::int64_t>();
+  try {
+    return wave_model(tile_m, tile_n, param(p, "M"), param(p, "N"), bps, sms);
+  } catch (const std::exception& e) {
+    throw InputError(std::string("bad waves: ") + e.what());
+  }
+}
+
 json benchmark_json(const BenchmarkResult& b) {
   json j = {{"name", b.name},
             {"family", b.family},
@@ -117,6 +150,7 @@ json benchmark_json(const BenchmarkResult& b) {
             {"precision", to_string(b.precision)},
             {"backend", to_string(b.backend)},
             {"unit", b.unit},
+            {"math_precision", b.math ? json(to_string(*b.math)) : json(nullptr)},
             {"level", b.level},
             {"params", params_json(b.params)},
             {"flops", b.flops},
@@ -128,6 +162,7 @@ json benchmark_json(const BenchmarkResult& b) {
             {"warnings", b.warnings}};
   j["measurement"] = b.measurement ? measurement_json(*b.measurement) : json(nullptr);
   j["placement"] = b.placement ? placement_json(*b.placement) : json(nullptr);
+  j["waves"] = b.waves ? waves_json(*b.waves) : json(nullptr);
   // Convenience copies of the headline numbers for jq users; recomputed on load.
   if (b.measurement) {
     j["median_s"] = b.measurement->stats.median;
@@ -143,6 +178,8 @@ BenchmarkResult benchmark_from(const json& j) {
   b.precision = precision_from_string(j.at("precision").get<std::string>());
   b.backend = backend_from_string(j.at("backend").get<std::string>());
   b.unit = j.at("unit").get<std::string>();
+  if (auto it = j.find("math_precision"); it != j.end() && !it->is_null())
+    b.math = precision_from_string(it->get<std::string>());
   b.level = j.at("level").get<std::string>();
   b.params = params_from(j.at("params"));
   b.flops = j.at("flops").get<double>();
@@ -153,6 +190,7 @@ BenchmarkResult benchmark_from(const json& j) {
   b.warnings = j.value("warnings", std::vector<std::string>{});
   if (!j.at("measurement").is_null()) b.measurement = measurement_from(j.at("measurement"));
   if (!j.at("placement").is_null()) b.placement = placement_from(j.at("placement"));
+  if (auto it = j.find("waves"); it != j.end() && !it->is_null()) b.waves = waves_from(*it, b.params);
   if (b.verified() && !b.measurement) throw InputError("benchmark '" + b.name + "' is verified but has no measurement");
   if (!b.verified() && b.measurement)
     throw InputError("benchmark '" + b.name + "' failed verification but carries a measurement");

@@ -47,6 +47,21 @@ struct Placement {
   std::string bandwidth_ceiling;
 };
 
+// How a fixed-tile GPU kernel's grid fills the machine (wave quantization). A wave is every SM
+// running its maximum of resident blocks at once; the last wave of a grid that is not a whole
+// number of waves leaves SMs idle for the full time of a tile.
+struct WaveModel {
+  std::int64_t tile_m = 0, tile_n = 0;  // the block tile of C (BM x BN)
+  std::int64_t tiles = 0;               // blocks in the grid: ceil(M/BM) x ceil(N/BN)
+  std::int64_t blocks_per_sm = 0;       // resident at once (the occupancy calculator's answer)
+  std::int64_t sms = 0;
+  double waves = 0;       // tiles / (blocks_per_sm x sms)
+  double efficiency = 0;  // tiles / (ceil(waves) x blocks_per_sm x sms): share of SM time doing useful tiles
+};
+// Fills waves and efficiency from the other fields; throws std::invalid_argument on zeros.
+WaveModel wave_model(std::int64_t tile_m, std::int64_t tile_n, std::int64_t M, std::int64_t N,
+                     std::int64_t blocks_per_sm, std::int64_t sms);
+
 struct BenchmarkResult {
   std::string name;  // family/variant/precision/params
   std::string family, variant;
@@ -54,6 +69,9 @@ struct BenchmarkResult {
   Backend backend = Backend::cpu;
   std::string unit;   // compute unit it runs on: "simd" (CPU), "simt" (CUDA cores), "tensor"
   std::string level;  // memory level its bytes are declared at: "dram"
+  // The precision its arithmetic runs in when that differs from its data's (FP16 inputs
+  // accumulated in FP32 on CUDA cores run on the FP32 pipe): picks the compute roof.
+  std::optional<Precision> math;
   Params params;
   double flops = 0;  // declared
   double bytes = 0;  // declared: the fewest bytes it must move
@@ -62,7 +80,9 @@ struct BenchmarkResult {
   std::string error;                       // non-empty: failed, and carries no numbers
   std::optional<Measurement> measurement;  // present only for verified kernels
   std::optional<Placement> placement;
+  std::optional<WaveModel> waves;  // fixed-tile GPU kernels
   std::vector<std::string> warnings;
+  Precision roof_precision() const { return math.value_or(precision); }
   bool verified() const { return verification.ok && error.empty(); }
 };
 

@@ -46,9 +46,9 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
     p.roof_pct = 100.0 * p.bytes_per_s / bw.value;
     return p;
   }
-  auto cp_it = roofs.compute.find({b.precision, b.unit});
+  auto cp_it = roofs.compute.find({b.roof_precision(), b.unit});
   if (cp_it == roofs.compute.end())
-    return fail(fmt::format("no {} {} compute ceiling was measured", to_string(b.precision), b.unit));
+    return fail(fmt::format("no {} {} compute ceiling was measured", to_string(b.roof_precision()), b.unit));
   const Ceiling& peak = *cp_it->second;
   const double intensity = b.flops / b.bytes;
   const double memory_roof = intensity * bw.value;

@@ -1,6 +1,7 @@
 #pragma once
 // The roofline model. For a kernel with intensity I = FLOPs / bytes (both declared):
-//   attainable = min(peak[precision, unit], I x BW[level])
+//   attainable = min(peak[precision, unit], I x BW[level])  (precision: of the arithmetic, see
+//                                                            BenchmarkResult::math)
 //   roof %     = achieved / attainable
 //   bound      = memory when I x BW < peak (left of the ridge), else compute
 //   ridge      = peak / BW, the intensity where the two roofs meet

@@ -1,11 +1,15 @@
-// GPU FP32 FMA peak on the CUDA cores: every thread runs independent fmaf chains in registers.
+// GPU FMA peaks on the CUDA cores, one per precision: FP32 (fmaf), FP64 (fma), FP16 (half2) and
+// BF16 (bfloat162) paired FMAs. Every thread runs independent FMA chains in registers.
 // Run only this: roofbench ceilings --device cuda:0
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <fmt/format.h>
 
 #include <cmath>
 #include <memory>
 
 #include "bench/cuda_check.h"
+#include "bench/half.h"
 #include "bench/registry.h"
 #include "bench/verify.h"
 
@@ -13,23 +17,89 @@ namespace roofbench::ceilings {
 namespace {
 
 // ---------------------------------------------------------------- reference
-// x ← x·a + b converges (a < 1), and fmaf rounds once exactly like std::fma, so the device
-// result equals the host's bit for bit. Each thread returns the sum of its chains, in order.
-constexpr float kA = 0.999999f, kB = 1e-4f;
+// x ← x·a + b converges (a < 1). The device rounds each FMA once; the host does the same: in
+// FP32 and FP64 with std::fma, and for the 16-bit types by an FP32 fmaf, which is exact for
+// these operands (a 16-bit product fits in FP32's 24 bits and the addends are close in
+// magnitude), followed by one rounding to the 16-bit type. So host and device agree bit for bit.
+constexpr double kA = 0.999, kB = 1e-3;
 constexpr int kChains = 8, kThreads = 256;
 
-// Chain r starts at 0.5 + r/128: exact in float however it is computed (nvcc contracts a·b + c
-// into one FMA, the host may not), so host and device start from the same bits.
+// Chain r starts at 0.5 + r/128, exact in every type here.
 __host__ __device__ constexpr float chain_start(int r) {
   return 0.5f + 0.0078125f * static_cast<float>(r);
 }
 
-float reference_sum(std::int64_t iters) {
-  float sum = 0;
+// One type per ceiling: its device vector type, how many FMAs one instruction does (lanes), the
+// device FMA, and the host's bit-exact model of one step.
+struct Fp32 {
+  using D = float;
+  static constexpr int kLanes = 1;
+  static constexpr Precision kPrecision = Precision::fp32;
+  static constexpr const char* kName = "fp32_fma";
+  static constexpr const char* kHow = "fmaf";
+  __device__ static D splat(float v) { return v; }
+  __device__ static D fma(D x, D a, D b) { return fmaf(x, a, b); }
+  __device__ static double lanes_sum(D x) { return x; }
+  static double step(double x) {
+    return std::fma(static_cast<float>(x), static_cast<float>(kA), static_cast<float>(kB));
+  }
+  static double coeff(double v) { return static_cast<float>(v); }
+};
+struct Fp64 {
+  using D = double;
+  static constexpr int kLanes = 1;
+  static constexpr Precision kPrecision = Precision::fp64;
+  static constexpr const char* kName = "fp64_fma";
+  static constexpr const char* kHow = "fma (double)";
+  __device__ static D splat(float v) { return v; }
+  __device__ static D fma(D x, D a, D b) { return ::fma(x, a, b); }
+  __device__ static double lanes_sum(D x) { return x; }
+  static double step(double x) { return std::fma(x, kA, kB); }
+  static double coeff(double v) { return v; }
+};
+struct Fp16 {
+  using D = __half2;
+  static constexpr int kLanes = 2;
+  static constexpr Precision kPrecision = Precision::fp16;
+  static constexpr const char* kName = "fp16_fma";
+  static constexpr const char* kHow = "__hfma2 on half2 pairs";
+  __device__ static D splat(float v) { return __float2half2_rn(v); }
+  __device__ static D fma(D x, D a, D b) { return __hfma2(x, a, b); }
+  __device__ static double lanes_sum(D x) {
+    return static_cast<double>(__low2float(x)) + static_cast<double>(__high2float(x));
+  }
+  static double coeff(double v) { return static_cast<double>(half_t(v)); }
+  static double step(double x) {
+    return static_cast<double>(half_t(std::fma(static_cast<float>(x), static_cast<float>(coeff(kA)),
+                                               static_cast<float>(coeff(kB)))));
+  }
+};
+struct Bf16 {
+  using D = __nv_bfloat162;
+  static constexpr int kLanes = 2;
+  static constexpr Precision kPrecision = Precision::bf16;
+  static constexpr const char* kName = "bf16_fma";
+  static constexpr const char* kHow = "__hfma2 on bfloat162 pairs";
+  __device__ static D splat(float v) { return __float2bfloat162_rn(v); }
+  __device__ static D fma(D x, D a, D b) { return __hfma2(x, a, b); }
+  __device__ static double lanes_sum(D x) {
+    return static_cast<double>(__low2float(x)) + static_cast<double>(__high2float(x));
+  }
+  static double coeff(double v) { return static_cast<double>(bf16_t(v)); }
+  static double step(double x) {
+    return static_cast<double>(bf16_t(std::fma(static_cast<float>(x), static_cast<float>(coeff(kA)),
+                                               static_cast<float>(coeff(kB)))));
+  }
+};
+
+// What every thread writes: the sum, in FP64 and in chain order, of its chains' lanes.
+template <class Tr>
+double reference_sum(std::int64_t iters) {
+  double sum = 0;
   for (int r = 0; r < kChains; ++r) {
-    float x = chain_start(r);
-    for (std::int64_t i = 0; i < iters; ++i) x = std::fma(x, kA, kB);
-    sum += x;
+    double x = chain_start(r);
+    for (std::int64_t i = 0; i < iters; ++i) x = Tr::step(x);
+    for (int l = 0; l < Tr::kLanes; ++l) sum += x;
   }
   return sum;
 }
@@ -37,44 +107,51 @@ float reference_sum(std::int64_t iters) {
 // ---------------------------------------------------------------- kernel
 // Eight independent chains per thread give the scheduler eight FMAs to issue while each waits
 // its ~4-cycle latency; many short blocks keep the tail of the last wave small.
-__global__ void fma_kernel(float* out, long long iters) {
-  float x[kChains];
+template <class Tr>
+__global__ void fma_kernel(double* out, long long iters, double a_coeff, double b_coeff) {
+  using D = typename Tr::D;
+  const D a = Tr::splat(static_cast<float>(a_coeff)), b = Tr::splat(static_cast<float>(b_coeff));
+  // FP64 needs the coefficients in full precision; the others are exact in float.
+  D x[kChains];
 #pragma unroll
-  for (int r = 0; r < kChains; ++r) x[r] = chain_start(r);
+  for (int r = 0; r < kChains; ++r) x[r] = Tr::splat(chain_start(r));
+  D av = a, bv = b;
+  if constexpr (std::is_same_v<D, double>) av = a_coeff, bv = b_coeff;
   for (long long i = 0; i < iters; ++i) {
 #pragma unroll
-    for (int r = 0; r < kChains; ++r) x[r] = fmaf(x[r], kA, kB);
+    for (int r = 0; r < kChains; ++r) x[r] = Tr::fma(x[r], av, bv);
   }
-  float sum = 0;
+  double sum = 0;
 #pragma unroll
-  for (int r = 0; r < kChains; ++r) sum += x[r];
+  for (int r = 0; r < kChains; ++r) sum += Tr::lanes_sum(x[r]);
   out[blockIdx.x * (long long)blockDim.x + threadIdx.x] = sum;
 }
 
 // ---------------------------------------------------------------- launcher
+template <class Tr>
 class GpuFma final : public Instance {
  public:
   explicit GpuFma(const Params& p)
       : blocks_(param(p, "blocks")), iters_(param(p, "iters")), out_(static_cast<std::size_t>(blocks_) * kThreads) {
     if (param(p, "threads") != kThreads || param(p, "chains") != kChains)
-      throw InputError("fp32_fma ceiling: threads and chains are fixed at 256 and 8");
+      throw InputError(fmt::format("{} ceiling: threads and chains are fixed at {} and {}", Tr::kName, kThreads, kChains));
   }
   void prepare(std::uint64_t) override { out_.poison(); }
   void run() override {
-    fma_kernel<<<static_cast<unsigned>(blocks_), kThreads>>>(out_.get(), iters_);
+    fma_kernel<Tr><<<static_cast<unsigned>(blocks_), kThreads>>>(out_.get(), iters_, Tr::coeff(kA), Tr::coeff(kB));
     CUDA_CHECK_LAUNCH();
   }
   Verification verify() override {
     const auto out = out_.download();
-    const float ref = reference_sum(iters_);
-    Checker chk(Tolerance{0, 0}, "every thread's chain sum vs host std::fma, exact");
+    const double ref = reference_sum<Tr>(iters_);
+    Checker chk(Tolerance{0, 0}, "every thread's chain sum vs the host's FMA model, exact");
     for (std::size_t i = 0; i < out.size(); ++i) chk.check(out[i], ref, static_cast<std::int64_t>(i));
     return chk.finish();
   }
 
  private:
   std::int64_t blocks_, iters_;
-  DeviceBuffer<float> out_;
+  DeviceBuffer<double> out_;
 };
 
 // ---------------------------------------------------------------- registration
@@ -82,30 +159,37 @@ Params fma_params(std::int64_t blocks, std::int64_t iters) {
   return {{"blocks", blocks}, {"threads", kThreads}, {"chains", kChains}, {"iters", iters}};
 }
 
+template <class Tr>
 Variant make() {
   Variant v;
   v.family = "ceiling";
-  v.variant = "fp32_fma";
-  v.precision = Precision::fp32;
+  v.variant = Tr::kName;
+  v.precision = Tr::kPrecision;
   v.backend = Backend::cuda;
   v.unit = "simt";
-  v.summary = "8 independent fmaf chains per thread, 256 threads per block";
+  v.summary = fmt::format("8 independent FMA chains per thread ({}), 256 threads per block", Tr::kHow);
   v.source = __FILE__;
-  // Every thread: chains x iters FMAs of 2 flops; writes one float.
+  // Every thread: chains x iters FMA instructions of `lanes` FMAs of 2 flops; writes one double.
   v.flops = [](const Params& p) {
-    return 2.0 * static_cast<double>(param(p, "blocks") * param(p, "threads") * param(p, "chains")) *
+    return 2.0 * Tr::kLanes * static_cast<double>(param(p, "blocks") * param(p, "threads") * param(p, "chains")) *
            static_cast<double>(param(p, "iters"));
   };
-  v.bytes = [](const Params& p) { return 4.0 * static_cast<double>(param(p, "blocks") * param(p, "threads")); };
-  v.work = "blocks x threads x chains x iters FMAs of 2 flops; writes one float per thread";
+  v.bytes = [](const Params& p) { return 8.0 * static_cast<double>(param(p, "blocks") * param(p, "threads")); };
+  v.work = fmt::format("blocks x threads x chains x iters {} instructions of {} FMA(s), 2 flops each; writes one "
+                       "double per thread",
+                       Tr::kHow, Tr::kLanes);
   v.sizes = {fma_params(65536, 4096)};
   v.quick_sizes = {fma_params(16384, 4096)};
   v.test_sizes = {fma_params(1, 1), fma_params(264, 100)};
-  v.ceiling = CeilingSpec{"fp32_fma", "compute", "", "fmaf chains in registers, 8 per thread, 65536 short blocks"};
-  v.make = [](const Params& p) { return std::make_unique<GpuFma>(p); };
+  v.ceiling =
+      CeilingSpec{Tr::kName, "compute", "", fmt::format("{} chains in registers, 8 per thread, 65536 short blocks", Tr::kHow)};
+  v.make = [](const Params& p) { return std::make_unique<GpuFma<Tr>>(p); };
   return v;
 }
-ROOFBENCH_REGISTER(make());
+ROOFBENCH_REGISTER(make<Fp32>());
+ROOFBENCH_REGISTER(make<Fp64>());
+ROOFBENCH_REGISTER(make<Fp16>());
+ROOFBENCH_REGISTER(make<Bf16>());
 
 }  // namespace
 }  // namespace roofbench::ceilings

@@ -23,7 +23,7 @@ class CpuGemm : public Instance {
     for (std::int64_t i = 0; i < M * N; ++i) C[i] = poison_f32();
   }
   void run() override { compute(A.data(), B.data(), C.data()); }
-  Verification verify() override { return check(A.data(), B.data(), C.data(), M, N, K, Precision::fp32, seed_); }
+  Verification verify() override { return check(A.data(), B.data(), C.data(), M, N, K, seed_); }
 
  protected:
   virtual void compute(const float* a, const float* b, float* c) = 0;
@@ -36,7 +36,7 @@ class CpuGemm : public Instance {
 
 // The declarations every FP32 CPU GEMM variant shares; the variant fills in the rest.
 inline Variant cpu_gemm_variant() {
-  return fp32_variant(Backend::cpu, "simd");
+  return variant_for(Precision::fp32, Backend::cpu, "simd");
 }
 
 }  // namespace roofbench::gemm

@@ -1,49 +1,123 @@
 #pragma once
-// The CUDA GEMM instance every GPU FP32 variant shares: inputs made on the host (kept for the
-// FP64 check), copied once; C poisoned before the verified run. A variant supplies launch().
+// The CUDA GEMM instance every GPU variant shares: inputs (FP32, FP16 or BF16) made on the host
+// and kept for the FP64 check, copied once; C (always FP32) poisoned before the verified run.
+// A variant supplies launch(), and may reject shapes it cannot handle in its constructor.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <memory>
+#include <type_traits>
 
 #include "bench/cuda_check.h"
+#include "bench/half.h"
 #include "bench/random.h"
 #include "bench/registry.h"
 #include "kernels/gemm/reference.h"
 
 namespace roofbench::gemm {
 
+// The device type behind each host storage type (same bits; see bench/half.h).
+template <class T>
+struct DeviceTypeOf {
+  using type = T;
+};
+template <>
+struct DeviceTypeOf<half_t> {
+  using type = __half;
+};
+template <>
+struct DeviceTypeOf<bf16_t> {
+  using type = __nv_bfloat16;
+};
+template <class T>
+using device_t = typename DeviceTypeOf<T>::type;
+
+__device__ __forceinline__ float to_float(float x) {
+  return x;
+}
+__device__ __forceinline__ float to_float(__half x) {
+  return __half2float(x);
+}
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
+
+template <class T>
 class GpuGemm : public Instance {
  public:
-  explicit GpuGemm(const Params& p)
-      : M(param(p, "M")), N(param(p, "N")), K(param(p, "K")), dA(M * K), dB(K * N), dC(M * N) {}
+  using D = device_t<T>;
+  explicit GpuGemm(const Params& p) : M(param(p, "M")), N(param(p, "N")), K(param(p, "K")) {
+    if (M <= 0 || N <= 0 || K <= 0) throw InputError("GEMM sizes must be positive");
+    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX) throw InputError("GEMM sizes must fit in 32 bits");
+  }
 
   void prepare(std::uint64_t seed) override {
     seed_ = seed;
-    hA = uniform_vector<float>(M * K, seed);
-    hB = uniform_vector<float>(K * N, seed + 1);
+    // Allocated here rather than in the constructor so that a rejected shape allocates nothing.
+    if (!dC.get()) {
+      dA = DeviceBuffer<T>(static_cast<std::size_t>(M * K));
+      dB = DeviceBuffer<T>(static_cast<std::size_t>(K * N));
+      dC = DeviceBuffer<float>(static_cast<std::size_t>(M * N));
+    }
+    hA = uniform_vector<T>(M * K, seed);
+    hB = uniform_vector<T>(K * N, seed + 1);
     dA.upload(hA);
     dB.upload(hB);
     dC.poison();
+    setup();
   }
   void run() override {
-    launch(dA.get(), dB.get(), dC.get());
+    launch(reinterpret_cast<const D*>(dA.get()), reinterpret_cast<const D*>(dB.get()), dC.get());
     CUDA_CHECK_LAUNCH();
   }
   Verification verify() override {
     const auto hC = dC.download();
-    return check(hA.data(), hB.data(), hC.data(), M, N, K, Precision::fp32, seed_);
+    return check(hA.data(), hB.data(), hC.data(), M, N, K, seed_);
   }
 
  protected:
-  virtual void launch(const float* A, const float* B, float* C) = 0;
+  virtual void setup() {}  // after the inputs exist: e.g. descriptors that hold their addresses
+  virtual void launch(const D* A, const D* B, float* C) = 0;
   const std::int64_t M, N, K;
+  const T* device_a() const { return dA.get(); }
+  const T* device_b() const { return dB.get(); }
+  float* device_c() const { return dC.get(); }
+
+  // The wave model's inputs for a kernel launched with a BM x BN tile per block.
+  template <class Kernel>
+  Grid tile_grid(Kernel kernel, int threads, std::size_t dynamic_smem, std::int64_t bm, std::int64_t bn) const {
+    int dev = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem));
+    return Grid{bm, bn, M, N, per_sm, sms};
+  }
 
  private:
-  DeviceBuffer<float> dA, dB, dC;
-  std::vector<float> hA, hB;
+  DeviceBuffer<T> dA, dB;
+  DeviceBuffer<float> dC;
+  std::vector<T> hA, hB;
   std::uint64_t seed_ = 0;
 };
 
-inline Variant gpu_gemm_variant() {
-  return fp32_variant(Backend::cuda, "simt");
+template <class T>
+Variant gpu_gemm_variant(const std::string& unit = "simt") {
+  return variant_for(precision_of<T>(), Backend::cuda, unit);
+}
+
+// The sweep every GPU GEMM runs: square sizes from 128 to 8192, so that the chart shows the
+// points climbing from the memory-bound slope toward the compute roof as intensity grows.
+inline std::vector<Params> gpu_sweep() {
+  return square_gemm_sizes({128, 256, 512, 1024, 2048, 4096, 8192});
+}
+
+// Extra sizes for the fixed 128x128-tile kernels, either side of whole waves on a 132-SM H200:
+// 1408 (121 tiles) fits in one wave of 132 at one block per SM and 1536 (144) needs a second,
+// nearly empty one; at two blocks per SM the same cliff is 2048 (256 of 264) against 2176 (289).
+// 2304 (324 tiles) is 0.61 efficient at two blocks per SM. The wave model in results.json says
+// which cliff applies, from the occupancy measured on the device.
+inline std::vector<Params> wave_sweep() {
+  return square_gemm_sizes({1408, 1536, 2176, 2304});
 }
 
 }  // namespace roofbench::gemm

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "bench/half.h"
 #include "bench/random.h"
 #include "bench/verify.h"
 
@@ -15,14 +16,14 @@ double flops(const Params& p) {
          static_cast<double>(param(p, "K"));
 }
 
-double bytes(const Params& p, double elem_bytes) {
+double bytes(const Params& p, double in_bytes) {
   const double M = static_cast<double>(param(p, "M")), N = static_cast<double>(param(p, "N")),
                K = static_cast<double>(param(p, "K"));
-  return elem_bytes * (M * K + K * N + M * N);
+  return in_bytes * (M * K + K * N) + 4.0 * M * N;
 }
 
 template <class T>
-Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int64_t N, std::int64_t K, Precision prec,
+Verification check(const T* A, const T* B, const float* C, std::int64_t M, std::int64_t N, std::int64_t K,
                    std::uint64_t seed) {
   const bool full = M * N <= 65536;
   std::vector<std::int64_t> idx;
@@ -35,7 +36,7 @@ Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int6
     while (idx.size() < 2048)
       idx.push_back(static_cast<std::int64_t>(splitmix64(s) % static_cast<std::uint64_t>(M * N)));
   }
-  Checker chk(tolerance_for(prec, std::sqrt(static_cast<double>(K))),
+  Checker chk(tolerance_for(Precision::fp32, std::sqrt(static_cast<double>(K))),
               full ? "every entry vs FP64 reference" : "2048 sampled entries vs FP64 reference");
   for (std::int64_t e : idx) {
     const std::int64_t i = e / N, j = e % N;
@@ -51,7 +52,11 @@ Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int6
 }
 
 template Verification check<float>(const float*, const float*, const float*, std::int64_t, std::int64_t, std::int64_t,
-                                   Precision, std::uint64_t);
+                                   std::uint64_t);
+template Verification check<half_t>(const half_t*, const half_t*, const float*, std::int64_t, std::int64_t,
+                                    std::int64_t, std::uint64_t);
+template Verification check<bf16_t>(const bf16_t*, const bf16_t*, const float*, std::int64_t, std::int64_t,
+                                    std::int64_t, std::uint64_t);
 
 std::vector<Params> test_shapes() {
   return {{{"M", 64}, {"N", 64}, {"K", 64}},
@@ -60,14 +65,16 @@ std::vector<Params> test_shapes() {
           {{"M", 300}, {"N", 257}, {"K", 131}}};
 }
 
-Variant fp32_variant(Backend backend, const std::string& unit) {
+Variant variant_for(Precision precision, Backend backend, const std::string& unit) {
   Variant v;
   v.family = "gemm";
-  v.precision = Precision::fp32;
+  v.precision = precision;
   v.backend = backend;
   v.unit = unit;
+  if (precision != Precision::fp32 && unit != "tensor") v.math = Precision::fp32;
   v.flops = flops;
-  v.bytes = [](const Params& p) { return bytes(p, 4.0); };
+  const double in_bytes = precision == Precision::fp32 ? 4.0 : 2.0;
+  v.bytes = [in_bytes](const Params& p) { return bytes(p, in_bytes); };
   v.work = kWork;
   v.test_sizes = test_shapes();
   return v;

@@ -1,6 +1,8 @@
 #pragma once
 // What every GEMM variant shares: its declared work and its check against an FP64 reference.
-// C = A·B with A M×K, B K×N, C M×N, all row-major; no C input (beta = 0).
+// C = A·B with A M×K, B K×N, C M×N, all row-major; no C input (beta = 0). A and B are FP32,
+// FP16 or BF16; C and the accumulation are FP32 in every variant (the "mixed precision" GEMM of
+// tensor cores: products of 16-bit inputs are exact in FP32).
 #include <cstdint>
 #include <vector>
 
@@ -12,23 +14,26 @@ namespace roofbench::gemm {
 
 // 2·M·N·K flops (one multiply and one add per term).
 double flops(const Params& p);
-// Reads A and B once, writes C once: (M·K + K·N + M·N) elements of `elem_bytes`.
-double bytes(const Params& p, double elem_bytes);
+// Reads A and B once (`in_bytes` per element) and writes C once (FP32):
+// in_bytes·(M·K + K·N) + 4·M·N.
+double bytes(const Params& p, double in_bytes);
 inline constexpr const char* kWork =
-    "C = A·B: 2·M·N·K flops; reads A and B once and writes C once: (M·K + K·N + M·N) elements";
+    "C = A·B: 2·M·N·K flops; reads A and B once and writes C (FP32) once: (M·K + K·N)·sizeof(input) + 4·M·N bytes";
 
 // Checks C against an FP64 reference: every entry when M·N <= 65536, else a fixed random sample
 // of 2048 entries (always including the four corners). Tolerance per entry:
-// 4·u·sqrt(K)·Σ|a_ik·b_kj| for the precision's unit roundoff u (inputs are converted to FP64
-// before the reference multiplies them, so the reference sees exactly what the kernel saw).
+// 4·u·sqrt(K)·Σ|a_ik·b_kj| with u the FP32 unit roundoff: the inputs are converted to FP64
+// before the reference multiplies them, so the reference sees exactly what the kernel saw, and
+// the only error left is the FP32 accumulation's (products of FP16/BF16 inputs are exact in FP32).
 template <class T>
-Verification check(const T* A, const T* B, const T* C, std::int64_t M, std::int64_t N, std::int64_t K, Precision prec,
+Verification check(const T* A, const T* B, const float* C, std::int64_t M, std::int64_t N, std::int64_t K,
                    std::uint64_t seed);
 
 std::vector<Params> test_shapes();  // awkward shapes: non-square, not multiples of any tile
 
-// The declarations every FP32 GEMM variant shares on `backend`, running on `unit`; the variant
-// file fills in its name, summary, sizes and make.
-Variant fp32_variant(Backend backend, const std::string& unit);
+// The declarations every GEMM variant with inputs of `precision` shares on `backend`, running on
+// `unit`; the variant file fills in its name, summary, sizes and make. 16-bit inputs on CUDA
+// cores are accumulated in FP32 on the FP32 pipe, so their roof is the FP32 one (math = fp32).
+Variant variant_for(Precision precision, Backend backend, const std::string& unit);
 
 }  // namespace roofbench::gemm

@@ -52,6 +52,30 @@ TEST(ResultsJson, RoundTripKeepsEverything) {
   EXPECT_FALSE(back.ceilings[1].value_end);
 }
 
+TEST(ResultsJson, MathPrecisionAndWavesRoundTrip) {
+  Results r = full_sample();
+  BenchmarkResult& b = r.benchmarks[0];
+  b.params = {{"M", 1536}, {"N", 1536}, {"K", 64}};
+  b.math = Precision::fp32;
+  b.waves = wave_model(128, 128, 1536, 1536, 1, 132);
+  const json j = json::parse(dump_results(r));
+  EXPECT_EQ(j.at("benchmarks").at(0).at("math_precision"), "fp32");
+  EXPECT_EQ(j.at("benchmarks").at(0).at("waves").at("tiles"), 144);
+  EXPECT_TRUE(j.at("benchmarks").at(1).at("math_precision").is_null());
+  EXPECT_TRUE(j.at("benchmarks").at(1).at("waves").is_null());
+  const Results back = j.get<Results>();
+  EXPECT_EQ(back.benchmarks[0].math, Precision::fp32);
+  ASSERT_TRUE(back.benchmarks[0].waves);
+  EXPECT_DOUBLE_EQ(back.benchmarks[0].waves->efficiency, 144.0 / 264);
+  EXPECT_FALSE(back.benchmarks[1].math);
+  // Derived fields are recomputed: an edited efficiency does not survive a load.
+  json edited = j;
+  edited["benchmarks"][0]["waves"]["efficiency"] = 0.99;
+  EXPECT_DOUBLE_EQ(edited.get<Results>().benchmarks[0].waves->efficiency, 144.0 / 264);
+  edited["benchmarks"][0]["waves"]["sms"] = 0;
+  EXPECT_THROW(edited.get<Results>(), InputError);
+}
+
 TEST(ResultsJson, HasTheDocumentedTopLevelFields) {
   const json j = json::parse(dump_results(full_sample()));
   EXPECT_EQ(j.at("schema"), kResultsSchema);

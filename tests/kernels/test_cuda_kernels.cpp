@@ -7,6 +7,7 @@
 
 #include "bench/device.h"
 #include "bench/harness.h"
+#include "kernels/gemm/reference.h"
 #include "tests/testing.h"
 
 using namespace roofbench;
@@ -14,6 +15,12 @@ using namespace roofbench;
 namespace {
 std::vector<const Variant*> cuda_variants() {
   return roofbench::testing::variants_of(Backend::cuda);
+}
+std::vector<const Variant*> cuda_gemm_variants() {
+  std::vector<const Variant*> out;
+  for (const auto* v : cuda_variants())
+    if (v->family == "gemm") out.push_back(v);
+  return out;
 }
 }  // namespace
 
@@ -46,6 +53,75 @@ TEST_P(CudaVariant, IsMeasuredAfterVerification) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, CudaVariant, ::testing::ValuesIn(cuda_variants()),
                          roofbench::testing::VariantName());
+
+// Every GEMM variant either computes each awkward shape correctly or refuses it, before touching
+// the GPU, with an error that names the variant and what it needs.
+class CudaGemmVariant : public ::testing::TestWithParam<const Variant*> {};
+
+TEST_P(CudaGemmVariant, HandlesOrRejectsEveryAwkwardShape) {
+  const Variant& v = *GetParam();
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU visible: CUDA kernels are not checked on this machine";
+  auto dev = make_cuda_device(0);
+  for (const auto& p : gemm::test_shapes()) {
+    std::unique_ptr<Instance> inst;
+    try {
+      inst = v.make(p);
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("gemm/" + v.variant), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("multiples of"), std::string::npos) << e.what();
+      continue;
+    }
+    const Verification r = prepare_and_verify(*dev, *inst, 99);
+    EXPECT_TRUE(r.ok) << v.name(p) << ": " << r.detail;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, CudaGemmVariant, ::testing::ValuesIn(cuda_gemm_variants()),
+                         roofbench::testing::VariantName());
+
+TEST(CudaGemm, TensorCoreVariantsRefuseRowsThatAreNot16ByteMultiplesBeforeTouchingTheGpu) {
+  // Runs without a GPU: the shape check comes before any CUDA call.
+  const Params bad = {{"M", 64}, {"N", 45}, {"K", 64}};
+  int checked = 0;
+  for (const auto* v : cuda_variants()) {
+    if (v->family != "gemm" || (v->variant != "wmma" && v->variant != "wgmma")) continue;
+    ++checked;
+    try {
+      v->make(bad);
+      ADD_FAILURE() << v->base_name() << " accepted N = 45";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("K and N to be multiples of 8"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("N=45"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GE(checked, 2);  // wmma fp16 and bf16 at least
+}
+
+TEST(CudaRegistry, HasTheGemmLadderInEveryPrecision) {
+  std::set<std::string> names;
+  for (const auto* v : cuda_variants()) names.insert(v->base_name());
+  for (const char* n :
+       {"gemm/naive/fp32", "gemm/naive/fp16", "gemm/naive/bf16", "gemm/smem_tiled/fp32", "gemm/smem_tiled/fp16",
+        "gemm/smem_tiled/bf16", "gemm/register_tiled/fp32", "gemm/wmma/fp16", "gemm/wmma/bf16", "gemm/cublas/fp32",
+        "gemm/cublas/fp16", "gemm/cublas/bf16", "ceiling/fp64_fma/fp64", "ceiling/fp16_fma/fp16",
+        "ceiling/bf16_fma/bf16", "ceiling/fp16_mma_sync/fp16", "ceiling/bf16_mma_sync/bf16"})
+    EXPECT_TRUE(names.count(n)) << n;
+#ifdef ROOFBENCH_HAVE_SM90A
+  for (const char* n : {"gemm/wgmma/fp16", "gemm/wgmma/bf16", "ceiling/fp16_wgmma/fp16", "ceiling/bf16_wgmma/bf16"})
+    EXPECT_TRUE(names.count(n)) << n;
+#endif
+}
+
+TEST(CudaRegistry, EachGemmIsPlacedAgainstTheUnitItRunsOn) {
+  for (const auto* v : cuda_variants()) {
+    if (v->family != "gemm") continue;
+    const bool tensor = v->variant == "wmma" || v->variant == "wgmma" ||
+                        (v->variant == "cublas" && v->precision != Precision::fp32);
+    EXPECT_EQ(v->unit, tensor ? "tensor" : "simt") << v->base_name();
+    // 16-bit inputs on CUDA cores are widened and accumulated on the FP32 pipe.
+    EXPECT_EQ(v->math.has_value(), !tensor && v->precision != Precision::fp32) << v->base_name();
+  }
+}
 
 TEST(CudaRegistry, HasTheFoundationFamilies) {
   std::set<std::string> names;

@@ -66,6 +66,47 @@ TEST(Model, EachPrecisionUsesItsOwnComputeRoof) {
   EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->roof_pct, 80.0);
 }
 
+TEST(Model, SixteenBitInputsWithFp32MathUseTheFp32Roof) {
+  // FP16 inputs accumulated in FP32 on the FP32 pipe: the FP32 roof (1 TFLOP/s), not an FP16 one
+  // (there is none here, so without `math` the kernel could not be placed at all).
+  Results r = sample_results();
+  BenchmarkResult b = kernel("naive", 4e11, 1e9, 1.0, Precision::fp16);
+  b.math = Precision::fp32;
+  r.benchmarks = {b};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement) << r.benchmarks[0].warnings.at(0);
+  EXPECT_EQ(r.benchmarks[0].placement->compute_ceiling, "fp32_fma");
+  EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->roof_pct, 40.0);
+  r.benchmarks[0].math.reset();
+  apply_model(r);
+  EXPECT_FALSE(r.benchmarks[0].placement);
+  EXPECT_NE(r.benchmarks[0].warnings.at(0).find("no fp16 simd compute ceiling"), std::string::npos);
+}
+
+TEST(WaveModel, MatchesTheH200TableForOneBlockPerSm) {
+  // ../shared/reference/kernels.md §6: 128x128 tiles on 132 SMs.
+  const WaveModel a = wave_model(128, 128, 1408, 1408, 1, 132);
+  EXPECT_EQ(a.tiles, 121);
+  EXPECT_NEAR(a.waves, 121.0 / 132, 1e-12);
+  EXPECT_NEAR(a.efficiency, 121.0 / 132, 1e-12);
+  const WaveModel b = wave_model(128, 128, 1536, 1536, 1, 132);
+  EXPECT_EQ(b.tiles, 144);
+  EXPECT_NEAR(b.efficiency, 144.0 / 264, 1e-12);  // two waves, the second 12 of 132 full
+  const WaveModel c = wave_model(128, 256, 2304, 2304, 1, 132);
+  EXPECT_EQ(c.tiles, 162);
+  EXPECT_NEAR(c.efficiency, 162.0 / 264, 1e-12);
+}
+
+TEST(WaveModel, CountsPartialTilesAndResidentBlocks) {
+  // 4097 x 100 with 128x128 tiles: 33 x 1 tiles; two resident blocks per SM on 10 SMs = 20 slots.
+  const WaveModel w = wave_model(128, 128, 4097, 100, 2, 10);
+  EXPECT_EQ(w.tiles, 33);
+  EXPECT_DOUBLE_EQ(w.waves, 33.0 / 20);
+  EXPECT_DOUBLE_EQ(w.efficiency, 33.0 / 40);
+  EXPECT_THROW(wave_model(0, 128, 1, 1, 1, 1), std::invalid_argument);
+  EXPECT_THROW(wave_model(128, 128, 1, 1, 0, 132), std::invalid_argument);
+}
+
 TEST(Model, ExactlyAtTheRidgeCountsAsComputeBound) {
   Results r = sample_results();
   r.benchmarks = {kernel("d", 1e10, 1e9, 0.1)};  // I = 10 = ridge
