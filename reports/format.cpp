@@ -140,7 +140,8 @@ std::string status_text(const BenchmarkResult& b) {
 }
 
 BenchmarkCells benchmark_cells(const BenchmarkResult& b, const std::string& empty) {
-  BenchmarkCells c{empty, empty, empty, flop_rate_text(b), byte_rate_text(b), empty, empty, empty, empty, empty};
+  BenchmarkCells c{empty, empty, empty, flop_rate_text(b), byte_rate_text(b), empty, empty, empty, empty, empty, empty};
+  if (b.waves) c.waves = fmt::format("{:.2f} ({:.0f}%)", b.waves->waves, 100 * b.waves->efficiency);
   if (b.measurement) {
     const Measurement& m = *b.measurement;
     c.median = duration(m.stats.median);
@@ -156,6 +157,67 @@ BenchmarkCells benchmark_cells(const BenchmarkResult& b, const std::string& empt
     c.bound = b.placement->bound;
   }
   return c;
+}
+
+LadderTable gemm_ladder(const Results& r) {
+  LadderTable t;
+  // GEMMs with M, N and K: anything else in the family (a hand-made file, a future shape) is left out.
+  auto is_gemm = [](const BenchmarkResult& b) {
+    if (b.family != "gemm") return false;
+    int found = 0;
+    for (const auto& [k, v] : b.params) found += (k == "M" || k == "N" || k == "K") && v > 0;
+    return found == 3;
+  };
+  const BenchmarkResult* any = nullptr;
+  for (const auto& b : r.benchmarks)
+    if (is_gemm(b)) any = &b;
+  if (!any) return t;
+  t.reference = any->backend == Backend::cuda ? "cublas" : "openblas";
+  auto size_label = [](const Params& p) {
+    const std::int64_t M = param(p, "M"), N = param(p, "N"), K = param(p, "K");
+    return M == N && N == K ? fmt::format("{}³", M) : fmt::format("{}×{}×{}", M, N, K);
+  };
+  auto find = [&](const std::string& variant, Precision prec, const Params& p) -> const BenchmarkResult* {
+    for (const auto& b : r.benchmarks)
+      if (is_gemm(b) && b.variant == variant && b.precision == prec && b.params == p && b.verified())
+        return &b;
+    return nullptr;
+  };
+  // Sizes in order of work, so the columns read small to large.
+  std::vector<Params> sizes;
+  for (const auto& b : r.benchmarks)
+    if (is_gemm(b) && std::find(sizes.begin(), sizes.end(), b.params) == sizes.end()) sizes.push_back(b.params);
+  std::stable_sort(sizes.begin(), sizes.end(), [](const Params& a, const Params& b) {
+    auto work = [](const Params& p) { return static_cast<double>(param(p, "M")) * param(p, "N") * param(p, "K"); };
+    return work(a) < work(b);
+  });
+  bool any_reference = false;
+  for (const auto& p : sizes) t.sizes.push_back(size_label(p));
+  for (const auto& b : r.benchmarks) {
+    if (!is_gemm(b)) continue;
+    const std::string prec = to_string(b.precision);
+    const bool seen = std::any_of(t.rows.begin(), t.rows.end(),
+                                  [&](const LadderTable::Row& row) { return row.variant == b.variant && row.precision == prec; });
+    if (seen) continue;
+    LadderTable::Row row{b.variant, prec, b.math ? fmt::format("{} ({} math)", b.unit, to_string(*b.math)) : b.unit, {}};
+    for (const auto& p : sizes) {
+      const BenchmarkResult* k = find(b.variant, b.precision, p);
+      const BenchmarkResult* ref = find(t.reference, b.precision, p);
+      std::string cell;
+      if (k && k->measurement) {
+        const double rate = k->flops / k->measurement->stats.median;
+        cell = si(rate, "FLOP/s");
+        if (ref && ref->measurement) {
+          any_reference = true;
+          cell += fmt::format(" ({:.2f}×)", rate / (ref->flops / ref->measurement->stats.median));
+        }
+      }
+      row.cells.push_back(cell);
+    }
+    t.rows.push_back(std::move(row));
+  }
+  if (!any_reference) return LadderTable{};
+  return t;
 }
 
 std::string ceiling_passes(const Ceiling& c) {

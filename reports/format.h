@@ -36,6 +36,7 @@ std::string status_text(const BenchmarkResult& b);  // "ok", "FAILED: ..."
 struct BenchmarkCells {
   std::string median, rel_iqr, samples, flop_rate, byte_rate, intensity, attainable, roof_pct, bound;
   std::string clock;  // SM / core clock before → after the samples, "1.98 → 1.75 GHz"
+  std::string waves;  // fixed-tile kernels: "1.09 (55%)", waves and the wave model's efficiency
 };
 BenchmarkCells benchmark_cells(const BenchmarkResult& b, const std::string& empty);
 
@@ -48,6 +49,21 @@ CeilingReference ceiling_reference(const Ceiling& c);
 
 // "59.3 / 34.5 GB/s": the rate of the start and the end pass; "" when it ran once.
 std::string ceiling_passes(const Ceiling& c);
+
+// The GEMM ladder against the vendor library measured in the same run ("cublas" on CUDA,
+// "openblas" on the CPU): one row per (variant, precision), one column per problem size, each
+// cell the FLOP rate and its ratio to the reference at the same precision and size,
+// "48.1 TFLOP/s (0.93×)". Empty when the run has no verified reference.
+struct LadderTable {
+  std::string reference;           // "cublas"
+  std::vector<std::string> sizes;  // column heads: "4096³" for square sizes, else "M×N×K"
+  struct Row {
+    std::string variant, precision, unit;
+    std::vector<std::string> cells;  // "" where that size was not run or not verified
+  };
+  std::vector<Row> rows;
+};
+LadderTable gemm_ladder(const Results& r);
 
 // Every warning of a run, ceilings first, as (what it is about, the warning).
 std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r);

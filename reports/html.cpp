@@ -62,9 +62,24 @@ code { font-size: 12px; }
   kv_table("Device", r.device);
   kv_table("Settings", r.settings);
 
+  const LadderTable ladder = gemm_ladder(r);
+  if (!ladder.rows.empty()) {
+    s += fmt::format("<h2>GEMM ladder</h2>\n<p>FLOP/s, and the ratio to <code>{}</code> at the same precision and "
+                     "size, measured in this run.</p>\n<table>\n<tr><th>variant</th><th>precision</th><th>unit</th>",
+                     xml_escape(ladder.reference));
+    for (const auto& size : ladder.sizes) s += "<th>" + xml_escape(size) + "</th>";
+    s += "</tr>\n";
+    for (const auto& row : ladder.rows) {
+      s += "<tr>" + td(row.variant) + td(row.precision) + td(row.unit);
+      for (const auto& cell : row.cells) s += td(cell.empty() ? "—" : cell, true);
+      s += "</tr>\n";
+    }
+    s += "</table>\n";
+  }
+
   s += "<h2>Benchmarks</h2>\n<table>\n<tr><th>benchmark</th><th>median</th><th>IQR</th><th>samples</th>"
        "<th>FLOP/s</th><th>bytes/s</th><th>FLOP/byte</th><th>attainable</th><th>% of roof</th><th>bound</th>"
-       "<th>clock</th><th>verified</th><th>work</th></tr>\n";
+       "<th>waves (efficiency)</th><th>clock</th><th>verified</th><th>work</th></tr>\n";
   for (const auto& b : r.benchmarks) {
     const bool ok = b.verified();
     s += ok ? "<tr>" : "<tr class=\"failed\">";
@@ -73,7 +88,7 @@ code { font-size: 12px; }
     for (const std::string* cell :
          {&c.median, &c.rel_iqr, &c.samples, &c.flop_rate, &c.byte_rate, &c.intensity, &c.attainable, &c.roof_pct})
       s += td(*cell, true);
-    s += td(c.bound) + td(c.clock);
+    s += td(c.bound) + td(c.waves, true) + td(c.clock);
     s += td(ok ? fmt::format("yes ({} checked)", b.verification.checked) : "FAILED: " + b.error);
     s += td(b.work) + "</tr>\n";
   }

@@ -5,6 +5,24 @@
 
 namespace roofbench {
 
+std::string render_markdown_ladder(const Results& r) {
+  const LadderTable t = gemm_ladder(r);
+  if (t.rows.empty()) return "";
+  std::string s = fmt::format("**GEMM ladder** (FLOP/s, and the ratio to `{}` at the same precision and size)\n\n",
+                              t.reference);
+  s += "| variant | precision | unit |";
+  for (const auto& size : t.sizes) s += " " + size + " |";
+  s += "\n|---|---|---|";
+  for (std::size_t i = 0; i < t.sizes.size(); ++i) s += "---:|";
+  s += "\n";
+  for (const auto& row : t.rows) {
+    s += fmt::format("| {} | {} | {} |", row.variant, row.precision, row.unit);
+    for (const auto& cell : row.cells) s += " " + (cell.empty() ? std::string("—") : cell) + " |";
+    s += "\n";
+  }
+  return s + "\n";
+}
+
 std::string render_markdown(const Results& r) {
   std::string s;
   s += fmt::format("### roofbench: {}\n\n", md_cell(device_line(r)));
@@ -21,12 +39,14 @@ std::string render_markdown(const Results& r) {
   }
   s += "\n";
 
-  s += "| benchmark | median | IQR | FLOP/s | bytes/s | FLOP/B | % of roof | bound | status |\n";
-  s += "|---|---:|---:|---:|---:|---:|---:|---|---|\n";
+  s += render_markdown_ladder(r);
+
+  s += "| benchmark | median | IQR | FLOP/s | bytes/s | FLOP/B | % of roof | bound | waves (efficiency) | status |\n";
+  s += "|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n";
   for (const auto& b : r.benchmarks) {
     const BenchmarkCells c = benchmark_cells(b, "—");
-    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(b.name), c.median, c.rel_iqr,
-                     c.flop_rate, c.byte_rate, c.intensity, c.roof_pct, c.bound, md_cell(status_text(b)));
+    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(b.name), c.median, c.rel_iqr,
+                     c.flop_rate, c.byte_rate, c.intensity, c.roof_pct, c.bound, c.waves, md_cell(status_text(b)));
   }
   const auto warnings = all_warnings(r);
   if (!warnings.empty()) s += "\n**Warnings**\n\n";

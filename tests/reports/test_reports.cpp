@@ -81,3 +81,58 @@ TEST(Reports, AllThreeFilesAreRendered) {
   EXPECT_EQ(files[1].first, "report.html");
   EXPECT_EQ(files[2].first, "summary.md");
 }
+
+namespace {
+BenchmarkResult gemm_at(const std::string& variant, std::int64_t n, double seconds,
+                        Precision p = Precision::fp32) {
+  BenchmarkResult b = roofbench::testing::kernel(variant, 2.0 * n * n * n, 12.0 * n * n, seconds, p);
+  b.params = {{"M", n}, {"N", n}, {"K", n}};
+  b.name = "gemm/" + variant + "/" + to_string(p) + "/" + params_to_string(b.params);
+  return b;
+}
+}  // namespace
+
+TEST(Ladder, RatesAndRatiosToTheReferenceAtTheSameSize) {
+  Results r = sample_results();
+  // 2·100³ = 2e6 flops: 1 ms is 2 GFLOP/s, 0.5 ms 4 GFLOP/s; 2·200³ = 1.6e7 flops in 2 ms is 8 GFLOP/s.
+  r.benchmarks = {gemm_at("naive", 100, 1e-3), gemm_at("openblas", 100, 0.5e-3), gemm_at("naive", 200, 2e-3),
+                  gemm_at("openblas", 200, 1e-3)};
+  const LadderTable t = gemm_ladder(r);
+  EXPECT_EQ(t.reference, "openblas");
+  ASSERT_EQ(t.sizes, (std::vector<std::string>{"100³", "200³"}));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].variant, "naive");
+  EXPECT_EQ(t.rows[0].cells, (std::vector<std::string>{"2.00 GFLOP/s (0.50×)", "8.00 GFLOP/s (0.50×)"}));
+  EXPECT_EQ(t.rows[1].cells[1], "16.0 GFLOP/s (1.00×)");
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("| naive | fp32 | simd | 2.00 GFLOP/s (0.50×) | 8.00 GFLOP/s (0.50×) |"), std::string::npos) << md;
+  EXPECT_NE(render_html(r).find("<h2>GEMM ladder</h2>"), std::string::npos);
+}
+
+TEST(Ladder, ComparesOnlyLikeWithLikeAndNeedsAVerifiedReference) {
+  Results r = sample_results();
+  BenchmarkResult half = gemm_at("naive", 100, 1e-3, Precision::fp16);
+  half.math = Precision::fp32;
+  BenchmarkResult failed_ref = gemm_at("openblas", 100, 1e-3);
+  failed_ref.error = "verification failed: C[0,0]";
+  failed_ref.measurement.reset();
+  r.benchmarks = {gemm_at("naive", 100, 1e-3), half, failed_ref};
+  EXPECT_TRUE(gemm_ladder(r).rows.empty());  // no verified reference: no table at all
+  EXPECT_EQ(render_markdown_ladder(r), "");
+  r.benchmarks.push_back(gemm_at("openblas", 100, 0.25e-3));
+  const LadderTable t = gemm_ladder(r);
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0].cells[0], "2.00 GFLOP/s (0.25×)");
+  EXPECT_EQ(t.rows[1].precision, "fp16");
+  EXPECT_EQ(t.rows[1].unit, "simd (fp32 math)");
+  EXPECT_EQ(t.rows[1].cells[0], "2.00 GFLOP/s");  // no FP16 reference ran: a rate, no ratio
+}
+
+TEST(Markdown, ShowsTheWaveModelOfFixedTileKernels) {
+  Results r = sample_results();
+  BenchmarkResult b = gemm_at("wmma", 1536, 1e-3);
+  b.waves = wave_model(128, 128, 1536, 1536, 1, 132);
+  r.benchmarks = {b};
+  EXPECT_NE(render_markdown(r).find("| 1.09 (55%) |"), std::string::npos) << render_markdown(r);
+  EXPECT_NE(render_html(r).find("1.09 (55%)"), std::string::npos);
+}
