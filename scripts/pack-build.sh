@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Packs a build into one self-contained archive: roofbench, the test binaries, and every shared
-# library they need except glibc's and the NVIDIA driver's, in lib/ (the binaries look there
-# first). Unpacked on a machine that has the driver but none of the Debian packages, it runs:
+# library they need except glibc's, the NVIDIA driver's and the toolkit's cuBLAS (libcublasLt
+# alone is over 500 MB; the GPU machine's toolkit has it), in lib/ (the binaries look there
+# first). Unpacked on a machine that has the driver and the toolkit but none of the Debian
+# packages, it runs (with the toolkit's lib64 on LD_LIBRARY_PATH if ldd does not find cuBLAS):
 #   tar -xJf roofbench.tar.xz -C /tmp
 #   /tmp/roofbench/bin/roofbench run --device cuda:0 --out DIR
 #   for t in /tmp/roofbench/bin/test_*; do ROOFBENCH_BIN=/tmp/roofbench/bin/roofbench "$t"; done
@@ -21,7 +23,7 @@ done
 cp "${bins[@]}" "$stage/roofbench/bin/"
 for b in "${bins[@]}"; do ldd "$b"; done | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
-    libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*|libcuda.so.*|libnvidia-*) ;;
+    libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*|libcuda.so.*|libnvidia-*|libcublas*) ;;
     *) cp -L "$lib" "$stage/roofbench/lib/" ;;
   esac
 done
