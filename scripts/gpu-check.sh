@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# What a GPU session runs on the GPU machine in one call, from an archive made here by
+# scripts/pack-build.sh: checks that every binary finds its libraries, runs every test binary
+# (the `gpu` tests included), then `roofbench run` on the first GPU. Everything it prints goes
+# to files under OUT, so that what comes back is the evidence:
+#   OUT/env.log              nvidia-smi, nvcc version, each binary's ldd
+#   OUT/test_*.log           one log per test binary
+#   OUT/results/...          results.json, gbench.json, roofline.svg, report.html, summary.md
+#   OUT/console.log          the run's console output
+# Usage (on the GPU machine): scripts/gpu-check.sh ARCHIVE.tar.xz OUT [roofbench run arguments...]
+# Exit status: 0 when every test binary and the run passed, else 1 (each log says what failed).
+set -uo pipefail
+[ $# -ge 2 ] || { echo "usage: scripts/gpu-check.sh ARCHIVE.tar.xz OUT [roofbench run args...]" >&2; exit 2; }
+archive=$1 out=$2
+shift 2
+mkdir -p "$out"
+stage=$(mktemp -d)
+tar -xJf "$archive" -C "$stage" || { echo "gpu-check: cannot unpack $archive" >&2; exit 2; }
+bin=$stage/roofbench/bin
+
+# cuBLAS is not in the archive (see pack-build.sh): use the toolkit's.
+if ! ldd "$bin/roofbench" | grep -q 'libcublas.*=> /'; then
+  lib=$(dirname "$(find / -name 'libcublasLt.so.1[0-9]' -print -quit 2>/dev/null)")
+  [ -n "$lib" ] && [ "$lib" != . ] && export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+{
+  nvidia-smi || true
+  nvcc --version || true
+  echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+  for b in "$bin"/*; do echo "== $(basename "$b")"; ldd "$b"; done
+} >"$out/env.log" 2>&1
+if grep -q '=> not found' "$out/env.log"; then
+  echo "gpu-check: a library is missing (see $out/env.log):" >&2
+  grep '=> not found' "$out/env.log" | sort -u >&2
+  exit 1
+fi
+
+status=0
+for t in "$bin"/test_*; do
+  name=$(basename "$t")
+  if ROOFBENCH_BIN="$bin/roofbench" "$t" --gtest_brief=1 >"$out/$name.log" 2>&1; then
+    skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9][0-9]*\) tests\{0,1\}.*/\1/p' "$out/$name.log" | tail -1)
+    echo "gpu-check: $name passed${skipped:+ ($skipped skipped: see the log for why)}"
+  else
+    echo "gpu-check: $name FAILED (see $out/$name.log)"
+    status=1
+  fi
+done
+
+"$bin/roofbench" run --device cuda:0 --out "$out/results" "$@" 2>&1 | tee "$out/console.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+exit $status
