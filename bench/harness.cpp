@@ -81,7 +81,7 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
   BenchmarkResult r = declare(v, params);
   try {
     auto inst = v.make(params);
-    if (auto g = inst->grid()) r.waves = wave_model(g->tile_m, g->tile_n, g->M, g->N, g->blocks_per_sm, g->sms);
+    r.waves = inst->waves();
     r.verification = prepare_and_verify(dev, *inst, opt.seed);
     if (!r.verification.ok) {
       r.error = "verification failed: " + r.verification.detail;

@@ -24,11 +24,8 @@ class Instance {
   virtual void run() = 0;
   // Compares the output of the last run with the reference. Untimed.
   virtual Verification verify() = 0;
-  // Fixed-tile GPU kernels: the block tile and how many blocks fit on an SM, for the wave model.
-  struct Grid {
-    std::int64_t tile_m = 0, tile_n = 0, M = 0, N = 0, blocks_per_sm = 0, sms = 0;
-  };
-  virtual std::optional<Grid> grid() const { return std::nullopt; }
+  // Fixed-tile GPU kernels: how their grid fills the machine (see WaveModel and wave_model()).
+  virtual std::optional<WaveModel> waves() const { return std::nullopt; }
 };
 
 // A variant that measures one of the machine's roofs rather than a kernel of interest.

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <memory>
+#include <type_traits>
 
 #include "bench/cuda_check.h"
 #include "bench/half.h"
@@ -30,20 +31,21 @@ __host__ __device__ constexpr float chain_start(int r) {
 }
 
 // One type per ceiling: its device vector type, how many FMAs one instruction does (lanes), the
-// device FMA, and the host's bit-exact model of one step.
+// device FMA, and the host's bit-exact model of one step. splat() makes the kernel's values on
+// either side: coefficients are made on the host, so every type gets them at its own precision.
 struct Fp32 {
   using D = float;
   static constexpr int kLanes = 1;
   static constexpr Precision kPrecision = Precision::fp32;
   static constexpr const char* kName = "fp32_fma";
   static constexpr const char* kHow = "fmaf";
-  __device__ static D splat(float v) { return v; }
+  __host__ __device__ static D splat(double v) { return static_cast<float>(v); }
   __device__ static D fma(D x, D a, D b) { return fmaf(x, a, b); }
   __device__ static double lanes_sum(D x) { return x; }
-  static double step(double x) {
-    return std::fma(static_cast<float>(x), static_cast<float>(kA), static_cast<float>(kB));
-  }
   static double coeff(double v) { return static_cast<float>(v); }
+  static double step(double x) {
+    return std::fma(static_cast<float>(x), static_cast<float>(coeff(kA)), static_cast<float>(coeff(kB)));
+  }
 };
 struct Fp64 {
   using D = double;
@@ -51,45 +53,41 @@ struct Fp64 {
   static constexpr Precision kPrecision = Precision::fp64;
   static constexpr const char* kName = "fp64_fma";
   static constexpr const char* kHow = "fma (double)";
-  __device__ static D splat(float v) { return v; }
+  __host__ __device__ static D splat(double v) { return v; }
   __device__ static D fma(D x, D a, D b) { return ::fma(x, a, b); }
   __device__ static double lanes_sum(D x) { return x; }
   static double step(double x) { return std::fma(x, kA, kB); }
-  static double coeff(double v) { return v; }
 };
-struct Fp16 {
-  using D = __half2;
+// The paired 16-bit types: D2 is the device pair, Host the storage type of bench/half.h that
+// rounds exactly as the device does.
+template <class D2, class Host, Precision P>
+struct PairedFma {
+  using D = D2;
   static constexpr int kLanes = 2;
-  static constexpr Precision kPrecision = Precision::fp16;
+  static constexpr Precision kPrecision = P;
+  __host__ __device__ static D splat(double v) {
+    if constexpr (std::is_same_v<D2, __half2>)
+      return __float2half2_rn(static_cast<float>(v));
+    else
+      return __float2bfloat162_rn(static_cast<float>(v));
+  }
+  __device__ static D fma(D x, D a, D b) { return __hfma2(x, a, b); }
+  __device__ static double lanes_sum(D x) {
+    return static_cast<double>(__low2float(x)) + static_cast<double>(__high2float(x));
+  }
+  static double coeff(double v) { return static_cast<double>(Host(v)); }
+  static double step(double x) {
+    return static_cast<double>(
+        Host(std::fma(static_cast<float>(x), static_cast<float>(coeff(kA)), static_cast<float>(coeff(kB)))));
+  }
+};
+struct Fp16 : PairedFma<__half2, half_t, Precision::fp16> {
   static constexpr const char* kName = "fp16_fma";
   static constexpr const char* kHow = "__hfma2 on half2 pairs";
-  __device__ static D splat(float v) { return __float2half2_rn(v); }
-  __device__ static D fma(D x, D a, D b) { return __hfma2(x, a, b); }
-  __device__ static double lanes_sum(D x) {
-    return static_cast<double>(__low2float(x)) + static_cast<double>(__high2float(x));
-  }
-  static double coeff(double v) { return static_cast<double>(half_t(v)); }
-  static double step(double x) {
-    return static_cast<double>(half_t(std::fma(static_cast<float>(x), static_cast<float>(coeff(kA)),
-                                               static_cast<float>(coeff(kB)))));
-  }
 };
-struct Bf16 {
-  using D = __nv_bfloat162;
-  static constexpr int kLanes = 2;
-  static constexpr Precision kPrecision = Precision::bf16;
+struct Bf16 : PairedFma<__nv_bfloat162, bf16_t, Precision::bf16> {
   static constexpr const char* kName = "bf16_fma";
   static constexpr const char* kHow = "__hfma2 on bfloat162 pairs";
-  __device__ static D splat(float v) { return __float2bfloat162_rn(v); }
-  __device__ static D fma(D x, D a, D b) { return __hfma2(x, a, b); }
-  __device__ static double lanes_sum(D x) {
-    return static_cast<double>(__low2float(x)) + static_cast<double>(__high2float(x));
-  }
-  static double coeff(double v) { return static_cast<double>(bf16_t(v)); }
-  static double step(double x) {
-    return static_cast<double>(bf16_t(std::fma(static_cast<float>(x), static_cast<float>(coeff(kA)),
-                                               static_cast<float>(coeff(kB)))));
-  }
 };
 
 // What every thread writes: the sum, in FP64 and in chain order, of its chains' lanes.
@@ -108,18 +106,14 @@ double reference_sum(std::int64_t iters) {
 // Eight independent chains per thread give the scheduler eight FMAs to issue while each waits
 // its ~4-cycle latency; many short blocks keep the tail of the last wave small.
 template <class Tr>
-__global__ void fma_kernel(double* out, long long iters, double a_coeff, double b_coeff) {
+__global__ void fma_kernel(double* out, long long iters, typename Tr::D a, typename Tr::D b) {
   using D = typename Tr::D;
-  const D a = Tr::splat(static_cast<float>(a_coeff)), b = Tr::splat(static_cast<float>(b_coeff));
-  // FP64 needs the coefficients in full precision; the others are exact in float.
   D x[kChains];
 #pragma unroll
   for (int r = 0; r < kChains; ++r) x[r] = Tr::splat(chain_start(r));
-  D av = a, bv = b;
-  if constexpr (std::is_same_v<D, double>) av = a_coeff, bv = b_coeff;
   for (long long i = 0; i < iters; ++i) {
 #pragma unroll
-    for (int r = 0; r < kChains; ++r) x[r] = Tr::fma(x[r], av, bv);
+    for (int r = 0; r < kChains; ++r) x[r] = Tr::fma(x[r], a, b);
   }
   double sum = 0;
 #pragma unroll
@@ -138,7 +132,7 @@ class GpuFma final : public Instance {
   }
   void prepare(std::uint64_t) override { out_.poison(); }
   void run() override {
-    fma_kernel<Tr><<<static_cast<unsigned>(blocks_), kThreads>>>(out_.get(), iters_, Tr::coeff(kA), Tr::coeff(kB));
+    fma_kernel<Tr><<<static_cast<unsigned>(blocks_), kThreads>>>(out_.get(), iters_, Tr::splat(kA), Tr::splat(kB));
     CUDA_CHECK_LAUNCH();
   }
   Verification verify() override {

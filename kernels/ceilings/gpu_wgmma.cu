@@ -9,6 +9,7 @@
 
 #include "bench/cuda_check.h"
 #include "bench/registry.h"
+#include "bench/sm90a.cuh"
 #include "bench/verify.h"
 
 namespace roofbench::ceilings {
@@ -31,10 +32,6 @@ double reference_sum(std::int64_t iters) {
 }
 
 // ---------------------------------------------------------------- kernel
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define ROOFBENCH_NO_SM90A 1  // wgmma exists only in sm_90a code: other entries compile to a trap
-#endif
-
 #ifndef ROOFBENCH_NO_SM90A
 // Unswizzled K-major descriptor: 8x8 core matrices of 128 bytes, the two K halves 128 bytes
 // apart (LBO) and 8-row groups 256 bytes apart (SBO).
@@ -104,12 +101,7 @@ class GpuWgmma final : public Instance {
     if (param(p, "threads") != kThreads || param(p, "mmas") != kMmas)
       throw InputError(fmt::format("wgmma ceiling: threads and mmas are fixed at {} and {}", kThreads, kMmas));
     if (iters_ * kMmas >= (1 << 24)) throw InputError("wgmma ceiling: iters x mmas must stay below 2^24");
-    int dev = 0, major = 0, minor = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    if (major != 9 || minor != 0)
-      throw InputError(fmt::format("the wgmma ceiling is built for sm_90a (Hopper) only; this GPU is sm_{}{}", major, minor));
+    require_sm90("the wgmma ceiling");
   }
   void prepare(std::uint64_t) override { out_.poison(); }
   void run() override {

@@ -44,8 +44,8 @@ class SmemTiledGemm final : public GpuGemm<T> {
   using GpuGemm<T>::GpuGemm;
   using D = device_t<T>;
 
-  std::optional<Instance::Grid> grid() const override {
-    return this->tile_grid(smem_tiled_kernel<D>, BM * BN, 0, BM, BN);
+  std::optional<WaveModel> waves() const override {
+    return this->tile_waves(smem_tiled_kernel<D>, BM * BN, 0, BM, BN);
   }
 
  private:

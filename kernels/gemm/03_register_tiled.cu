@@ -118,7 +118,7 @@ class RegisterTiledGemm final : public GpuGemm<float> {
  public:
   using GpuGemm::GpuGemm;
 
-  std::optional<Grid> grid() const override { return tile_grid(register_tiled_kernel, kThreads, 0, BM, BN); }
+  std::optional<WaveModel> waves() const override { return tile_waves(register_tiled_kernel, kThreads, 0, BM, BN); }
 
  private:
   void launch(const float* A, const float* B, float* C) override {
@@ -133,8 +133,7 @@ Variant make() {
   v.variant = "register_tiled";
   v.summary = "128x128 block tile, 8x8 outputs per thread in registers, float4 loads, double-buffered smem";
   v.source = __FILE__;
-  v.sizes = gpu_sweep();
-  for (const auto& p : wave_sweep()) v.sizes.push_back(p);
+  v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({1024});
   v.make = [](const Params& p) { return std::make_unique<RegisterTiledGemm>(p); };
   return v;

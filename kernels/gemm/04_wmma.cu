@@ -2,7 +2,6 @@
 // register_tiled, the FMAs move to the tensor cores (16x16x16 nvcuda::wmma fragments per warp),
 // and tiles reach shared memory by cp.async in a three-stage pipeline.
 // Run only this: roofbench run --device cuda:0 --filter 'gemm/wmma'
-#include <fmt/format.h>
 #include <mma.h>
 
 #include "kernels/gemm/gpu_gemm.cuh"
@@ -149,16 +148,13 @@ class WmmaGemm final : public GpuGemm<T> {
  public:
   using D = device_t<T>;
   explicit WmmaGemm(const Params& p) : GpuGemm<T>(p) {
-    if (this->K % 8 != 0 || this->N % 8 != 0)
-      throw InputError(fmt::format(
-          "gemm/wmma needs K and N to be multiples of 8 (rows copied in 16-byte cp.async chunks); got M={} N={} K={}",
-          this->M, this->N, this->K));
+    this->require_16_byte_rows("wmma", "rows copied in 16-byte cp.async chunks");
     CUDA_CHECK(cudaFuncSetAttribute(wmma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(kSmemBytes)));
   }
 
-  std::optional<Instance::Grid> grid() const override {
-    return this->tile_grid(wmma_kernel<D>, kThreads, kSmemBytes, BM, BN);
+  std::optional<WaveModel> waves() const override {
+    return this->tile_waves(wmma_kernel<D>, kThreads, kSmemBytes, BM, BN);
   }
 
  private:
@@ -170,24 +166,15 @@ class WmmaGemm final : public GpuGemm<T> {
 };
 
 // ---------------------------------------------------------------- registration
-// Shapes for the correctness tests: ragged against the 128x128x32 tile, K and N multiples of 8.
-std::vector<Params> wmma_test_shapes() {
-  return {{{"M", 64}, {"N", 64}, {"K", 64}},
-          {{"M", 1}, {"N", 8}, {"K", 8}},
-          {{"M", 200}, {"N", 136}, {"K", 72}},
-          {{"M", 300}, {"N", 264}, {"K", 136}}};
-}
-
 template <class T>
 Variant make() {
   Variant v = gpu_gemm_variant<T>("tensor");
   v.variant = "wmma";
   v.summary = "16x16x16 WMMA fragments, 128x128x32 block tile, 64x32 warp tiles, 3-stage cp.async pipeline";
   v.source = __FILE__;
-  v.sizes = gpu_sweep();
-  for (const auto& p : wave_sweep()) v.sizes.push_back(p);
+  v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({2048});
-  v.test_sizes = wmma_test_shapes();
+  v.test_sizes = aligned_test_shapes();
   v.make = [](const Params& p) { return std::make_unique<WmmaGemm<T>>(p); };
   return v;
 }

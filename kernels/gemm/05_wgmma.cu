@@ -6,6 +6,7 @@
 #include <cudaTypedefs.h>
 #include <fmt/format.h>
 
+#include "bench/sm90a.cuh"
 #include "kernels/gemm/gpu_gemm.cuh"
 
 namespace roofbench::gemm {
@@ -42,12 +43,8 @@ static_assert(kBoxN * 2 == 128 && BN == 2 * kBoxN, "B is two 128-byte-wide boxes
 static_assert(BM == 64 * kConsumers, "each consumer warpgroup owns 64 rows (one m64 wgmma)");
 static_assert(kTileABytes % 1024 == 0 && kTileBBytes % 1024 == 0, "tiles stay 1024-byte aligned for the swizzle");
 
-// wgmma and TMA exist only in sm_90a code. For any other entry of the architecture list the
-// kernel compiles to a trap; the launcher refuses GPUs other than sm_90 before it gets there.
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define ROOFBENCH_NO_SM90A 1
-#endif
-
+// For other entries of the architecture list the kernel is a trap (bench/sm90a.cuh); the launcher
+// refuses GPUs other than sm_90 before it gets there.
 #ifndef ROOFBENCH_NO_SM90A
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -251,22 +248,14 @@ class WgmmaGemm final : public GpuGemm<T> {
  public:
   using D = device_t<T>;
   explicit WgmmaGemm(const Params& p) : GpuGemm<T>(p) {
-    if (this->K % 8 != 0 || this->N % 8 != 0)
-      throw InputError(fmt::format(
-          "gemm/wgmma needs K and N to be multiples of 8 (TMA needs 16-byte row strides); got M={} N={} K={}", this->M,
-          this->N, this->K));
-    int dev = 0, major = 0, minor = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    if (major != 9 || minor != 0)
-      throw InputError(fmt::format("gemm/wgmma is built for sm_90a (Hopper) only; this GPU is sm_{}{}", major, minor));
+    this->require_16_byte_rows("wgmma", "TMA needs 16-byte row strides");
+    require_sm90("gemm/wgmma");
     CUDA_CHECK(cudaFuncSetAttribute(wgmma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(kSmemBytes)));
   }
 
-  std::optional<Instance::Grid> grid() const override {
-    return this->tile_grid(wgmma_kernel<D>, kThreads, kSmemBytes, BM, BN);
+  std::optional<WaveModel> waves() const override {
+    return this->tile_waves(wgmma_kernel<D>, kThreads, kSmemBytes, BM, BN);
   }
 
  private:
@@ -287,23 +276,15 @@ class WgmmaGemm final : public GpuGemm<T> {
 };
 
 // ---------------------------------------------------------------- registration
-std::vector<Params> wgmma_test_shapes() {
-  return {{{"M", 64}, {"N", 64}, {"K", 64}},
-          {{"M", 1}, {"N", 8}, {"K", 8}},
-          {{"M", 200}, {"N", 136}, {"K", 72}},
-          {{"M", 300}, {"N", 264}, {"K", 392}}};
-}
-
 template <class T>
 Variant make() {
   Variant v = gpu_gemm_variant<T>("tensor");
   v.variant = "wgmma";
   v.summary = "TMA tile loads into 128B-swizzled smem, 64x128x16 wgmma from 2 consumer warpgroups, 4-stage mbarrier pipeline";
   v.source = __FILE__;
-  v.sizes = gpu_sweep();
-  for (const auto& p : wave_sweep()) v.sizes.push_back(p);
+  v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({2048});
-  v.test_sizes = wgmma_test_shapes();
+  v.test_sizes = aligned_test_shapes();
   v.make = [](const Params& p) { return std::make_unique<WgmmaGemm<T>>(p); };
   return v;
 }

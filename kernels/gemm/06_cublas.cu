@@ -58,8 +58,7 @@ Variant make() {
   v.summary = std::is_same_v<T, float> ? "cublasSgemm (FP32 on CUDA cores), the FP32 reference"
                                        : "cublasGemmEx, 16-bit inputs, FP32 output and compute: the tensor-core reference";
   v.source = __FILE__;
-  v.sizes = gpu_sweep();
-  for (const auto& p : wave_sweep()) v.sizes.push_back(p);
+  v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({std::is_same_v<T, float> ? 1024 : 2048});
   v.make = [](const Params& p) { return std::make_unique<CublasGemm<T>>(p); };
   return v;

@@ -83,14 +83,22 @@ class GpuGemm : public Instance {
   const T* device_b() const { return dB.get(); }
   float* device_c() const { return dC.get(); }
 
-  // The wave model's inputs for a kernel launched with a BM x BN tile per block.
+  // For kernels that copy rows of A and B in 16-byte chunks: refuses, before any CUDA call, K or
+  // N that is not a multiple of 8 16-bit elements, naming the variant and why it needs them.
+  void require_16_byte_rows(const std::string& variant, const char* why) const {
+    if (K % 8 != 0 || N % 8 != 0)
+      throw InputError("gemm/" + variant + " needs K and N to be multiples of 8 (" + why + "); got M=" +
+                       std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
+  }
+
+  // The wave model of a kernel launched with a BM x BN tile per block, at its occupancy on this GPU.
   template <class Kernel>
-  Grid tile_grid(Kernel kernel, int threads, std::size_t dynamic_smem, std::int64_t bm, std::int64_t bn) const {
+  WaveModel tile_waves(Kernel kernel, int threads, std::size_t dynamic_smem, std::int64_t bm, std::int64_t bn) const {
     int dev = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem));
-    return Grid{bm, bn, M, N, per_sm, sms};
+    return wave_model(bm, bn, M, N, per_sm, sms);
   }
 
  private:
@@ -111,13 +119,26 @@ inline std::vector<Params> gpu_sweep() {
   return square_gemm_sizes({128, 256, 512, 1024, 2048, 4096, 8192});
 }
 
-// Extra sizes for the fixed 128x128-tile kernels, either side of whole waves on a 132-SM H200:
+// The sweep plus extra sizes for the fixed 128x128-tile kernels, either side of whole waves on a
+// 132-SM H200:
 // 1408 (121 tiles) fits in one wave of 132 at one block per SM and 1536 (144) needs a second,
 // nearly empty one; at two blocks per SM the same cliff is 2048 (256 of 264) against 2176 (289).
 // 2304 (324 tiles) is 0.61 efficient at two blocks per SM. The wave model in results.json says
 // which cliff applies, from the occupancy measured on the device.
-inline std::vector<Params> wave_sweep() {
-  return square_gemm_sizes({1408, 1536, 2176, 2304});
+inline std::vector<Params> fixed_tile_sweep() {
+  std::vector<Params> sizes = gpu_sweep();
+  for (const auto& p : square_gemm_sizes({1408, 1536, 2176, 2304})) sizes.push_back(p);
+  return sizes;
+}
+
+// Test shapes for kernels that copy rows in 16-byte chunks (K and N multiples of 8), ragged
+// against every tile here, with more K tiles than any pipeline has stages.
+inline std::vector<Params> aligned_test_shapes() {
+  return {{{"M", 64}, {"N", 64}, {"K", 64}},
+          {{"M", 1}, {"N", 8}, {"K", 8}},
+          {{"M", 200}, {"N", 136}, {"K", 72}},
+          {{"M", 300}, {"N", 264}, {"K", 136}},
+          {{"M", 300}, {"N", 264}, {"K", 392}}};
 }
 
 }  // namespace roofbench::gemm
