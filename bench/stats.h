@@ -2,6 +2,7 @@
 // Order statistics over timing samples. Quantiles use linear interpolation between closest
 // ranks (type 7 in Hyndman & Fan, numpy's default), so the median of an even count is the mean
 // of the two middle values.
+#include <cstdint>
 #include <vector>
 
 namespace roofbench {
@@ -16,5 +17,41 @@ struct SampleStats {
 
 double quantile(std::vector<double> v, double q);           // q in [0,1]; throws on empty input
 SampleStats summarize(const std::vector<double>& samples);  // throws on empty input
+
+}  // namespace roofbench
+
+namespace roofbench {
+
+// Two-sided Mann-Whitney U test (Wilcoxon rank-sum): do values of `a` tend to be larger or
+// smaller than values of `b`? It uses ranks only, so it holds for the skewed, long-tailed and
+// bimodal timing distributions that a t-test misreads. Computed as scipy.stats.mannwhitneyu
+// does by default (method "auto"): the exact distribution when the smaller sample has at most 8
+// values and there are no ties; otherwise the normal approximation with the tie correction and
+// the continuity correction.
+struct MannWhitney {
+  double u = 0;  // U of `a`: the number of pairs (a_i, b_j) with a_i > b_j, ties counting 1/2
+  double p = 1;  // two-sided
+  bool exact = false;
+};
+MannWhitney mann_whitney(const std::vector<double>& a, const std::vector<double>& b);  // throws on empty input
+
+// The smallest two-sided p the exact test can reach with n and m values: 2 / C(n+m, n). When
+// it is not below the significance level, no data could show a difference (3 vs 3 values:
+// 0.1), and a "not significant" answer says nothing.
+double min_two_sided_p(int n, int m);
+
+// Benjamini-Hochberg adjusted p-values (q-values), in the input order. Comparing many
+// benchmarks at once, "q < alpha" keeps the expected share of false discoveries under alpha;
+// "p < alpha" on each would flag about alpha x (number of benchmarks) by chance alone.
+std::vector<double> benjamini_hochberg(const std::vector<double>& p);
+
+struct Interval {
+  double lo = 0, hi = 0;
+};
+
+// Percentile bootstrap interval of median(fresh) / median(base): both samples resampled with
+// replacement `resamples` times from a fixed seed, so the same inputs give the same interval.
+Interval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& fresh, double confidence,
+                                int resamples, std::uint64_t seed);
 
 }  // namespace roofbench

@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
+#include "bench/splitmix.h"
 #include "bench/stats.h"
 
 using roofbench::quantile;
@@ -52,4 +54,84 @@ TEST(Stats, EmptyInputIsAnError) {
 TEST(Stats, QuantileEndpointsAreMinAndMax) {
   EXPECT_DOUBLE_EQ(quantile({3, 9, 1}, 0.0), 1);
   EXPECT_DOUBLE_EQ(quantile({3, 9, 1}, 1.0), 9);
+}
+
+// Known values from scipy.stats.mannwhitneyu 1.10.1 (method "auto", two-sided).
+TEST(MannWhitney, ExactSmallSamplesMatchScipy) {
+  const auto r = roofbench::mann_whitney({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10, 11});
+  EXPECT_TRUE(r.exact);
+  EXPECT_DOUBLE_EQ(r.u, 0);
+  EXPECT_NEAR(r.p, 0.004329004329004329, 1e-12);  // 2 / C(11, 5)
+
+  const auto u = roofbench::mann_whitney({0.5, 2.5, 7.1, 3.3}, {1.2, 4.4, 6.6, 8.8, 9.9, 0.1, 5.5, 2.2, 3.9, 7.7, 11.0, 12.5});
+  EXPECT_TRUE(u.exact);
+  EXPECT_DOUBLE_EQ(u.u, 14);
+  EXPECT_NEAR(u.p, 0.26153846153846155, 1e-12);
+}
+
+TEST(MannWhitney, NormalApproximationMatchesScipy) {
+  const auto r = roofbench::mann_whitney({1.1, 2.2, 3.3, 4.4, 5.5, 6.6, 7.7, 8.8, 9.9, 10.5},
+                                         {3.1, 4.1, 5.9, 6.2, 11.1, 12.2, 13.3, 14.4, 15.5, 16.6});
+  EXPECT_FALSE(r.exact);
+  EXPECT_DOUBLE_EQ(r.u, 25);
+  EXPECT_NEAR(r.p, 0.06402210128302689, 1e-12);
+}
+
+TEST(MannWhitney, TiesUseMidranksAndTheTieCorrection) {
+  const auto r = roofbench::mann_whitney({1, 2, 2, 3, 3, 3, 4}, {2, 3, 4, 4, 5, 5, 6});
+  EXPECT_FALSE(r.exact);  // ties: no exact distribution
+  EXPECT_DOUBLE_EQ(r.u, 8.5);
+  EXPECT_NEAR(r.p, 0.043051432728945134, 1e-12);
+}
+
+TEST(MannWhitney, IsSymmetricInItsArguments) {
+  const std::vector<double> a = {3, 9, 4, 1, 7}, b = {8, 2, 6, 10, 12, 11};
+  const auto ab = roofbench::mann_whitney(a, b), ba = roofbench::mann_whitney(b, a);
+  EXPECT_DOUBLE_EQ(ab.p, ba.p);
+  EXPECT_DOUBLE_EQ(ab.u + ba.u, 30);  // U_a + U_b = n·m
+}
+
+TEST(MannWhitney, IdenticalSamplesAreNotDifferent) {
+  EXPECT_DOUBLE_EQ(roofbench::mann_whitney({1, 1, 1}, {1, 1, 1, 1}).p, 1.0);
+  EXPECT_THROW(roofbench::mann_whitney({}, {1}), std::invalid_argument);
+}
+
+TEST(MannWhitney, SmallestReachablePIsTwoOverTheBinomial) {
+  EXPECT_NEAR(roofbench::min_two_sided_p(3, 3), 0.1, 1e-15);  // scipy: 3 vs 3 fully separated, p = 0.1
+  EXPECT_DOUBLE_EQ(roofbench::mann_whitney({3, 1, 2}, {6, 5, 4}).p, 0.1);
+  EXPECT_NEAR(roofbench::min_two_sided_p(5, 6), 2.0 / 462, 1e-15);
+  EXPECT_LT(roofbench::min_two_sided_p(20, 20), 1e-10);
+  EXPECT_DOUBLE_EQ(roofbench::min_two_sided_p(1, 1), 1.0);
+}
+
+TEST(BenjaminiHochberg, MatchesTheStepUpProcedure) {
+  // Sorted p = 0.005, 0.01, 0.03, 0.04 times m/rank = 0.02, 0.02, 0.04, 0.04; the running minimum
+  // from the largest down leaves them so: q = [0.02, 0.04, 0.04, 0.02] in the input order.
+  const auto q = roofbench::benjamini_hochberg({0.01, 0.04, 0.03, 0.005});
+  ASSERT_EQ(q.size(), 4u);
+  EXPECT_NEAR(q[0], 0.02, 1e-15);
+  EXPECT_NEAR(q[1], 0.04, 1e-15);
+  EXPECT_NEAR(q[2], 0.04, 1e-15);
+  EXPECT_NEAR(q[3], 0.02, 1e-15);
+  EXPECT_DOUBLE_EQ(roofbench::benjamini_hochberg({0.9, 0.8})[0], 0.9);
+  EXPECT_TRUE(roofbench::benjamini_hochberg({}).empty());
+}
+
+TEST(Bootstrap, IntervalHoldsTheTrueRatioAndIsReproducible) {
+  std::vector<double> base, fresh;
+  std::uint64_t s = 7;
+  for (int i = 0; i < 200; ++i) {
+    const double noise = 1 + 0.01 * (static_cast<double>(roofbench::splitmix64(s) >> 11) * 0x1.0p-53 - 0.5);
+    base.push_back(1.0 * noise);
+    fresh.push_back(1.1 * noise);
+  }
+  const auto ci = roofbench::bootstrap_median_ratio(base, fresh, 0.95, 2000, 1);
+  EXPECT_LT(ci.lo, 1.1);
+  EXPECT_GT(ci.hi, 1.1);
+  EXPECT_GT(ci.lo, 1.09);  // ±0.5% noise: the interval is narrow
+  EXPECT_LT(ci.hi, 1.11);
+  const auto again = roofbench::bootstrap_median_ratio(base, fresh, 0.95, 2000, 1);
+  EXPECT_DOUBLE_EQ(ci.lo, again.lo);
+  EXPECT_DOUBLE_EQ(ci.hi, again.hi);
+  EXPECT_THROW(roofbench::bootstrap_median_ratio({}, fresh, 0.95, 100, 1), std::invalid_argument);
 }
