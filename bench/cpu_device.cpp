@@ -74,6 +74,12 @@ class CpuDevice final : public Device {
     return hz;
   }
 
+  std::optional<double> sample_clock_hz() override {
+    const double hz = quick_core_clock_hz();
+    if (hz <= 0) return std::nullopt;
+    return hz;
+  }
+
  private:
   const CpuInfo& info_;
   std::vector<std::uint64_t> flush_;

@@ -131,43 +131,58 @@ const CpuInfo& cpu_info() {
   return info;
 }
 
+namespace {
+#if defined(__x86_64__)
+// The calling thread's clock: dependent integer adds (one per cycle) timed over `windows`
+// windows of `seconds / windows`, keeping the fastest: a window in which the hypervisor or
+// another process took the core only ever reads low, never high.
+double thread_clock_hz(double seconds, int windows) {
+  using clock = std::chrono::steady_clock;
+  std::uint64_t x = 0;
+  double best = 0;
+  for (int window = 0; window < windows; ++window) {
+    std::uint64_t adds = 0;
+    const auto t0 = clock::now();
+    double elapsed = 0;
+    do {
+      // 64 dependent adds per block: the loop overhead runs beside the chain, not on it.
+      for (int rep = 0; rep < 64; ++rep) {
+        asm volatile(
+            ".rept 64\n\t"
+            "add $1, %0\n\t"
+            ".endr"
+            : "+r"(x));
+      }
+      adds += 64 * 64;
+      elapsed = std::chrono::duration<double>(clock::now() - t0).count();
+    } while (elapsed < seconds / windows);
+    best = std::max(best, static_cast<double>(adds) / elapsed);
+  }
+  asm volatile("" ::"r"(x));
+  return best;
+}
+#endif
+}  // namespace
+
 double measure_core_clock_hz(double seconds) {
 #if defined(__x86_64__)
   const int threads = omp_get_max_threads();
   std::vector<double> hz(threads, 0.0);
 #pragma omp parallel num_threads(threads)
-  {
-    // Five windows per thread, keeping the fastest: a window in which the hypervisor or another
-    // process took the core only ever reads low, never high.
-    using clock = std::chrono::steady_clock;
-    std::uint64_t x = 0;
-    double best = 0;
-    for (int window = 0; window < 5; ++window) {
-      std::uint64_t adds = 0;
-      const auto t0 = clock::now();
-      double elapsed = 0;
-      do {
-        // 64 dependent adds per block: the loop overhead runs beside the chain, not on it.
-        for (int rep = 0; rep < 64; ++rep) {
-          asm volatile(
-              ".rept 64\n\t"
-              "add $1, %0\n\t"
-              ".endr"
-              : "+r"(x));
-        }
-        adds += 64 * 64;
-        elapsed = std::chrono::duration<double>(clock::now() - t0).count();
-      } while (elapsed < seconds / 5);
-      best = std::max(best, static_cast<double>(adds) / elapsed);
-    }
-    hz[omp_get_thread_num()] = best;
-    asm volatile("" ::"r"(x));
-  }
+  hz[omp_get_thread_num()] = thread_clock_hz(seconds, 5);
   double sum = 0;
   for (double h : hz) sum += h;
   return sum / threads;
 #else
   (void)seconds;
+  return 0.0;
+#endif
+}
+
+double quick_core_clock_hz() {
+#if defined(__x86_64__)
+  return thread_clock_hz(200e-6, 3);
+#else
   return 0.0;
 #endif
 }

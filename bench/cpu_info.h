@@ -27,6 +27,9 @@ const CpuInfo& cpu_info();  // detected once
 // thread's fastest window, in cycles per second. Returns 0 where the chain is not implemented
 // (non-x86).
 double measure_core_clock_hz(double seconds);
+// The calling thread's core clock from 0.2 ms of add chains (best of three windows): cheap
+// enough to read after every sample. 0 where it cannot be measured.
+double quick_core_clock_hz();
 
 // cores x FP32 lanes x FMA units x 2 FLOP x clock; FP64 has half the lanes.
 double theoretical_fma_peak(const CpuInfo& cpu, bool fp64, double clock_hz);

@@ -1,13 +1,14 @@
 // One CUDA GPU as a device: CUDA-event timing on the default stream, an L2 flush before each
 // cold sample (a reset of the persisting-L2 carve-out, then a read of a clean buffer twice the L2
 // size: reading rather than writing leaves clean lines, so no write-back of the flush is charged
-// to the kernel being timed), and the SM clock
-// read with clock64()/%globaltimer, since NVML's clock getters need the driver's library and
-// CUDA 13 removed cudaDeviceProp::clockRate.
+// to the kernel being timed), and the SM clock read two ways: precisely with clock64() against
+// %globaltimer over 1 ms before and after the samples (CUDA 13 removed cudaDeviceProp::clockRate),
+// and cheaply after every sample from NVML where the driver's library is there.
 #include <fmt/format.h>
 
 #include "bench/cuda_check.h"
 #include "bench/device.h"
+#include "bench/nvml.h"
 
 namespace roofbench {
 
@@ -57,6 +58,9 @@ class CudaDevice final : public Device {
     sink_ = DeviceBuffer<unsigned>(1);
     clock_out_ = DeviceBuffer<unsigned long long>(2);
     sm_count_ = attr(cudaDevAttrMultiProcessorCount, index_);
+    char pci[32] = {};
+    CUDA_CHECK(cudaDeviceGetPCIBusId(pci, sizeof pci, index_));
+    nvml_ = std::make_unique<Nvml>(pci);
   }
 
   Backend backend() const override { return Backend::cuda; }
@@ -92,7 +96,8 @@ class CudaDevice final : public Device {
             {"memory_bandwidth_theoretical_bytes_per_s", 2.0 * mem_clock_hz * bus_bits / 8.0},
             {"ecc", attr(cudaDevAttrEccEnabled, index_) != 0},
             {"driver_version", version_string(driver)},
-            {"runtime_version", version_string(runtime)}};
+            {"runtime_version", version_string(runtime)},
+            {"per_sample_clock", nvml_->available() ? std::string("NVML") : "none: " + nvml_->why()}};
   }
 
   void flush_cache() override {
@@ -116,6 +121,9 @@ class CudaDevice final : public Device {
 
   void synchronize() override { CUDA_CHECK(cudaDeviceSynchronize()); }
 
+  std::optional<double> sample_clock_hz() override { return nvml_->sm_clock_hz(); }
+  std::vector<std::string> clock_limits() override { return nvml_->clock_limits(); }
+
   std::optional<double> clock_hz() override {
     sm_clock_kernel<<<1, 1>>>(1000000ull, clock_out_.get());  // 1 ms
     CUDA_CHECK_LAUNCH();
@@ -133,6 +141,7 @@ class CudaDevice final : public Device {
   DeviceBuffer<unsigned long long> clock_out_;
   CudaEvent start_, stop_;
   int sm_count_ = 1;
+  std::unique_ptr<Nvml> nvml_;
 };
 
 }  // namespace

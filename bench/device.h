@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/registry.h"
 
@@ -22,6 +23,11 @@ class Device {
   virtual double time_run(Instance& inst) = 0;  // seconds for one inst.run(), completed
   virtual void synchronize() = 0;
   virtual std::optional<double> clock_hz() = 0;  // current SM / core clock where readable
+  // A cheap reading of the clock, taken after every sample outside its timing; nullopt where
+  // none is cheap enough. Throttled samples are found with it.
+  virtual std::optional<double> sample_clock_hz() { return std::nullopt; }
+  // What holds the clock down right now ("sw_power_cap", "hw_thermal_slowdown"), where readable.
+  virtual std::vector<std::string> clock_limits() { return {}; }
 };
 
 // "auto" (first CUDA GPU, else the CPU), "cpu" or "cuda:N". Throws InputError for an unknown

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <regex>
 
 #include "bench/atomic_write.h"
@@ -127,10 +128,12 @@ Ceiling make_ceiling(const Device& dev, const nlohmann::json& device, const JobR
   c.measurement = *b.measurement;
   c.value_start = rate(c.measurement);
   c.value = c.value_start;
+  c.warnings = b.warnings;
   if (end) {
     c.measurement_end = *end->result.measurement;
     c.value_end = rate(*c.measurement_end);
     c.value = std::max(c.value, *c.value_end);
+    for (const auto& w : end->result.warnings) c.warnings.push_back("end pass: " + w);
   }
   if (c.kind == "bandwidth") {
     c.level = v.ceiling->level;
@@ -168,6 +171,7 @@ struct RunArgs {
   bool warm = false;
   std::string out;
   std::uint64_t seed = MeasureOptions{}.seed;
+  std::optional<double> noise_target_pct, budget_s;
   std::vector<std::string> gbench_args;
 };
 
@@ -189,6 +193,8 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   MeasureOptions opt = a.quick ? MeasureOptions::quick() : MeasureOptions::full();
   opt.cold_cache = !a.warm;
   opt.seed = a.seed;
+  if (a.noise_target_pct) opt.target_rel_iqr = *a.noise_target_pct / 100;
+  if (a.budget_s) opt.max_time_s = *a.budget_s;
 
   Results r;
   r.provenance = provenance(argc, argv);
@@ -281,6 +287,13 @@ int roofbench_main(int argc, char** argv) {
     sub->add_flag("--warm", run_args.warm, "do not flush the caches before each sample");
     sub->add_option("--out", run_args.out, "output folder (default results/<device>-<UTC time>)");
     sub->add_option("--seed", run_args.seed, "seed of the random inputs");
+    sub->add_option("--noise-target", run_args.noise_target_pct,
+                    "stop sampling a benchmark once its IQR is this percent of its median (default 1)")
+        ->check(CLI::Range(0.01, 100.0));
+    sub->add_option("--budget", run_args.budget_s,
+                    "seconds of wall time a benchmark may sample for when it does not reach the noise target "
+                    "(default 5; 1 with --quick)")
+        ->check(CLI::Range(0.0, 3600.0));
     sub->allow_extras();  // --benchmark_* flags go to Google Benchmark
   };
   CLI::App* run = app.add_subcommand("run", "verify, time and place every benchmark; write results and reports");

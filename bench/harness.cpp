@@ -1,5 +1,8 @@
 #include "bench/harness.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <chrono>
 
 namespace roofbench {
@@ -9,8 +12,10 @@ nlohmann::json MeasureOptions::to_json() const {
           {"warmup_runs", warmup_runs},
           {"min_samples", min_samples},
           {"max_samples", max_samples},
+          {"target_rel_iqr", target_rel_iqr},
           {"min_time_s", min_time_s},
-          {"max_wall_s", max_wall_s},
+          {"max_time_s", max_time_s},
+          {"throttle_fraction", throttle_fraction},
           {"seed", seed}};
 }
 
@@ -20,6 +25,13 @@ Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed)
   dev.synchronize();
   return inst.verify();
 }
+
+namespace {
+void add_limits(std::vector<std::string>& into, const std::vector<std::string>& now) {
+  for (const auto& r : now)
+    if (std::find(into.begin(), into.end(), r) == into.end()) into.push_back(r);
+}
+}  // namespace
 
 Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt) {
   using clock = std::chrono::steady_clock;
@@ -32,32 +44,74 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt) {
   }
   m.warmup_runs = opt.warmup_runs;
   m.clock_before_hz = dev.clock_hz();
+  // The reference for throttled samples: the cheap per-sample reading, taken once the clock has
+  // had the warm-up to ramp up, so that both sides of the comparison are read the same way.
+  m.clock_reference_hz = dev.sample_clock_hz();
+  bool per_sample_clock = m.clock_reference_hz.has_value();
 
   const auto t0 = clock::now();
   double timed = 0;
   for (;;) {
     if (opt.cold_cache) dev.flush_cache();
     const double t = dev.time_run(inst);
+    const int i = static_cast<int>(m.samples_s.size());
     m.samples_s.push_back(t);
     timed += t;
-    const int n = static_cast<int>(m.samples_s.size());
+    if (per_sample_clock) {
+      const std::optional<double> hz = dev.sample_clock_hz();
+      if (!hz) {  // it stopped answering: drop the partial series rather than misalign it
+        per_sample_clock = false;
+        m.sample_clock_hz.clear();
+        m.throttled.clear();
+      } else {
+        m.sample_clock_hz.push_back(*hz);
+        if (*hz < opt.throttle_fraction * *m.clock_reference_hz) m.throttled.push_back(i);
+        add_limits(m.clock_limits, dev.clock_limits());
+      }
+    }
+    const int n = i + 1;
     const double wall = std::chrono::duration<double>(clock::now() - t0).count();
     if (n >= opt.max_samples) {
       m.stop_reason = "max_samples";
       break;
     }
-    if (n >= opt.min_samples && timed >= opt.min_time_s) {
-      m.stop_reason = "min_time";
+    if (n >= opt.min_samples && timed >= opt.min_time_s && n >= 2 &&
+        summarize(m.samples_s).rel_iqr() <= opt.target_rel_iqr) {
+      m.stop_reason = "noise_target";
       break;
     }
-    if (n >= opt.min_samples && wall >= opt.max_wall_s) {
-      m.stop_reason = "wall_budget";
+    if (wall >= opt.max_time_s && n >= std::min(opt.min_samples, MeasureOptions::kMinSamples)) {
+      m.stop_reason = "time_budget";
       break;
     }
   }
+  if (!per_sample_clock) m.clock_reference_hz.reset();
   m.clock_after_hz = dev.clock_hz();
   m.stats = summarize(m.samples_s);
   return m;
+}
+
+std::vector<std::string> measurement_warnings(const Measurement& m, const MeasureOptions& opt) {
+  std::vector<std::string> w;
+  if (!m.throttled.empty() && m.clock_reference_hz) {
+    double lowest = *m.clock_reference_hz;
+    for (int i : m.throttled) lowest = std::min(lowest, m.sample_clock_hz.at(static_cast<std::size_t>(i)));
+    std::string limits;
+    for (const auto& r : m.clock_limits) limits += (limits.empty() ? "" : ", ") + r;
+    w.push_back(fmt::format("clock: {} of {} samples ran below {:.0f}% of the clock after warm-up ({:.2f} GHz; "
+                            "lowest {:.2f} GHz){}",
+                            m.throttled.size(), m.samples_s.size(), 100 * opt.throttle_fraction,
+                            *m.clock_reference_hz / 1e9, lowest / 1e9,
+                            limits.empty() ? "" : "; limited by " + limits));
+  }
+  if (m.stop_reason == "time_budget" || m.stop_reason == "max_samples") {
+    if (m.stats.rel_iqr() > opt.target_rel_iqr)
+      w.push_back(fmt::format("noise: stopped at the {} with an IQR of {:.1f}% of the median, above the {:.1f}% target",
+                              m.stop_reason == "time_budget" ? fmt::format("{:.1f} s budget", opt.max_time_s)
+                                                             : fmt::format("{}-sample limit", opt.max_samples),
+                              100 * m.stats.rel_iqr(), 100 * opt.target_rel_iqr));
+  }
+  return w;
 }
 
 BenchmarkResult declare(const Variant& v, const Params& params) {
@@ -88,6 +142,7 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
       return r;
     }
     r.measurement = measure(dev, *inst, opt);
+    r.warnings = measurement_warnings(*r.measurement, opt);
   } catch (const std::exception& e) {
     r.measurement.reset();
     r.error = e.what();

@@ -1,5 +1,8 @@
 #include "bench/results.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -78,12 +81,18 @@ json measurement_json(const Measurement& m) {
           {"stop_reason", m.stop_reason},
           {"timer", m.timer},
           {"cold_cache", m.cold_cache},
-          {"clock_hz", {{"before", opt(m.clock_before_hz)}, {"after", opt(m.clock_after_hz)}}}};
+          {"clock_hz",
+           {{"before", opt(m.clock_before_hz)}, {"after", opt(m.clock_after_hz)}, {"reference", opt(m.clock_reference_hz)}}},
+          {"sample_clock_hz", m.sample_clock_hz},
+          {"throttled_samples", m.throttled},
+          {"clock_limits", m.clock_limits}};
 }
 Measurement measurement_from(const json& j) {
   Measurement m;
   m.samples_s = j.at("samples_s").get<std::vector<double>>();
   if (m.samples_s.empty()) throw InputError("a measurement has no samples");
+  for (double s : m.samples_s)
+    if (!(s > 0) || !std::isfinite(s)) throw InputError("a measurement has a sample that is not a positive time");
   m.stats = summarize(m.samples_s);  // derived data is recomputed, never trusted from the file
   m.warmup_runs = j.at("warmup_runs").get<int>();
   m.stop_reason = j.value("stop_reason", "");
@@ -92,6 +101,17 @@ Measurement measurement_from(const json& j) {
   const json& c = j.at("clock_hz");
   m.clock_before_hz = get_opt<double>(c, "before");
   m.clock_after_hz = get_opt<double>(c, "after");
+  m.clock_reference_hz = get_opt<double>(c, "reference");
+  // Files from before per-sample clocks have none of the three below.
+  m.sample_clock_hz = j.value("sample_clock_hz", std::vector<double>{});
+  if (!m.sample_clock_hz.empty() && m.sample_clock_hz.size() != m.samples_s.size())
+    throw InputError(fmt::format("a measurement has {} samples but {} per-sample clocks", m.samples_s.size(),
+                                 m.sample_clock_hz.size()));
+  m.throttled = j.value("throttled_samples", std::vector<int>{});
+  for (int i : m.throttled)
+    if (i < 0 || static_cast<std::size_t>(i) >= m.sample_clock_hz.size())
+      throw InputError(fmt::format("a throttled-sample index ({}) points at no sample with a clock", i));
+  m.clock_limits = j.value("clock_limits", std::vector<std::string>{});
   return m;
 }
 

@@ -33,6 +33,12 @@ struct Measurement {
   std::string timer;  // "cuda-events" or "steady-clock"
   bool cold_cache = true;
   std::optional<double> clock_before_hz, clock_after_hz;  // SM / core clock, where readable
+  // The clock read after every sample (Device::sample_clock_hz), same length as samples_s, or
+  // empty where it is not readable; the reading after the warm-up is the reference.
+  std::vector<double> sample_clock_hz;
+  std::optional<double> clock_reference_hz;
+  std::vector<int> throttled;                   // indices of samples read below the throttle fraction of the reference
+  std::vector<std::string> clock_limits;        // every clock-limit reason seen after a sample (NVML)
 };
 
 // Where a benchmark sits on the roofline (roofline/model.h computes it).

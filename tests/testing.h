@@ -14,7 +14,7 @@ inline Measurement measurement_of(std::vector<double> samples) {
   m.samples_s = std::move(samples);
   m.stats = summarize(m.samples_s);
   m.warmup_runs = 1;
-  m.stop_reason = "min_time";
+  m.stop_reason = "noise_target";
   m.timer = "steady-clock";
   m.clock_before_hz = 2.0e9;
   m.clock_after_hz = 2.0e9;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <sstream>
 
 #include "bench/gbench_runner.h"
@@ -69,7 +70,8 @@ TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {
   EXPECT_EQ(r.verification.checked, 1024);
   ASSERT_TRUE(r.measurement);
   EXPECT_GE(r.measurement->stats.n, 4);
-  EXPECT_EQ(r.measurement->stop_reason, "min_time");
+  const std::string why = r.measurement->stop_reason;
+  EXPECT_TRUE(why == "noise_target" || why == "time_budget" || why == "max_samples") << why;
   EXPECT_EQ(r.measurement->timer, "steady-clock");
   for (double s : r.measurement->samples_s) EXPECT_GT(s, 0);
   EXPECT_EQ(r.name, "toy/good/fp32/n:1024");
@@ -108,11 +110,110 @@ TEST(Harness, MaxSamplesStopsTheLoop) {
   const Variant v = toy("good", Defect::none);
   MeasureOptions o = fast();
   o.min_time_s = 1e9;
-  o.max_wall_s = 1e9;
+  o.max_time_s = 1e9;
   o.max_samples = 7;
   const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], o);
   EXPECT_EQ(r.measurement->stats.n, 7);
   EXPECT_EQ(r.measurement->stop_reason, "max_samples");
+}
+
+namespace {
+
+// A device whose sample times and clock readings follow a script, so that the stopping rule and
+// the throttle flags can be checked exactly.
+class ScriptedDevice final : public Device {
+ public:
+  std::function<double(int)> time_of = [](int) { return 1e-3; };               // sample i → seconds
+  std::function<std::optional<double>(int)> clock_of = [](int) { return 2e9; };  // reading j → Hz
+  std::vector<std::string> limits;
+  int runs = 0, clock_reads = 0;
+
+  Backend backend() const override { return Backend::cpu; }
+  std::string name() const override { return "scripted"; }
+  nlohmann::json describe() const override { return {{"kind", "cpu"}, {"name", "scripted"}}; }
+  std::string timer() const override { return "script"; }
+  std::size_t flush_bytes() const override { return 0; }
+  void flush_cache() override {}
+  double time_run(Instance& inst) override {
+    inst.run();
+    return time_of(runs++);
+  }
+  void synchronize() override {}
+  std::optional<double> clock_hz() override { return 2e9; }
+  std::optional<double> sample_clock_hz() override { return clock_of(clock_reads++); }
+  std::vector<std::string> clock_limits() override { return limits; }
+};
+
+MeasureOptions scripted_options() {
+  MeasureOptions o;
+  o.warmup_runs = 1;
+  o.min_samples = 10;
+  o.max_samples = 300;
+  o.min_time_s = 0;
+  o.max_time_s = 1e9;
+  return o;
+}
+
+}  // namespace
+
+TEST(Measure, StopsOnceTheNoiseTargetIsMetAfterTheMinimumSamples) {
+  ScriptedDevice dev;
+  auto inst = toy("good", Defect::none).make({{"n", 16}});
+  const Measurement m = measure(dev, *inst, scripted_options());  // identical samples: IQR 0
+  EXPECT_EQ(m.stats.n, 10);
+  EXPECT_EQ(m.stop_reason, "noise_target");
+  EXPECT_EQ(dev.runs, 11);  // one warm-up
+}
+
+TEST(Measure, NoisySamplesRunOnToTheSampleLimitOrTheBudget) {
+  ScriptedDevice dev;
+  dev.time_of = [](int i) { return i % 2 ? 1e-3 : 1.2e-3; };  // IQR 20% of the median, forever
+  auto inst = toy("good", Defect::none).make({{"n", 16}});
+  MeasureOptions o = scripted_options();
+  const Measurement m = measure(dev, *inst, o);
+  EXPECT_EQ(m.stats.n, 300);
+  EXPECT_EQ(m.stop_reason, "max_samples");
+  const auto w = measurement_warnings(m, o);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("noise: stopped at the 300-sample limit with an IQR of"), std::string::npos) << w[0];
+
+  ScriptedDevice dev2;
+  dev2.time_of = dev.time_of;
+  o.max_time_s = 0;  // the budget is spent at once: stop at the floor of kMinSamples
+  const Measurement b = measure(dev2, *inst, o);
+  EXPECT_EQ(b.stats.n, MeasureOptions::kMinSamples);
+  EXPECT_EQ(b.stop_reason, "time_budget");
+}
+
+TEST(Measure, SamplesBelowTheThrottleFractionOfTheWarmClockAreFlagged) {
+  ScriptedDevice dev;
+  // Reading 0 follows the warm-up (the reference); readings 1.. follow samples 0..
+  dev.clock_of = [](int j) { return j == 4 || j == 6 ? 1.5e9 : 1.98e9; };
+  dev.limits = {"sw_power_cap"};
+  auto inst = toy("good", Defect::none).make({{"n", 16}});
+  const MeasureOptions o = scripted_options();
+  const Measurement m = measure(dev, *inst, o);
+  ASSERT_EQ(m.sample_clock_hz.size(), m.samples_s.size());
+  ASSERT_TRUE(m.clock_reference_hz);
+  EXPECT_DOUBLE_EQ(*m.clock_reference_hz, 1.98e9);
+  EXPECT_EQ(m.throttled, (std::vector<int>{3, 5}));
+  EXPECT_EQ(m.clock_limits, (std::vector<std::string>{"sw_power_cap"}));
+  const auto w = measurement_warnings(m, o);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("clock: 2 of 10 samples ran below 90% of the clock after warm-up (1.98 GHz; lowest 1.50 GHz); "
+                      "limited by sw_power_cap"),
+            std::string::npos)
+      << w[0];
+}
+
+TEST(Measure, AClockThatCannotBeReadLeavesNoPerSampleSeries) {
+  ScriptedDevice dev;
+  dev.clock_of = [](int j) { return j < 3 ? std::optional<double>(2e9) : std::nullopt; };
+  auto inst = toy("good", Defect::none).make({{"n", 16}});
+  const Measurement m = measure(dev, *inst, scripted_options());
+  EXPECT_TRUE(m.sample_clock_hz.empty());
+  EXPECT_TRUE(m.throttled.empty());
+  EXPECT_FALSE(m.clock_reference_hz);
 }
 
 TEST(GbenchRunner, RunsUnderGoogleBenchmarkWithRatesAsCounters) {
