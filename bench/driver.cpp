@@ -16,6 +16,7 @@
 #include "bench/cpu_info.h"
 #include "bench/device.h"
 #include "bench/gbench_runner.h"
+#include "reports/compare.h"
 #include "reports/format.h"
 #include "reports/report.h"
 #include "roofbench/version.h"
@@ -260,6 +261,62 @@ int cmd_report(const std::string& path, const std::string& out) {
   return kExitOk;
 }
 
+struct CompareArgs {
+  std::string base, fresh, markdown, json;
+  double threshold_pct = 5;
+  std::vector<std::string> threshold_for;  // "REGEX=PCT"
+  double alpha = CompareOptions{}.alpha;
+  bool allow_device_mismatch = false;
+};
+
+CompareOptions compare_options(double threshold_pct, const std::vector<std::string>& threshold_for, double alpha) {
+  CompareOptions opt;
+  opt.threshold = threshold_pct / 100;
+  opt.alpha = alpha;
+  for (const auto& t : threshold_for) {
+    const auto eq = t.rfind('=');
+    double v = -1;
+    if (eq != std::string::npos && eq > 0) {
+      try {
+        std::size_t used = 0;
+        v = std::stod(t.substr(eq + 1), &used);
+        if (used != t.size() - eq - 1) v = -1;
+      } catch (const std::exception&) {
+        v = -1;
+      }
+    }
+    if (!(v > 0 && v < 1000))
+      throw InputError("--threshold-for '" + t + "': expected REGEX=PERCENT, e.g. '^gemm/naive/=10'");
+    opt.thresholds.push_back({t.substr(0, eq), v / 100});
+  }
+  (void)opt.threshold_for("");  // a bad pattern is an InputError now, before any file is read
+  return opt;
+}
+
+// Writes the optional --markdown and --json files, all or none.
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  FileSet files;
+  for (const auto& [path, content] : outputs) {
+    if (path.empty()) continue;
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty()) ensure_writable_dir(parent.string());
+    files.add(path, content);
+  }
+  files.commit();
+}
+
+int cmd_compare(const CompareArgs& a) {
+  const CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
+  CompareOptions o = opt;
+  o.allow_device_mismatch = a.allow_device_mismatch;
+  const std::string bp = results_path(a.base), np = results_path(a.fresh);
+  const Results base = load_results(bp), fresh = load_results(np);
+  const Comparison c = compare_results(base, fresh, o, bp, np);
+  write_outputs({{a.markdown, render_compare_markdown(c)}, {a.json, compare_json(c).dump(2) + "\n"}});
+  std::cout << render_compare_text(c);
+  return c.exit_code();
+}
+
 int cmd_list() {
   std::cout << fmt::format("{:<5} {:<38} {:<7} {:<26} {}\n", "dev", "benchmark", "unit", "sizes (quick)", "what");
   for (const auto& v : registry()) {
@@ -306,6 +363,23 @@ int roofbench_main(int argc, char** argv) {
   report->add_option("results", report_path, "results.json written by `roofbench run`")->required();
   report->add_option("--out", report_out, "output folder (default: the results file's folder)");
 
+  CompareArgs cmp;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "verdict per benchmark, NEW against BASE: SAME, FASTER, SLOWER or UNSURE (exit 1 on SLOWER or FAILED)");
+  compare->add_option("base", cmp.base, "BASE results.json, or the folder that holds it")->required();
+  compare->add_option("new", cmp.fresh, "NEW results.json, or the folder that holds it")->required();
+  compare->add_option("--threshold", cmp.threshold_pct, "smallest change in percent that counts (default 5)")
+      ->check(CLI::Range(0.01, 1000.0));
+  compare->add_option("--threshold-for", cmp.threshold_for,
+                      "REGEX=PERCENT: another threshold for benchmarks whose name matches (repeatable; the largest "
+                      "matching wins)");
+  compare->add_option("--alpha", cmp.alpha, "significance level of the adjusted p-value (default 0.01)")
+      ->check(CLI::Range(1e-9, 0.5));
+  compare->add_flag("--allow-device-mismatch", cmp.allow_device_mismatch,
+                    "compare files from different devices instead of refusing");
+  compare->add_option("--markdown", cmp.markdown, "also write the verdicts as Markdown (a PR comment, a CI summary)");
+  compare->add_option("--json", cmp.json, "also write the verdicts as JSON (schema roofbench.compare.v1)");
+
   app.add_subcommand("list", "list every registered benchmark");
 
   try {
@@ -327,6 +401,7 @@ int roofbench_main(int argc, char** argv) {
       return cmd_run(run_args, sub == ceil, argc, argv);
     }
     if (report->parsed()) return cmd_report(report_path, report_out);
+    if (compare->parsed()) return cmd_compare(cmp);
     return cmd_list();
   } catch (const InputError& e) {
     std::cerr << "roofbench: " << e.what() << "\n";

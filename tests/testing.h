@@ -1,11 +1,14 @@
 #pragma once
 // Builders for results models with known numbers, shared by the host tests.
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "bench/registry.h"
 #include "bench/results.h"
+#include "bench/splitmix.h"
 
 namespace roofbench::testing {
 
@@ -65,6 +68,19 @@ inline BenchmarkResult kernel(const std::string& variant, double flops, double b
   b.verification.checked = 1;
   b.measurement = measurement_of({seconds, seconds, seconds});
   return b;
+}
+
+// `n` timing samples around `center` seconds with a relative spread of about `rel_sd` (the sum
+// of four uniforms: bell-shaped, bounded), from a fixed seed.
+inline std::vector<double> noisy_samples(double center, double rel_sd, int n, std::uint64_t seed) {
+  std::vector<double> v;
+  std::uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int i = 0; i < n; ++i) {
+    double z = 0;
+    for (int k = 0; k < 4; ++k) z += static_cast<double>(splitmix64(s) >> 11) * 0x1.0p-53 - 0.5;
+    v.push_back(center * (1 + rel_sd * z * std::sqrt(3.0)));  // sd of the sum of 4 U(-.5,.5) is 1/sqrt(3)
+  }
+  return v;
 }
 
 // Roofs: 100 GB/s DRAM (copy 80 GB/s below it), 1 TFLOP/s FP32, 0.5 TFLOP/s FP64.

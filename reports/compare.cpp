@@ -1,0 +1,573 @@
+#include "reports/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "reports/format.h"
+
+namespace roofbench {
+
+namespace {
+
+// FNV-1a: a bootstrap seed from a benchmark's name that is the same on every platform.
+std::uint64_t name_seed(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+double median(std::vector<double> v) {
+  return quantile(std::move(v), 0.5);
+}
+
+std::string pct(double v) {
+  return fmt::format("{:.0f}%", 100 * v);
+}
+
+std::string p_text(double p) {
+  if (p < 1e-4) return fmt::format("{:.0e}", p);
+  return fmt::format("{:.4f}", p);
+}
+
+std::string ghz(double hz) {
+  return fmt::format("{:.2f} GHz", hz / 1e9);
+}
+
+// What a benchmark's rate is: FLOP/s where it declares FLOPs, else B/s, else runs per second.
+std::pair<std::string, double> metric_of(const BenchmarkResult& b) {
+  if (b.flops > 0) return {"FLOP/s", b.flops};
+  if (b.bytes > 0) return {"B/s", b.bytes};
+  return {"1/s", 1.0};
+}
+
+std::string value_text(const std::string& metric, double rate) {
+  if (metric == "1/s") return duration(1.0 / rate);
+  return si(rate, metric);
+}
+
+std::string short_commit(const Results& r) {
+  const std::string c = r.provenance.value("git_commit", std::string("unknown"));
+  return c.substr(0, 12);
+}
+
+std::string json_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "—";
+  return v.dump();
+}
+
+std::optional<double> median_clock(const Results& r) {
+  std::vector<double> hz;
+  for (const auto& b : r.benchmarks)
+    if (b.measurement && b.measurement->clock_before_hz) hz.push_back(*b.measurement->clock_before_hz);
+  if (hz.empty()) return std::nullopt;
+  return median(hz);
+}
+
+void check_environment(const Results& base, const Results& fresh, const CompareOptions& opt, Comparison& c) {
+  auto id = [](const Results& r) {
+    return r.device.value("kind", std::string("?")) + ": " + r.device.value("name", std::string("?"));
+  };
+  if (id(base) != id(fresh)) {
+    if (!opt.allow_device_mismatch)
+      throw InputError(fmt::format("BASE ran on {} and NEW on {}: comparing different devices is refused "
+                                   "(--allow-device-mismatch compares them anyway)",
+                                   id(base), id(fresh)));
+    c.same_device = false;
+    c.environment.push_back({"device", id(base), id(fresh)});
+  }
+  // Every other property of the device, then how each run measured.
+  std::set<std::string> keys;
+  for (const auto* r : {&base, &fresh})
+    for (auto it = r->device.begin(); it != r->device.end(); ++it) keys.insert(it.key());
+  for (const auto& k : keys) {
+    if (k == "kind" || k == "name" || k == "index") continue;
+    const auto a = base.device.value(k, nlohmann::json()), b = fresh.device.value(k, nlohmann::json());
+    if (a != b) c.environment.push_back({k, json_text(a), json_text(b)});
+  }
+  for (const char* k : {"roofbench_version", "compiler"}) {
+    const auto a = base.provenance.value(k, nlohmann::json()), b = fresh.provenance.value(k, nlohmann::json());
+    if (a != b) c.environment.push_back({k, json_text(a), json_text(b)});
+  }
+  for (const char* k : {"quick", "cold_cache", "timer", "target_rel_iqr", "throttle_fraction"}) {
+    const auto a = base.settings.value(k, nlohmann::json()), b = fresh.settings.value(k, nlohmann::json());
+    if (a != b) c.environment.push_back({std::string("settings.") + k, json_text(a), json_text(b)});
+  }
+  const auto ca = median_clock(base), cb = median_clock(fresh);
+  if (ca && cb && std::fabs(*cb / *ca - 1) > 0.02)
+    c.environment.push_back({"measured clock (median before the samples)", ghz(*ca), ghz(*cb)});
+}
+
+// One row from the two sides' measurements (either may be missing: failed).
+CompareRow make_row(const std::string& name, const std::string& metric, const Measurement* mb, double wb,
+                    const Measurement* mn, double wn, const std::string& new_error, const CompareOptions& opt) {
+  CompareRow row;
+  row.name = name;
+  row.metric = metric;
+  row.threshold = opt.threshold_for(name);
+  if (!mn) {
+    row.verdict = Verdict::failed;
+    row.reason = mb ? "no number in NEW: " + new_error : "fails in both BASE and NEW: " + new_error;
+    return row;
+  }
+  row.evidence = gather_evidence(*mb, wb, *mn, wn, opt, name_seed(name));
+  if (std::fabs(wb - wn) > 1e-9 * std::max(std::fabs(wb), std::fabs(wn)))
+    row.notes.push_back(fmt::format("the declared work changed ({:g} → {:g}): compared as rates", wb, wn));
+  const Evidence& e = *row.evidence;
+  if (e.base_throttled) row.notes.push_back(fmt::format("BASE: {} of {} samples throttled", e.base_throttled, e.n_base));
+  if (e.new_throttled) row.notes.push_back(fmt::format("NEW: {} of {} samples throttled", e.new_throttled, e.n_new));
+  for (const auto& l : mn->clock_limits) row.notes.push_back("NEW: clock limited by " + l);
+  return row;
+}
+
+void decide_all(std::vector<CompareRow>& rows, const CompareOptions& opt) {
+  std::vector<double> p;
+  for (const auto& r : rows)
+    if (r.evidence) p.push_back(r.evidence->p);
+  const std::vector<double> q = benjamini_hochberg(p);
+  std::size_t k = 0;
+  for (auto& r : rows) {
+    if (!r.evidence) continue;
+    r.evidence->q = q[k++];
+    std::tie(r.verdict, r.reason) = decide(*r.evidence, r.threshold, opt);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const CompareRow& a, const CompareRow& b) {
+    if (a.verdict != b.verdict) return a.verdict < b.verdict;
+    return a.name < b.name;
+  });
+}
+
+std::string roof_group(const Ceiling& c) {
+  if (c.kind == "bandwidth") return "bandwidth/" + c.level;
+  return "compute/" + (c.precision ? to_string(*c.precision) : std::string("?")) + "/" + c.unit;
+}
+
+// A kernel that moved as much as the roofs of its kind did, measured in the same two runs,
+// tells about the machine, not the code (a memory-bound kernel on a host whose DRAM bandwidth
+// halved between the runs): UNSURE, with the numbers.
+void explain_by_roofs(Comparison& c) {
+  for (auto& k : c.kernels) {
+    if ((k.verdict != Verdict::slower && k.verdict != Verdict::faster) || k.roof_group.empty()) continue;
+    double lo = 0, hi = 0;
+    int moved = 0;
+    for (const auto& r : c.ceilings) {
+      if (r.roof_group != k.roof_group || r.verdict != k.verdict || !r.evidence) continue;
+      lo = moved ? std::min(lo, r.evidence->change) : r.evidence->change;
+      hi = moved ? std::max(hi, r.evidence->change) : r.evidence->change;
+      ++moved;
+    }
+    const double margin = k.threshold / 2;
+    if (!moved || k.evidence->change < lo - margin || k.evidence->change > hi + margin) continue;
+    const std::string range =
+        moved == 1 ? percent_change(lo) : fmt::format("{} to {}", percent_change(lo), percent_change(hi));
+    k.reason = fmt::format("{}, but its roofs ({}) moved {} between the same runs: the machine changed, not the "
+                           "code; rerun on a steady machine",
+                           percent_change(k.evidence->change), k.roof_group, range);
+    k.verdict = Verdict::unsure;
+  }
+  std::stable_sort(c.kernels.begin(), c.kernels.end(), [](const CompareRow& a, const CompareRow& b) {
+    if (a.verdict != b.verdict) return a.verdict < b.verdict;
+    return a.name < b.name;
+  });
+}
+
+}  // namespace
+
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::same:
+      return "SAME";
+    case Verdict::faster:
+      return "FASTER";
+    case Verdict::slower:
+      return "SLOWER";
+    case Verdict::unsure:
+      return "UNSURE";
+    case Verdict::failed:
+      return "FAILED";
+  }
+  return "?";
+}
+
+std::string percent_change(double change) {
+  const std::string s = fmt::format("{:+.1f}%", 100 * change);
+  return s[0] == '-' ? "−" + s.substr(1) : s;
+}
+
+double CompareOptions::threshold_for(const std::string& name) const {
+  double t = threshold;
+  bool matched = false;
+  for (const auto& [pattern, value] : thresholds) {
+    std::regex re;
+    try {
+      re = std::regex(pattern);
+    } catch (const std::regex_error&) {
+      throw InputError("threshold pattern '" + pattern + "' is not a valid regular expression");
+    }
+    if (std::regex_search(name, re)) {
+      t = matched ? std::max(t, value) : value;
+      matched = true;
+    }
+  }
+  return t;
+}
+
+Evidence gather_evidence(const Measurement& base, double base_work, const Measurement& fresh, double new_work,
+                         const CompareOptions& opt, std::uint64_t seed) {
+  auto rates = [](const Measurement& m, double work) {
+    std::vector<double> r;
+    r.reserve(m.samples_s.size());
+    for (double t : m.samples_s) r.push_back(work / t);
+    return r;
+  };
+  const std::vector<double> a = rates(base, base_work), b = rates(fresh, new_work);
+  Evidence e;
+  e.n_base = static_cast<int>(a.size());
+  e.n_new = static_cast<int>(b.size());
+  e.base_median = median(a);
+  e.new_median = median(b);
+  e.change = e.new_median / e.base_median - 1;
+  const Interval ratio = bootstrap_median_ratio(a, b, opt.confidence, opt.resamples, seed);
+  e.change_ci = {ratio.lo - 1, ratio.hi - 1};
+  const MannWhitney mw = mann_whitney(a, b);
+  e.p = e.q = mw.p;
+  e.exact = mw.exact;
+  e.p_min = min_two_sided_p(e.n_base, e.n_new);
+  e.base_throttled = static_cast<int>(base.throttled.size());
+  e.new_throttled = static_cast<int>(fresh.throttled.size());
+  if (!base.sample_clock_hz.empty() && !fresh.sample_clock_hz.empty()) {
+    // Work per cycle: rate / clock, sample by sample.
+    std::vector<double> ca, cb;
+    for (std::size_t i = 0; i < a.size(); ++i) ca.push_back(a[i] / base.sample_clock_hz[i]);
+    for (std::size_t i = 0; i < b.size(); ++i) cb.push_back(b[i] / fresh.sample_clock_hz[i]);
+    e.cycle_change = median(cb) / median(ca) - 1;
+    e.base_clock_hz = median(base.sample_clock_hz);
+    e.new_clock_hz = median(fresh.sample_clock_hz);
+  }
+  return e;
+}
+
+std::pair<Verdict, std::string> decide(const Evidence& e, double threshold, const CompareOptions& opt) {
+  const std::string change = percent_change(e.change);
+  const std::string interval = fmt::format("{:.0f}% interval [{}, {}]", 100 * opt.confidence,
+                                           percent_change(e.change_ci.lo), percent_change(e.change_ci.hi));
+  if (e.n_base < opt.min_samples || e.n_new < opt.min_samples)
+    return {Verdict::unsure, fmt::format("too few samples ({} in BASE, {} in NEW; at least {} each): run more samples",
+                                         e.n_base, e.n_new, opt.min_samples)};
+  if (e.change_ci.lo > -threshold && e.change_ci.hi < threshold)
+    return {Verdict::same, fmt::format("the {} lies inside ±{}", interval, pct(threshold))};
+  const bool significant = e.q < opt.alpha;
+  const bool large = std::fabs(e.change) >= threshold;
+  if (significant && large) {
+    // Confirm in cycles where both sides read the clock: a GPU that clocked lower is slower, but
+    // that is the machine's doing and a rerun on a steady machine will say so.
+    if (e.cycle_change && std::fabs(*e.cycle_change) < threshold / 2)
+      return {Verdict::unsure,
+              fmt::format("{} in time, but the clock went from {} to {} and per cycle the change is {}: the machine "
+                          "changed, not the code; rerun on a steady machine",
+                          change, ghz(*e.base_clock_hz), ghz(*e.new_clock_hz), percent_change(*e.cycle_change))};
+    return {e.change < 0 ? Verdict::slower : Verdict::faster,
+            fmt::format("beyond ±{} and significant: p = {}, q = {} over the comparison", pct(threshold),
+                        p_text(e.p), p_text(e.q))};
+  }
+  if (e.p_min >= opt.alpha)
+    return {Verdict::unsure, fmt::format("{}: {} and {} samples cannot reach q < {} (the smallest p is {}): run more "
+                                         "samples",
+                                         change, e.n_base, e.n_new, opt.alpha, p_text(e.p_min))};
+  if (large)
+    return {Verdict::unsure, fmt::format("{}, but not significant (p = {}, q = {}, needs q < {}): run more samples",
+                                         change, p_text(e.p), p_text(e.q), opt.alpha)};
+  return {Verdict::unsure, fmt::format("{}, but the {} reaches past ±{}: run more samples", change, interval,
+                                       pct(threshold))};
+}
+
+int Comparison::count(Verdict v) const {
+  return static_cast<int>(std::count_if(kernels.begin(), kernels.end(), [v](const CompareRow& r) { return r.verdict == v; }));
+}
+
+int Comparison::exit_code() const {
+  return count(Verdict::slower) + count(Verdict::failed) > 0 ? 1 : 0;
+}
+
+Comparison compare_results(const Results& base, const Results& fresh, const CompareOptions& opt,
+                           const std::string& base_path, const std::string& new_path) {
+  Comparison c;
+  c.options = opt;
+  auto side = [](const Results& r, const std::string& path) {
+    return Comparison::Side{path, short_commit(r), r.provenance.value("utc_time", std::string("?")), device_line(r)};
+  };
+  c.base = side(base, base_path);
+  c.fresh = side(fresh, new_path);
+  (void)opt.threshold_for("");  // every pattern is compiled: a bad one is an InputError before any work
+  check_environment(base, fresh, opt, c);
+
+  // Kernels, matched by name (family/variant/precision/params: the name carries all four).
+  std::map<std::string, const BenchmarkResult*> in_base, in_new;
+  for (const auto& b : base.benchmarks) in_base[b.name] = &b;
+  for (const auto& b : fresh.benchmarks) in_new[b.name] = &b;
+  for (const auto& [name, b] : in_base) {
+    auto it = in_new.find(name);
+    if (it == in_new.end()) {
+      c.only_base.push_back(name);
+      continue;
+    }
+    const BenchmarkResult& n = *it->second;
+    const Measurement* mb = b->verified() && b->measurement ? &*b->measurement : nullptr;
+    const Measurement* mn = n.verified() && n.measurement ? &*n.measurement : nullptr;
+    if (!mb && mn) {
+      c.only_new.push_back(name + " (failed in BASE)");
+      continue;
+    }
+    const auto [metric, work_new] = metric_of(n);
+    const double work_base = metric_of(*b).second;
+    c.kernels.push_back(make_row(name, metric, mb, work_base, mn, work_new, n.error, opt));
+    if (n.placement) {
+      const std::string roof =
+          n.placement->bound == "memory" ? n.placement->bandwidth_ceiling : n.placement->compute_ceiling;
+      for (const auto& ce : fresh.ceilings)
+        if (ce.name == roof) c.kernels.back().roof_group = roof_group(ce);
+    }
+  }
+  for (const auto& [name, b] : in_new)
+    if (!in_base.count(name)) c.only_new.push_back(name);
+
+  // Ceilings, matched by name, on their start-of-run pass.
+  for (const auto& cb : base.ceilings)
+    for (const auto& cn : fresh.ceilings)
+      if (cb.name == cn.name && cb.benchmark == cn.benchmark) {
+        // The work of one run: the start pass's rate times its median time.
+        const double work_b = cb.value_start * cb.measurement.stats.median;
+        const double work_n = cn.value_start * cn.measurement.stats.median;
+        c.ceilings.push_back(make_row(cn.name, cn.value_unit, &cb.measurement, work_b, &cn.measurement, work_n, "", opt));
+        c.ceilings.back().roof_group = roof_group(cn);
+      }
+
+  if (c.kernels.empty())
+    throw InputError(fmt::format("BASE and NEW have no benchmark in common ({} and {} benchmarks): are they runs of "
+                                 "the same suite?",
+                                 base.benchmarks.size(), fresh.benchmarks.size()));
+  decide_all(c.kernels, opt);
+  decide_all(c.ceilings, opt);
+  explain_by_roofs(c);
+
+  double log_sum = 0;
+  for (const auto& r : c.kernels)
+    if (r.evidence) {
+      log_sum += std::log(r.evidence->new_median / r.evidence->base_median);
+      ++c.geomean_n;
+    }
+  if (c.geomean_n) c.geomean_change = std::exp(log_sum / c.geomean_n) - 1;
+  return c;
+}
+
+std::string results_path(const std::string& file_or_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(file_or_dir, ec)) {
+    const fs::path p = fs::path(file_or_dir) / "results.json";
+    if (!fs::exists(p, ec)) throw InputError("folder '" + file_or_dir + "' holds no results.json");
+    return p.string();
+  }
+  return file_or_dir;
+}
+
+// ---------------------------------------------------------------- printers
+
+namespace {
+
+std::string summary_counts(const Comparison& c) {
+  std::string s;
+  for (Verdict v : {Verdict::failed, Verdict::slower, Verdict::unsure, Verdict::faster, Verdict::same}) {
+    const int n = c.count(v);
+    if (n == 0 && (v == Verdict::failed || v == Verdict::faster)) continue;
+    s += (s.empty() ? "" : ", ") + fmt::format("{} {}", n, to_string(v));
+  }
+  return s;
+}
+
+std::string geomean_text(const Comparison& c) {
+  if (!c.geomean_change) return "no kernel has numbers on both sides";
+  return fmt::format("geometric mean of the kernels' rates {} ({} kernels)", percent_change(*c.geomean_change),
+                     c.geomean_n);
+}
+
+std::string settings_text(const Comparison& c) {
+  std::string s = fmt::format("threshold ±{}", pct(c.options.threshold));
+  for (const auto& [pattern, value] : c.options.thresholds) s += fmt::format(" ({}: ±{})", pattern, pct(value));
+  return s + fmt::format(", q < {} (Mann-Whitney U, Benjamini-Hochberg), {:.0f}% bootstrap intervals", c.options.alpha,
+                         100 * c.options.confidence);
+}
+
+struct RowText {
+  std::string verdict, name, base, fresh, change, interval, reason;
+};
+
+RowText row_text(const CompareRow& r) {
+  RowText t{to_string(r.verdict), r.name, "—", "—", "—", "—", r.reason};
+  if (r.evidence) {
+    const Evidence& e = *r.evidence;
+    t.base = value_text(r.metric, e.base_median);
+    t.fresh = value_text(r.metric, e.new_median);
+    t.change = percent_change(e.change);
+    t.interval = fmt::format("[{}, {}]", percent_change(e.change_ci.lo), percent_change(e.change_ci.hi));
+  }
+  for (const auto& n : r.notes) t.reason += (t.reason.empty() ? "" : "; ") + n;
+  return t;
+}
+
+void text_table(std::string& out, const std::vector<CompareRow>& rows) {
+  std::size_t w = 9;
+  for (const auto& r : rows) w = std::max(w, r.name.size());
+  out += fmt::format("{:<7} {:<{}} {:>14} {:>14} {:>8} {:>19}\n", "verdict", "benchmark", w, "BASE", "NEW", "change",
+                     "interval");
+  for (const auto& r : rows) {
+    const RowText t = row_text(r);
+    out += fmt::format("{:<7} {:<{}} {:>14} {:>14} {:>8} {:>19}\n", t.verdict, t.name, w, t.base, t.fresh, t.change,
+                       t.interval);
+    if (r.verdict != Verdict::same && !t.reason.empty()) out += fmt::format("        {}\n", t.reason);
+  }
+}
+
+void md_table(std::string& out, const std::vector<CompareRow>& rows, bool with_reason) {
+  out += with_reason ? "| verdict | benchmark | BASE | NEW | change | interval | why |\n|---|---|--:|--:|--:|--:|---|\n"
+                     : "| verdict | benchmark | BASE | NEW | change | interval |\n|---|---|--:|--:|--:|--:|\n";
+  for (const auto& r : rows) {
+    const RowText t = row_text(r);
+    const std::string verdict = r.verdict == Verdict::slower || r.verdict == Verdict::failed
+                                    ? "**" + t.verdict + "**"
+                                    : t.verdict;
+    out += fmt::format("| {} | `{}` | {} | {} | {} | {} |", verdict, md_cell(t.name), t.base, t.fresh, t.change,
+                       t.interval);
+    out += with_reason ? fmt::format(" {} |\n", md_cell(t.reason)) : "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_compare_text(const Comparison& c) {
+  std::string out = fmt::format("BASE {} ({}, {})\nNEW  {} ({}, {})\ndevice: {}\n{}\n", c.base.path, c.base.commit,
+                                c.base.time, c.fresh.path, c.fresh.commit, c.fresh.time, c.fresh.device,
+                                settings_text(c));
+  if (!c.environment.empty()) {
+    out += "\nenvironment differences (numbers may move with these):\n";
+    for (const auto& d : c.environment) out += fmt::format("  {}: {} → {}\n", d.what, d.base, d.fresh);
+  }
+  out += "\n";
+  text_table(out, c.kernels);
+  if (!c.ceilings.empty()) {
+    out += "\nmachine ceilings (context only: they move with the machine, not the code):\n";
+    text_table(out, c.ceilings);
+  }
+  if (!c.only_base.empty()) {
+    out += "\nonly in BASE:\n";
+    for (const auto& n : c.only_base) out += "  " + n + "\n";
+  }
+  if (!c.only_new.empty()) {
+    out += "\nonly in NEW:\n";
+    for (const auto& n : c.only_new) out += "  " + n + "\n";
+  }
+  out += fmt::format("\n{}; {}; exit {}\n", summary_counts(c), geomean_text(c), c.exit_code());
+  return out;
+}
+
+std::string render_compare_markdown(const Comparison& c) {
+  const bool bad = c.exit_code() != 0;
+  std::string out = fmt::format("### roofbench compare: {}{}\n\n", bad ? "regression — " : "", summary_counts(c));
+  out += fmt::format("BASE `{}` ({}) → NEW `{}` ({}) on {}.  \n{}.  \n{}.\n\n", c.base.commit, c.base.time,
+                     c.fresh.commit, c.fresh.time, c.fresh.device, geomean_text(c), settings_text(c));
+  std::vector<CompareRow> notable, same;
+  for (const auto& r : c.kernels) (r.verdict == Verdict::same ? same : notable).push_back(r);
+  if (!notable.empty()) md_table(out, notable, true);
+  if (!same.empty()) {
+    out += fmt::format("\n<details><summary>{} SAME</summary>\n\n", same.size());
+    md_table(out, same, false);
+    out += "\n</details>\n";
+  }
+  if (!c.environment.empty()) {
+    out += "\n**Environment differences** (numbers may move with these)\n\n| what | BASE | NEW |\n|---|---|---|\n";
+    for (const auto& d : c.environment)
+      out += fmt::format("| {} | {} | {} |\n", md_cell(d.what), md_cell(d.base), md_cell(d.fresh));
+  }
+  if (!c.ceilings.empty()) {
+    out += "\n<details><summary>Machine ceilings (context only)</summary>\n\n";
+    md_table(out, c.ceilings, true);
+    out += "\n</details>\n";
+  }
+  auto list = [&out](const char* title, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    out += fmt::format("\n**{}** ({}): ", title, names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + fmt::format("`{}`", md_cell(names[i]));
+    out += "\n";
+  };
+  list("Only in BASE", c.only_base);
+  list("Only in NEW", c.only_new);
+  return out;
+}
+
+nlohmann::json compare_json(const Comparison& c) {
+  using nlohmann::json;
+  auto side = [](const Comparison::Side& s) {
+    return json{{"path", s.path}, {"commit", s.commit}, {"utc_time", s.time}, {"device", s.device}};
+  };
+  auto rows = [](const std::vector<CompareRow>& rs) {
+    json out = json::array();
+    for (const auto& r : rs) {
+      json j = {{"name", r.name},
+                {"metric", r.metric},
+                {"higher_is_better", true},
+                {"threshold", r.threshold},
+                {"verdict", to_string(r.verdict)},
+                {"reason", r.reason},
+                {"notes", r.notes}};
+      if (r.evidence) {
+        const Evidence& e = *r.evidence;
+        j["base"] = {{"median", e.base_median}, {"samples", e.n_base}, {"throttled", e.base_throttled}};
+        j["new"] = {{"median", e.new_median}, {"samples", e.n_new}, {"throttled", e.new_throttled}};
+        j["change"] = e.change;
+        j["interval"] = {e.change_ci.lo, e.change_ci.hi};
+        j["p"] = e.p;
+        j["q"] = e.q;
+        j["exact_test"] = e.exact;
+        j["cycle_change"] = e.cycle_change ? json(*e.cycle_change) : json(nullptr);
+      }
+      out.push_back(j);
+    }
+    return out;
+  };
+  json env = json::array();
+  for (const auto& d : c.environment) env.push_back({{"what", d.what}, {"base", d.base}, {"new", d.fresh}});
+  json thresholds = json::array();
+  for (const auto& [pattern, value] : c.options.thresholds) thresholds.push_back({{"pattern", pattern}, {"threshold", value}});
+  json counts = json::object();
+  for (Verdict v : {Verdict::failed, Verdict::slower, Verdict::unsure, Verdict::faster, Verdict::same})
+    counts[to_string(v)] = c.count(v);
+  return {{"schema", "roofbench.compare.v1"},
+          {"base", side(c.base)},
+          {"new", side(c.fresh)},
+          {"options",
+           {{"threshold", c.options.threshold},
+            {"thresholds", thresholds},
+            {"alpha", c.options.alpha},
+            {"confidence", c.options.confidence},
+            {"min_samples", c.options.min_samples},
+            {"allow_device_mismatch", c.options.allow_device_mismatch}}},
+          {"same_device", c.same_device},
+          {"environment", env},
+          {"benchmarks", rows(c.kernels)},
+          {"ceilings", rows(c.ceilings)},
+          {"only_in_base", c.only_base},
+          {"only_in_new", c.only_new},
+          {"summary",
+           {{"counts", counts},
+            {"geomean_change", c.geomean_change ? json(*c.geomean_change) : json(nullptr)},
+            {"geomean_kernels", c.geomean_n},
+            {"exit_code", c.exit_code()}}}};
+}
+
+}  // namespace roofbench

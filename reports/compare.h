@@ -1,0 +1,114 @@
+#pragma once
+// roofbench compare BASE NEW: a verdict per benchmark from the raw samples of two results files.
+//
+// Verdicts work on rates (FLOP/s, else B/s, else runs per second), so higher is always better
+// and a change is new/base - 1 of the median rate. Each benchmark gets one of:
+//   SAME    the bootstrap interval of the change lies inside ±threshold (an equivalence test:
+//           "not significant" alone never makes SAME);
+//   FASTER  significant (Mann-Whitney U, Benjamini-Hochberg over the whole comparison) and at
+//   SLOWER  least the threshold (default 5%) in size;
+//   UNSURE  neither: too few samples, an interval that reaches past the threshold, or a change
+//           that the machine explains (the clock per sample, or the kernel's own roof measured
+//           in the same runs moving just as much); the reason says what to do;
+//   FAILED  NEW has no number (verification or launch failed).
+// Improvements never fail a comparison; SLOWER or FAILED kernels do (exit 1).
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/results.h"
+#include "bench/stats.h"
+
+namespace roofbench {
+
+enum class Verdict { failed, slower, unsure, faster, same };  // in the order rows are listed
+std::string to_string(Verdict v);                              // "SLOWER"
+
+struct CompareOptions {
+  double threshold = 0.05;  // the smallest change that counts, relative
+  // Overrides by benchmark-name regular expression (a family: "^gemm/naive/"); where several
+  // match, the largest threshold wins, as asv's regressions_thresholds do.
+  std::vector<std::pair<std::string, double>> thresholds;
+  double alpha = 0.01;        // for the Benjamini-Hochberg adjusted p-value
+  double confidence = 0.95;   // of the bootstrap interval
+  int min_samples = 5;        // per side; with fewer, UNSURE
+  int resamples = 2000;       // bootstrap
+  bool allow_device_mismatch = false;
+  double threshold_for(const std::string& name) const;  // throws InputError on a bad regex
+};
+
+// What two sets of samples say about one benchmark. Rates: higher is better.
+struct Evidence {
+  int n_base = 0, n_new = 0;
+  double base_median = 0, new_median = 0;  // of the rate
+  double change = 0;                       // new_median / base_median - 1
+  Interval change_ci;                      // bootstrap, same units as change
+  double p = 1, q = 1;                     // Mann-Whitney two-sided; q adjusted over the comparison
+  bool exact = false;
+  double p_min = 1;  // the smallest p these sample counts allow
+  // Where both sides read the clock after every sample: the change in work per cycle, and the
+  // median clocks. A change in time that vanishes in cycles is the machine's, not the code's.
+  std::optional<double> cycle_change;
+  std::optional<double> base_clock_hz, new_clock_hz;
+  int base_throttled = 0, new_throttled = 0;
+};
+
+// `work` turns times into rates (1 for time-only benchmarks); `seed` fixes the bootstrap.
+Evidence gather_evidence(const Measurement& base, double base_work, const Measurement& fresh, double new_work,
+                         const CompareOptions& opt, std::uint64_t seed);
+
+// The verdict and the one-line reason for it, given evidence whose q is already adjusted.
+std::pair<Verdict, std::string> decide(const Evidence& e, double threshold, const CompareOptions& opt);
+
+struct CompareRow {
+  std::string name;
+  std::string metric;  // "FLOP/s", "B/s" or "1/s" (time only: runs per second)
+  std::optional<Evidence> evidence;  // absent when a side has no number
+  double threshold = 0;
+  Verdict verdict = Verdict::unsure;
+  std::string reason;
+  std::vector<std::string> notes;  // declared work changed, throttled samples, clock limits
+  // The roof family: "bandwidth/dram", "compute/fp32/simt". A ceiling's own; for a kernel, that of
+  // the ceiling bounding it in NEW (its placement).
+  std::string roof_group;
+};
+
+struct EnvironmentDifference {
+  std::string what, base, fresh;
+};
+
+struct Comparison {
+  struct Side {
+    std::string path, commit, time, device;
+  };
+  Side base, fresh;
+  CompareOptions options;
+  bool same_device = true;
+  std::vector<EnvironmentDifference> environment;
+  std::vector<CompareRow> kernels;   // decide the exit code
+  std::vector<CompareRow> ceilings;  // the machine's, shown for context only
+  std::vector<std::string> only_base, only_new;
+  std::optional<double> geomean_change;  // of the kernels' median rates, new over base, minus 1
+  int geomean_n = 0;
+
+  int count(Verdict v) const;
+  int exit_code() const;  // 1 when any kernel is SLOWER or FAILED, else 0
+};
+
+// Throws InputError when the devices differ (unless allowed) or nothing is in common.
+Comparison compare_results(const Results& base, const Results& fresh, const CompareOptions& opt,
+                           const std::string& base_path = "BASE", const std::string& new_path = "NEW");
+
+std::string render_compare_text(const Comparison& c);
+std::string render_compare_markdown(const Comparison& c);
+nlohmann::json compare_json(const Comparison& c);  // schema "roofbench.compare.v1"
+
+// A results file given as itself or as the folder that holds results.json.
+std::string results_path(const std::string& file_or_dir);
+
+// "+1.2%", "−10.0%" (a true minus sign).
+std::string percent_change(double change);
+
+}  // namespace roofbench

@@ -1,0 +1,256 @@
+// roofbench compare on synthetic results with known changes and known noise.
+#include <gtest/gtest.h>
+
+#include "reports/compare.h"
+#include "tests/testing.h"
+
+using namespace roofbench;
+using namespace roofbench::testing;
+
+namespace {
+
+// One kernel whose samples are `samples` (seconds), doing 1 GFLOP per run.
+BenchmarkResult timed(const std::string& variant, std::vector<double> samples) {
+  BenchmarkResult b = kernel(variant, 1e9, 1e6, 1.0);
+  b.measurement = measurement_of(std::move(samples));
+  return b;
+}
+
+Results with(std::vector<BenchmarkResult> kernels) {
+  Results r = sample_results();
+  r.benchmarks = std::move(kernels);
+  return r;
+}
+
+const CompareRow& row(const Comparison& c, const std::string& variant) {
+  for (const auto& r : c.kernels)
+    if (r.name.find("/" + variant + "/") != std::string::npos) return r;
+  throw std::runtime_error("no row for " + variant);
+}
+
+}  // namespace
+
+TEST(Compare, SameResultsAreSameEverywhere) {
+  const Results r = with({timed("a", noisy_samples(1e-3, 0.01, 30, 1)), timed("b", noisy_samples(2e-3, 0.03, 30, 2)),
+                          timed("c", noisy_samples(5e-3, 0.002, 8, 3))});
+  const Comparison c = compare_results(r, r, {});
+  ASSERT_EQ(c.kernels.size(), 3u);
+  for (const auto& k : c.kernels) EXPECT_EQ(k.verdict, Verdict::same) << k.name << ": " << k.reason;
+  EXPECT_EQ(c.exit_code(), 0);
+  ASSERT_TRUE(c.geomean_change);
+  EXPECT_DOUBLE_EQ(*c.geomean_change, 0.0);
+  EXPECT_TRUE(c.environment.empty());
+  // The machine ceilings are compared too, for context.
+  EXPECT_EQ(c.ceilings.size(), 4u);
+}
+
+TEST(Compare, TenPercentSlowdownIsSlowerAndFailsTheComparison) {
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 30, 1)), timed("b", noisy_samples(1e-3, 0.01, 30, 2))});
+  const Results slow = with({timed("a", noisy_samples(1.1e-3, 0.01, 30, 3)), timed("b", noisy_samples(1e-3, 0.01, 30, 4))});
+  const Comparison c = compare_results(base, slow, {});
+  const CompareRow& a = row(c, "a");
+  EXPECT_EQ(a.verdict, Verdict::slower) << a.reason;
+  EXPECT_NEAR(a.evidence->change, 1 / 1.1 - 1, 0.01);
+  EXPECT_LT(a.evidence->change_ci.hi, -0.05);
+  EXPECT_LT(a.evidence->q, 0.01);
+  EXPECT_EQ(row(c, "b").verdict, Verdict::same) << row(c, "b").reason;
+  EXPECT_EQ(c.exit_code(), 1);
+  EXPECT_EQ(c.kernels.front().verdict, Verdict::slower);  // the worst first
+}
+
+TEST(Compare, OnePercentNoiseIsNeverSlower) {
+  // 200 independent A/A pairs with 1% noise, and 200 more with a real 1% slowdown: neither is
+  // ever called SLOWER (it is below the 5% threshold), and the plain A/A pairs are SAME.
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    for (double shift : {1.0, 1.01}) {
+      const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 20, 2 * seed))});
+      const Results fresh = with({timed("a", noisy_samples(1e-3 * shift, 0.01, 20, 2 * seed + 1))});
+      const Comparison c = compare_results(base, fresh, {});
+      const Verdict v = c.kernels[0].verdict;
+      EXPECT_NE(v, Verdict::slower) << "seed " << seed << ": " << c.kernels[0].reason;
+      EXPECT_EQ(c.exit_code(), 0);
+      if (shift == 1.0) EXPECT_EQ(v, Verdict::same) << "seed " << seed << ": " << c.kernels[0].reason;
+    }
+  }
+}
+
+TEST(Compare, TooFewSamplesIsUnsure) {
+  const Results base = with({timed("a", {1.0e-3, 1.01e-3, 0.99e-3})});
+  const Results fresh = with({timed("a", {1.3e-3, 1.31e-3, 1.29e-3})});
+  const Comparison c = compare_results(base, fresh, {});
+  EXPECT_EQ(c.kernels[0].verdict, Verdict::unsure);
+  EXPECT_NE(c.kernels[0].reason.find("too few samples (3 in BASE, 3 in NEW; at least 5 each): run more samples"),
+            std::string::npos)
+      << c.kernels[0].reason;
+  EXPECT_EQ(c.exit_code(), 0);
+}
+
+TEST(Compare, ALargeChangeInNoisySamplesIsUnsureNotSlower) {
+  // 30% noise, 8% slower: the interval reaches past the threshold and the test is not sure.
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.3, 6, 1))});
+  const Results fresh = with({timed("a", noisy_samples(1.08e-3, 0.3, 6, 2))});
+  const Comparison c = compare_results(base, fresh, {});
+  EXPECT_EQ(c.kernels[0].verdict, Verdict::unsure) << c.kernels[0].reason;
+  EXPECT_NE(c.kernels[0].reason.find("run more samples"), std::string::npos) << c.kernels[0].reason;
+}
+
+TEST(Compare, ImprovementsAreFasterAndNeverFail) {
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 30, 1))});
+  const Results fast = with({timed("a", noisy_samples(0.8e-3, 0.01, 30, 2))});
+  const Comparison c = compare_results(base, fast, {});
+  EXPECT_EQ(c.kernels[0].verdict, Verdict::faster) << c.kernels[0].reason;
+  EXPECT_NEAR(c.kernels[0].evidence->change, 0.25, 0.02);
+  EXPECT_EQ(c.exit_code(), 0);
+}
+
+TEST(Compare, AFailureInNewFailsAndOneSidedBenchmarksAreListed) {
+  BenchmarkResult broken = timed("a", {1e-3});
+  broken.measurement.reset();
+  broken.verification.ok = false;
+  broken.error = "verification failed: [3]: got 2, want 1";
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 20, 1)), timed("gone", noisy_samples(1e-3, 0.01, 20, 2))});
+  const Results fresh = with({broken, timed("added", noisy_samples(1e-3, 0.01, 20, 3))});
+  const Comparison c = compare_results(base, fresh, {});
+  ASSERT_EQ(c.kernels.size(), 1u);
+  EXPECT_EQ(c.kernels[0].verdict, Verdict::failed);
+  EXPECT_NE(c.kernels[0].reason.find("no number in NEW: verification failed"), std::string::npos);
+  EXPECT_EQ(c.only_base, (std::vector<std::string>{"gemm/gone/fp32/n:1"}));
+  EXPECT_EQ(c.only_new, (std::vector<std::string>{"gemm/added/fp32/n:1"}));
+  EXPECT_EQ(c.exit_code(), 1);
+}
+
+TEST(Compare, ThresholdsCanBeSetPerFamilyOrBenchmark) {
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.005, 30, 1)), timed("b", noisy_samples(1e-3, 0.005, 30, 2))});
+  const Results fresh = with({timed("a", noisy_samples(1.08e-3, 0.005, 30, 3)), timed("b", noisy_samples(1.08e-3, 0.005, 30, 4))});
+  CompareOptions opt;
+  opt.thresholds = {{"^gemm/a/", 0.10}, {"^gemm/", 0.02}};  // both match a: the larger wins
+  const Comparison c = compare_results(base, fresh, opt);
+  EXPECT_DOUBLE_EQ(row(c, "a").threshold, 0.10);
+  EXPECT_EQ(row(c, "a").verdict, Verdict::same) << row(c, "a").reason;  // −7.4%, inside ±10%
+  EXPECT_DOUBLE_EQ(row(c, "b").threshold, 0.02);
+  EXPECT_EQ(row(c, "b").verdict, Verdict::slower) << row(c, "b").reason;
+
+  opt.thresholds = {{"([", 0.1}};
+  EXPECT_THROW(compare_results(base, fresh, opt), InputError);
+}
+
+TEST(Compare, AChangeTheClockExplainsIsUnsure) {
+  // 10% longer times, but every NEW sample ran at a 10% lower clock: the same work per cycle.
+  Results base = with({timed("a", noisy_samples(1e-3, 0.005, 30, 1))});
+  Results fresh = with({timed("a", noisy_samples(1.1e-3, 0.005, 30, 2))});
+  base.benchmarks[0].measurement->sample_clock_hz.assign(30, 1.98e9);
+  fresh.benchmarks[0].measurement->sample_clock_hz.assign(30, 1.80e9);
+  const Comparison c = compare_results(base, fresh, {});
+  EXPECT_EQ(c.kernels[0].verdict, Verdict::unsure) << c.kernels[0].reason;
+  EXPECT_NE(c.kernels[0].reason.find("the clock went from 1.98 GHz to 1.80 GHz"), std::string::npos)
+      << c.kernels[0].reason;
+  ASSERT_TRUE(c.kernels[0].evidence->cycle_change);
+  EXPECT_NEAR(*c.kernels[0].evidence->cycle_change, 0.0, 0.01);
+}
+
+TEST(Compare, DifferentDevicesAreRefusedUnlessAsked) {
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 20, 1))});
+  Results other = base;
+  other.device["name"] = "Other CPU";
+  EXPECT_THROW(compare_results(base, other, {}), InputError);
+  CompareOptions opt;
+  opt.allow_device_mismatch = true;
+  const Comparison c = compare_results(base, other, opt);
+  EXPECT_FALSE(c.same_device);
+  ASSERT_FALSE(c.environment.empty());
+  EXPECT_EQ(c.environment[0].what, "device");
+}
+
+TEST(Compare, EnvironmentDifferencesAreReported) {
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 20, 1))});
+  Results fresh = base;
+  fresh.device["driver_version"] = "13.1";
+  fresh.settings["quick"] = false;
+  for (auto& b : fresh.benchmarks) b.measurement->clock_before_hz = 1.5e9;  // base: 2.0 GHz
+  const Comparison c = compare_results(base, fresh, {});
+  std::vector<std::string> what;
+  for (const auto& d : c.environment) what.push_back(d.what);
+  EXPECT_NE(std::find(what.begin(), what.end(), "driver_version"), what.end());
+  EXPECT_NE(std::find(what.begin(), what.end(), "settings.quick"), what.end());
+  EXPECT_NE(std::find(what.begin(), what.end(), "measured clock (median before the samples)"), what.end());
+}
+
+TEST(Compare, NothingInCommonIsAnInputError) {
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 20, 1))});
+  const Results fresh = with({timed("z", noisy_samples(1e-3, 0.01, 20, 1))});
+  EXPECT_THROW(compare_results(base, fresh, {}), InputError);
+}
+
+TEST(Compare, GeometricMeanOfRates) {
+  const Results base = with({timed("a", std::vector<double>(10, 1e-3)), timed("b", std::vector<double>(10, 1e-3))});
+  const Results fresh = with({timed("a", std::vector<double>(10, 1e-3 / 0.9)), timed("b", std::vector<double>(10, 1e-3 / 1.1))});
+  const Comparison c = compare_results(base, fresh, {});
+  ASSERT_TRUE(c.geomean_change);
+  EXPECT_NEAR(*c.geomean_change, std::sqrt(0.9 * 1.1) - 1, 1e-12);
+  EXPECT_EQ(c.geomean_n, 2);
+}
+
+TEST(Compare, BenjaminiHochbergKeepsManyNearMissesFromBeingCalledSignificant) {
+  // One clear regression among many unchanged benchmarks: q is adjusted over all of them.
+  std::vector<BenchmarkResult> b, n;
+  for (int i = 0; i < 40; ++i) {
+    b.push_back(timed("k" + std::to_string(i), noisy_samples(1e-3, 0.01, 20, 100 + i)));
+    n.push_back(timed("k" + std::to_string(i), noisy_samples(i == 0 ? 1.2e-3 : 1e-3, 0.01, 20, 200 + i)));
+  }
+  const Comparison c = compare_results(with(b), with(n), {});
+  EXPECT_EQ(c.count(Verdict::slower), 1);
+  EXPECT_EQ(c.count(Verdict::same), 39);
+  for (const auto& r : c.kernels) EXPECT_GE(r.evidence->q, r.evidence->p);
+}
+
+TEST(Compare, PrintersCarryTheVerdicts) {
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 30, 1)), timed("b", noisy_samples(1e-3, 0.01, 30, 2))});
+  const Results slow = with({timed("a", noisy_samples(1.2e-3, 0.01, 30, 3)), timed("b", noisy_samples(1e-3, 0.01, 30, 4))});
+  const Comparison c = compare_results(base, slow, {}, "base/results.json", "new/results.json");
+
+  const std::string text = render_compare_text(c);
+  EXPECT_NE(text.find("SLOWER  gemm/a/fp32/n:1"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 SLOWER, 0 UNSURE, 1 SAME; geometric mean of the kernels' rates"), std::string::npos) << text;
+  EXPECT_NE(text.find("exit 1"), std::string::npos);
+
+  const std::string md = render_compare_markdown(c);
+  EXPECT_EQ(md.rfind("### roofbench compare: regression — 1 SLOWER, 0 UNSURE, 1 SAME", 0), 0u) << md;
+  EXPECT_NE(md.find("| **SLOWER** | `gemm/a/fp32/n:1` | 997 GFLOP/s | 832 GFLOP/s | −16.6% | [−17.0%, −16.1%] | "
+                    "beyond ±5% and significant: p = 3e-11"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("<details><summary>1 SAME</summary>"), std::string::npos);
+
+  const nlohmann::json j = compare_json(c);
+  EXPECT_EQ(j.at("schema"), "roofbench.compare.v1");
+  EXPECT_EQ(j.at("summary").at("exit_code"), 1);
+  EXPECT_EQ(j.at("summary").at("counts").at("SLOWER"), 1);
+  EXPECT_EQ(j.at("benchmarks")[0].at("verdict"), "SLOWER");
+  EXPECT_EQ(j.at("benchmarks")[0].at("metric"), "FLOP/s");
+  EXPECT_TRUE(j.at("benchmarks")[0].at("higher_is_better").get<bool>());
+  EXPECT_EQ(j.at("base").at("path"), "base/results.json");
+}
+
+TEST(Compare, AChangeThatItsRoofsShowTooIsTheMachines) {
+  // A memory-bound kernel 1.5x slower, in runs where the DRAM ceiling was 1.5x slower too.
+  auto run = [](double kernel_s, double roof_s, std::uint64_t seed) {
+    Results r = with({timed("a", noisy_samples(kernel_s, 0.005, 30, seed))});
+    Placement p;
+    p.bound = "memory";
+    p.bandwidth_ceiling = "dram_update";
+    r.benchmarks[0].placement = p;
+    Ceiling& c = r.ceilings[0];  // dram_update
+    c.measurement = measurement_of(noisy_samples(roof_s, 0.005, 30, seed + 1));
+    c.value_start = 1e9 / c.measurement.stats.median;  // 1 GB per run
+    return r;
+  };
+  const Results base = run(1e-3, 1e-2, 1);
+  const Comparison machine = compare_results(base, run(1.5e-3, 1.5e-2, 10), {});
+  EXPECT_EQ(machine.kernels[0].verdict, Verdict::unsure) << machine.kernels[0].reason;
+  EXPECT_NE(machine.kernels[0].reason.find("−33.3%, but its roofs (bandwidth/dram) moved −33.2% between the same runs: the machine changed"), std::string::npos)
+      << machine.kernels[0].reason;
+  EXPECT_EQ(machine.exit_code(), 0);
+
+  const Comparison code = compare_results(base, run(1.5e-3, 1e-2, 20), {});  // the roof held: the code
+  EXPECT_EQ(code.kernels[0].verdict, Verdict::slower) << code.kernels[0].reason;
+}
