@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "bench/results.h"
+#include "tests/testing.h"
 
 namespace fs = std::filesystem;
 
@@ -171,4 +172,129 @@ TEST(Cli, GoogleBenchmarkFlagsPassThrough) {
   EXPECT_EQ(r.out.find("[1/1] stream/saxpy") != std::string::npos, true) << r.out;
   expect_usage_error(rb("run --device cpu --quick --benchmark_bogus=1 --out " + fresh("rb_g2").string()),
                      "unknown Google Benchmark flag");
+}
+
+// ---------------------------------------------------------------- compare
+
+namespace {
+
+// A results file with two kernels; kernel "a" takes `a_scale` ms per run, "b" 1 ms, 1% noise.
+fs::path write_results(const std::string& dir_name, double a_scale, std::uint64_t seed,
+                       const std::string& device = "Test CPU") {
+  using namespace roofbench::testing;
+  roofbench::Results r = sample_results();
+  r.device["name"] = device;
+  for (const auto& [name, ms] : {std::pair<std::string, double>{"a", a_scale}, {"b", 1.0}}) {
+    roofbench::BenchmarkResult b = kernel(name, 1e9, 1e6, 1e-3);
+    b.measurement = measurement_of(noisy_samples(ms * 1e-3, 0.01, 30, seed++));
+    r.benchmarks.push_back(b);
+  }
+  const fs::path d = fresh(dir_name);
+  fs::create_directories(d);
+  std::ofstream(d / "results.json") << roofbench::dump_results(r);
+  return d / "results.json";
+}
+
+}  // namespace
+
+TEST(CliCompare, SameFileIsSameAndExitsZero) {
+  const fs::path a = write_results("rb_cmp_aa", 1.0, 1);
+  const CmdResult r = rb("compare " + a.string() + " " + a.parent_path().string());  // a folder works too
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 SLOWER, 0 UNSURE, 2 SAME"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(CliCompare, ASlowdownExitsOneAndWritesMarkdownAndJson) {
+  const fs::path base = write_results("rb_cmp_base", 1.0, 1), slow = write_results("rb_cmp_slow", 1.1, 100);
+  const fs::path out = fresh("rb_cmp_out");
+  const CmdResult r = rb("compare " + base.string() + " " + slow.string() + " --markdown " +
+                         (out / "summary.md").string() + " --json " + (out / "verdicts.json").string());
+  EXPECT_EQ(r.code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("SLOWER  gemm/a/fp32/n:1"), std::string::npos) << r.out;
+  EXPECT_NE(slurp(out / "summary.md").find("| **SLOWER** | `gemm/a/fp32/n:1`"), std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(out / "verdicts.json"));
+  EXPECT_EQ(j.at("summary").at("exit_code"), 1);
+  EXPECT_EQ(j.at("benchmarks")[0].at("verdict"), "SLOWER");
+}
+
+TEST(CliCompare, AnImprovementExitsZero) {
+  const fs::path base = write_results("rb_cmp_base2", 1.0, 1), fast = write_results("rb_cmp_fast", 0.8, 100);
+  const CmdResult r = rb("compare " + base.string() + " " + fast.string());
+  EXPECT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("FASTER  gemm/a/fp32/n:1"), std::string::npos) << r.out;
+}
+
+TEST(CliCompare, BadInputExitsTwoWithOneLine) {
+  const fs::path good = write_results("rb_cmp_good", 1.0, 1);
+  const fs::path d = fresh("rb_cmp_bad");
+  fs::create_directories(d);
+  std::ofstream(d / "malformed.json") << "{not json";
+  const std::string text = slurp(good);
+  std::ofstream(d / "truncated.json") << text.substr(0, text.size() / 2);
+  std::ofstream(d / "verdicts.json") << R"({"schema": "roofbench.compare.v1", "benchmarks": []})";
+  expect_usage_error(rb("compare " + good.string() + " " + (d / "malformed.json").string()), "malformed.json");
+  expect_usage_error(rb("compare " + (d / "truncated.json").string() + " " + good.string()), "truncated.json");
+  expect_usage_error(rb("compare " + good.string() + " " + (d / "verdicts.json").string()), "verdicts.json");
+  expect_usage_error(rb("compare " + good.string() + " " + (d / "missing.json").string()), "missing.json");
+  expect_usage_error(rb("compare " + good.string() + " " + d.string()), "holds no results.json");
+  expect_usage_error(rb("compare " + good.string()), "new is required");
+  expect_usage_error(rb("compare " + good.string() + " " + good.string() + " --threshold-for nopercent"),
+                     "expected REGEX=PERCENT");
+  expect_usage_error(rb("compare " + good.string() + " " + good.string() + " --threshold-for '([=5'"),
+                     "not a valid regular expression");
+  expect_usage_error(rb("compare " + good.string() + " " + good.string() + " --threshold 0"), "--threshold");
+}
+
+TEST(CliCompare, DifferentDevicesAreRefusedUnlessAllowed) {
+  const fs::path a = write_results("rb_cmp_dev_a", 1.0, 1), b = write_results("rb_cmp_dev_b", 1.0, 50, "Other CPU");
+  expect_usage_error(rb("compare " + a.string() + " " + b.string()), "comparing different devices is refused");
+  const CmdResult r = rb("compare " + a.string() + " " + b.string() + " --allow-device-mismatch");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("device: cpu: Test CPU → cpu: Other CPU"), std::string::npos) << r.out;
+}
+
+TEST(CliCompare, OutputsAreWrittenWholeOrNotAtAll) {
+  const fs::path a = write_results("rb_cmp_atomic", 1.0, 1);
+  const fs::path out = fresh("rb_cmp_atomic_out");
+  fs::create_directories(out);
+  std::ofstream(out / "blocker") << "a file where a folder is needed";
+  const CmdResult r = rb("compare " + a.string() + " " + a.string() + " --json " + (out / "v.json").string() +
+                         " --markdown " + (out / "blocker" / "summary.md").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_FALSE(fs::exists(out / "v.json"));  // the other output is not written either
+}
+
+TEST(CliCompare, GbenchJsonWorksWithGoogleBenchmarksCompareTool) {
+  // tools/compare.py from Debian's libbenchmark-tools, with the system Python's scipy.
+  const char* tool = "/usr/share/benchmark/compare.py";
+  if (!fs::exists(tool) || std::system("/usr/bin/python3 -c 'import scipy' 2>/dev/null") != 0)
+    GTEST_SKIP() << "Google Benchmark's compare.py or scipy is not installed (scripts/setup.sh installs both)";
+  const fs::path d = fresh("rb_cli_gbench_compare");
+  const CmdResult run = rb("run --device cpu --quick --filter saxpy --benchmark_filter=saxpy --benchmark_repetitions=3 --out " +
+                           d.string());
+  ASSERT_EQ(run.code, 0) << run.err;
+
+  const std::string gb = (d / "gbench.json").string();
+  const fs::path log = d / "compare.log";
+  const int rc = std::system(("/usr/bin/python3 " + std::string(tool) + " --no-color benchmarks " + gb + " " + gb +
+                              " >" + log.string() + " 2>&1")
+                                 .c_str());
+  const std::string out = slurp(log);
+  EXPECT_EQ(rc, 0) << out;
+  // The U test ran on the three repetitions.
+  EXPECT_NE(out.find("stream/saxpy/fp32/n:67108864/iterations:1/manual_time_pvalue"), std::string::npos) << out;
+
+  // github-action-benchmark's "googlecpp" reader takes name, real_time, time_unit, iterations,
+  // cpu_time and threads from every row; the rates are counters beside them.
+  const auto j = nlohmann::json::parse(slurp(d / "gbench.json"));
+  for (const auto& b : j.at("benchmarks")) {
+    EXPECT_TRUE(b.at("name").is_string());
+    for (const char* k : {"real_time", "cpu_time", "iterations", "threads"}) EXPECT_TRUE(b.at(k).is_number()) << k;
+    EXPECT_TRUE(b.at("time_unit").is_string());
+    if (b.value("run_type", "") == "iteration") {
+      EXPECT_TRUE(b.at("FLOP/s").is_number());
+      EXPECT_TRUE(b.at("bytes/s").is_number());
+    }
+  }
 }
