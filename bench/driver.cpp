@@ -18,6 +18,7 @@
 #include "bench/gbench_runner.h"
 #include "reports/compare.h"
 #include "reports/format.h"
+#include "reports/history.h"
 #include "reports/report.h"
 #include "roofbench/version.h"
 #include "roofline/datasheets.h"
@@ -317,6 +318,28 @@ int cmd_compare(const CompareArgs& a) {
   return c.exit_code();
 }
 
+struct HistoryArgs {
+  std::vector<std::string> paths;
+  std::string out;
+  double threshold_pct = 5;
+  std::vector<std::string> threshold_for;
+  double alpha = CompareOptions{}.alpha;
+};
+
+int cmd_history(const HistoryArgs& a) {
+  const CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
+  if (!a.out.empty()) ensure_writable_dir(a.out);  // before reading every file, not after
+  const History h = build_history(load_history(a.paths), opt);
+  if (!a.out.empty()) {
+    FileSet files;
+    files.add((fs::path(a.out) / "history.md").string(), render_history_markdown(h));
+    for (auto& [name, svg] : render_history_svgs(h)) files.add((fs::path(a.out) / name).string(), std::move(svg));
+    files.commit();
+  }
+  std::cout << render_history_text(h);
+  return h.exit_code();
+}
+
 int cmd_list() {
   std::cout << fmt::format("{:<5} {:<38} {:<7} {:<26} {}\n", "dev", "benchmark", "unit", "sizes (quick)", "what");
   for (const auto& v : registry()) {
@@ -380,6 +403,21 @@ int roofbench_main(int argc, char** argv) {
   compare->add_option("--markdown", cmp.markdown, "also write the verdicts as Markdown (a PR comment, a CI summary)");
   compare->add_option("--json", cmp.json, "also write the verdicts as JSON (schema roofbench.compare.v1)");
 
+  HistoryArgs hist;
+  CLI::App* history = app.add_subcommand(
+      "history", "trend per benchmark over results files in commit order; flags steps and slow creeps (exit 1)");
+  history
+      ->add_option("paths", hist.paths,
+                   "results files (or their folders) oldest first, or one folder searched for results.json files, "
+                   "ordered by run time")
+      ->required();
+  history->add_option("--out", hist.out, "write history.md and a chart per family (history-<family>.svg) here");
+  history->add_option("--threshold", hist.threshold_pct, "smallest change in percent that counts (default 5)")
+      ->check(CLI::Range(0.01, 1000.0));
+  history->add_option("--threshold-for", hist.threshold_for, "REGEX=PERCENT, as for compare (repeatable)");
+  history->add_option("--alpha", hist.alpha, "significance level of the adjusted p-value (default 0.01)")
+      ->check(CLI::Range(1e-9, 0.5));
+
   app.add_subcommand("list", "list every registered benchmark");
 
   try {
@@ -402,6 +440,7 @@ int roofbench_main(int argc, char** argv) {
     }
     if (report->parsed()) return cmd_report(report_path, report_out);
     if (compare->parsed()) return cmd_compare(cmp);
+    if (history->parsed()) return cmd_history(hist);
     return cmd_list();
   } catch (const InputError& e) {
     std::cerr << "roofbench: " << e.what() << "\n";

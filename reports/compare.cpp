@@ -15,13 +15,6 @@ namespace roofbench {
 
 namespace {
 
-// FNV-1a: a bootstrap seed from a benchmark's name that is the same on every platform.
-std::uint64_t name_seed(const std::string& s) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
 double median(std::vector<double> v) {
   return quantile(std::move(v), 0.5);
 }
@@ -37,18 +30,6 @@ std::string p_text(double p) {
 
 std::string ghz(double hz) {
   return fmt::format("{:.2f} GHz", hz / 1e9);
-}
-
-// What a benchmark's rate is: FLOP/s where it declares FLOPs, else B/s, else runs per second.
-std::pair<std::string, double> metric_of(const BenchmarkResult& b) {
-  if (b.flops > 0) return {"FLOP/s", b.flops};
-  if (b.bytes > 0) return {"B/s", b.bytes};
-  return {"1/s", 1.0};
-}
-
-std::string value_text(const std::string& metric, double rate) {
-  if (metric == "1/s") return duration(1.0 / rate);
-  return si(rate, metric);
 }
 
 std::string short_commit(const Results& r) {
@@ -71,9 +52,7 @@ std::optional<double> median_clock(const Results& r) {
 }
 
 void check_environment(const Results& base, const Results& fresh, const CompareOptions& opt, Comparison& c) {
-  auto id = [](const Results& r) {
-    return r.device.value("kind", std::string("?")) + ": " + r.device.value("name", std::string("?"));
-  };
+  const auto id = device_id;
   if (id(base) != id(fresh)) {
     if (!opt.allow_device_mismatch)
       throw InputError(fmt::format("BASE ran on {} and NEW on {}: comparing different devices is refused "
@@ -193,6 +172,27 @@ std::string to_string(Verdict v) {
       return "FAILED";
   }
   return "?";
+}
+
+std::uint64_t name_seed(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+std::pair<std::string, double> rate_metric(const BenchmarkResult& b) {
+  if (b.flops > 0) return {"FLOP/s", b.flops};
+  if (b.bytes > 0) return {"B/s", b.bytes};
+  return {"1/s", 1.0};
+}
+
+std::string rate_text(const std::string& metric, double rate) {
+  if (metric == "1/s") return duration(1.0 / rate);
+  return si(rate, metric);
+}
+
+std::string device_id(const Results& r) {
+  return r.device.value("kind", std::string("?")) + ": " + r.device.value("name", std::string("?"));
 }
 
 std::string percent_change(double change) {
@@ -324,8 +324,8 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
       c.only_new.push_back(name + " (failed in BASE)");
       continue;
     }
-    const auto [metric, work_new] = metric_of(n);
-    const double work_base = metric_of(*b).second;
+    const auto [metric, work_new] = rate_metric(n);
+    const double work_base = rate_metric(*b).second;
     c.kernels.push_back(make_row(name, metric, mb, work_base, mn, work_new, n.error, opt));
     if (n.placement) {
       const std::string roof =
@@ -412,8 +412,8 @@ RowText row_text(const CompareRow& r) {
   RowText t{to_string(r.verdict), r.name, "—", "—", "—", "—", r.reason};
   if (r.evidence) {
     const Evidence& e = *r.evidence;
-    t.base = value_text(r.metric, e.base_median);
-    t.fresh = value_text(r.metric, e.new_median);
+    t.base = rate_text(r.metric, e.base_median);
+    t.fresh = rate_text(r.metric, e.new_median);
     t.change = percent_change(e.change);
     t.interval = fmt::format("[{}, {}]", percent_change(e.change_ci.lo), percent_change(e.change_ci.hi));
   }

@@ -12,6 +12,7 @@
 //           in the same runs moving just as much); the reason says what to do;
 //   FAILED  NEW has no number (verification or launch failed).
 // Improvements never fail a comparison; SLOWER or FAILED kernels do (exit 1).
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -110,5 +111,12 @@ std::string results_path(const std::string& file_or_dir);
 
 // "+1.2%", "−10.0%" (a true minus sign).
 std::string percent_change(double change);
+
+// What compare and history measure a benchmark by: FLOP/s where it declares FLOPs, else B/s,
+// else runs per second ("1/s"), with the work of one run (1 for "1/s").
+std::pair<std::string, double> rate_metric(const BenchmarkResult& b);
+std::string rate_text(const std::string& metric, double rate);  // "48.1 TFLOP/s"; a time for "1/s"
+std::string device_id(const Results& r);                        // "cuda: NVIDIA H200"
+std::uint64_t name_seed(const std::string& name);  // a bootstrap seed, the same on every platform
 
 }  // namespace roofbench

@@ -17,9 +17,6 @@ namespace roofbench {
 
 namespace {
 
-// Okabe-Ito (colour-blind safe) first, then darker extras for long ladders.
-constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
-                                    "#000000", "#7F3C8D", "#A5AA99", "#11A579", "#3969AC", "#E73F74"};
 
 double floor_decade(double v) {
   return std::pow(10.0, std::floor(std::log10(v) + 1e-9));
@@ -139,6 +136,13 @@ ChartLayout layout_chart(const Results& r) {
   if (std::log10(L.y_max / L.y_min) < 3 - 1e-9) L.y_min = L.y_max / 1e3;
   if (std::log10(L.y_max / L.y_min) > 8 + 1e-9) L.y_min = L.y_max / 1e8;  // keep the top readable
   return L;
+}
+
+const char* series_colour(std::size_t i) {
+  // Okabe-Ito (colour-blind safe) first, then darker extras for long ladders.
+  static constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+                                             "#000000", "#7F3C8D", "#A5AA99", "#11A579", "#3969AC", "#E73F74"};
+  return kPalette[i % (sizeof kPalette / sizeof *kPalette)];
 }
 
 std::string render_svg(const Results& r) {
@@ -280,7 +284,7 @@ std::string render_svg(const Results& r) {
     const std::string key = b.family + "/" + b.variant;
     for (const auto& [k, c] : series)
       if (k == key) return c;
-    series.emplace_back(key, kPalette[series.size() % (sizeof kPalette / sizeof *kPalette)]);
+    series.emplace_back(key, series_colour(series.size()));
     return series.back().second;
   };
   std::set<Precision> precisions;

@@ -2,6 +2,7 @@
 // The log-log roofline chart as standalone SVG: every ceiling as a labelled line (the roofs
 // solid, lower ceilings dashed), ridge points marked, one point per placed kernel, coloured by
 // family and shaped by precision, and a legend. Reads the results model only.
+#include <cstddef>
 #include <string>
 
 #include "bench/results.h"
@@ -23,5 +24,8 @@ struct ChartLayout {
 ChartLayout layout_chart(const Results& r);
 
 std::string render_svg(const Results& r);
+
+// The colour of the i-th series in every chart (the roofline's families, history's benchmarks).
+const char* series_colour(std::size_t i);
 
 }  // namespace roofbench

@@ -298,3 +298,32 @@ TEST(CliCompare, GbenchJsonWorksWithGoogleBenchmarksCompareTool) {
     }
   }
 }
+
+TEST(CliHistory, AFolderOfRunsGivesTrendsChartsAndAnExitCode) {
+  // Two runs in one folder tree, ordered by their run time; the second is 12% slower on "a".
+  const fs::path root = fresh("rb_hist");
+  const fs::path a = write_results("rb_hist_src_a", 1.0, 1), b = write_results("rb_hist_src_b", 1.12, 100);
+  roofbench::Results later = roofbench::load_results(b.string());
+  later.provenance["utc_time"] = "2026-11-22T00:00:00Z";
+  fs::create_directories(root / "2026-11-21");
+  fs::create_directories(root / "2026-11-22");
+  fs::copy_file(a, root / "2026-11-21" / "results.json");
+  std::ofstream(root / "2026-11-22" / "results.json") << roofbench::dump_results(later);
+
+  const fs::path out = fresh("rb_hist_out");
+  const CmdResult r = rb("history " + root.string() + " --out " + out.string());
+  EXPECT_EQ(r.code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("STEP      gemm/a/fp32/n:1"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(out / "history.md"));
+  EXPECT_TRUE(fs::exists(out / "history-gemm.svg"));
+
+  // The files in the order given instead: the slow run first, so "a" got faster.
+  const CmdResult rev = rb("history " + b.string() + " " + a.string());
+  EXPECT_EQ(rev.code, 0) << rev.err << rev.out;
+
+  expect_usage_error(rb("history " + a.string()), "history needs at least two results files");
+  expect_usage_error(rb("history " + fresh("rb_hist_missing").string()), "cannot open for reading");
+  const fs::path empty = fresh("rb_hist_empty");
+  fs::create_directories(empty);
+  expect_usage_error(rb("history " + empty.string()), "history needs at least two results files; found 0");
+}

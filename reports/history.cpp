@@ -1,0 +1,346 @@
+#include "reports/history.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <cctype>
+#include <map>
+
+#include "reports/format.h"
+#include "reports/svg.h"
+
+namespace roofbench {
+
+namespace {
+
+double work_of(const BenchmarkResult& b) {
+  return rate_metric(b).second;
+}
+
+const BenchmarkResult* find(const Results& r, const std::string& name) {
+  for (const auto& b : r.benchmarks)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+bool has_number(const BenchmarkResult* b) {
+  return b && b->verified() && b->measurement;
+}
+
+}  // namespace
+
+int History::flagged() const {
+  return static_cast<int>(
+      std::count_if(benchmarks.begin(), benchmarks.end(), [](const BenchmarkHistory& b) { return b.flag != "ok"; }));
+}
+
+std::vector<HistoryRun> load_history(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<HistoryRun> runs;
+  std::error_code ec;
+  if (paths.size() == 1 && fs::is_directory(paths[0], ec)) {
+    for (auto it = fs::recursive_directory_iterator(paths[0], ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+      if (it->is_regular_file() && it->path().filename() == "results.json")
+        runs.push_back({it->path().string(), "", "", load_results(it->path().string())});
+    if (ec) throw InputError("cannot read folder '" + paths[0] + "': " + ec.message());
+    std::stable_sort(runs.begin(), runs.end(), [](const HistoryRun& a, const HistoryRun& b) {
+      return a.results.provenance.value("utc_time", std::string()) < b.results.provenance.value("utc_time", std::string());
+    });
+  } else {
+    for (const auto& p : paths) {
+      const std::string file = results_path(p);
+      runs.push_back({file, "", "", load_results(file)});
+    }
+  }
+  if (runs.size() < 2)
+    throw InputError(fmt::format("history needs at least two results files; found {} in {}", runs.size(),
+                                 paths.size() == 1 ? "'" + paths[0] + "'" : "the paths given"));
+  for (auto& r : runs) {
+    r.commit = r.results.provenance.value("git_commit", std::string("unknown")).substr(0, 12);
+    r.time = r.results.provenance.value("utc_time", std::string("?"));
+  }
+  return runs;
+}
+
+History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
+  (void)opt.threshold_for("");  // a bad threshold pattern is an InputError before any work
+  History h;
+  h.options = opt;
+  // The device of the latest run; runs of other devices are left out and listed.
+  h.device = device_id(runs.back().results);
+  for (auto& r : runs) {
+    if (device_id(r.results) == h.device)
+      h.runs.push_back(std::move(r));
+    else
+      h.other_device.push_back(r.path + " (" + device_id(r.results) + ")");
+  }
+  if (h.runs.size() < 2)
+    throw InputError(fmt::format("history needs two runs of one device; only one run is of {}", h.device));
+  const int n = static_cast<int>(h.runs.size());
+
+  // Every kernel seen in any run, in name order.
+  std::map<std::string, const BenchmarkResult*> names;
+  for (const auto& r : h.runs)
+    for (const auto& b : r.results.benchmarks) names.emplace(b.name, &b);
+
+  struct Pending {
+    std::size_t bench;
+    int step;  // -1: latest against best
+    Evidence e;
+  };
+  std::vector<Pending> pending;
+  for (const auto& [name, any] : names) {
+    BenchmarkHistory bh;
+    bh.name = name;
+    bh.family = any->family;
+    bh.metric = rate_metric(*any).first;
+    bh.threshold = opt.threshold_for(name);
+    bh.rate.resize(static_cast<std::size_t>(n));
+    std::vector<const BenchmarkResult*> at(static_cast<std::size_t>(n), nullptr);
+    for (int i = 0; i < n; ++i) {
+      const BenchmarkResult* b = find(h.runs[static_cast<std::size_t>(i)].results, name);
+      if (!has_number(b)) continue;
+      at[static_cast<std::size_t>(i)] = b;
+      bh.rate[static_cast<std::size_t>(i)] = work_of(*b) / b->measurement->stats.median;
+    }
+    for (int i = n - 1; i >= 0 && bh.latest < 0; --i)
+      if (at[static_cast<std::size_t>(i)]) bh.latest = i;
+    for (int i = 0; i < bh.latest; ++i)
+      if (at[static_cast<std::size_t>(i)] &&
+          (bh.best < 0 || *bh.rate[static_cast<std::size_t>(i)] > *bh.rate[static_cast<std::size_t>(bh.best)]))
+        bh.best = i;
+    if (bh.best < 0) continue;  // fewer than two runs with numbers: no history to speak of
+    const std::size_t idx = h.benchmarks.size();
+    const std::uint64_t seed = name_seed(name);
+    int prev = -1;
+    for (int i = 0; i < n; ++i) {
+      if (!at[static_cast<std::size_t>(i)]) continue;
+      if (prev >= 0) {
+        const BenchmarkResult &a = *at[static_cast<std::size_t>(prev)], &b = *at[static_cast<std::size_t>(i)];
+        bh.steps.push_back({prev, i, Verdict::unsure, 0});
+        pending.push_back({idx, static_cast<int>(bh.steps.size()) - 1,
+                           gather_evidence(*a.measurement, work_of(a), *b.measurement, work_of(b), opt, seed + i)});
+      }
+      prev = i;
+    }
+    const BenchmarkResult &best = *at[static_cast<std::size_t>(bh.best)], &latest = *at[static_cast<std::size_t>(bh.latest)];
+    pending.push_back({idx, -1,
+                       gather_evidence(*best.measurement, work_of(best), *latest.measurement, work_of(latest), opt,
+                                       seed)});
+    h.benchmarks.push_back(std::move(bh));
+  }
+  if (h.benchmarks.empty()) throw InputError("no benchmark has numbers in two of the runs");
+
+  // One false-discovery control over every test this history makes.
+  std::vector<double> p;
+  for (const auto& x : pending) p.push_back(x.e.p);
+  const std::vector<double> q = benjamini_hochberg(p);
+  for (std::size_t k = 0; k < pending.size(); ++k) {
+    Pending& x = pending[k];
+    x.e.q = q[k];
+    BenchmarkHistory& bh = h.benchmarks[x.bench];
+    const auto [verdict, reason] = decide(x.e, bh.threshold, opt);
+    if (x.step >= 0) {
+      bh.steps[static_cast<std::size_t>(x.step)].verdict = verdict;
+      bh.steps[static_cast<std::size_t>(x.step)].change = x.e.change;
+    } else {
+      bh.vs_best = x.e;
+      bh.vs_best_verdict = verdict;
+      bh.vs_best_reason = reason;
+    }
+  }
+  for (auto& bh : h.benchmarks) {
+    bh.flag = "ok";
+    const bool last_step_slower = !bh.steps.empty() && bh.steps.back().verdict == Verdict::slower;
+    if (last_step_slower) {
+      bh.flag = "STEP";
+    } else if (bh.vs_best_verdict == Verdict::slower) {
+      bool any_step = false;
+      for (const auto& s : bh.steps)
+        if (s.from >= bh.best && s.verdict == Verdict::slower) any_step = true;
+      bh.flag = any_step ? "REGRESSED" : "CREEP";
+    }
+  }
+  std::stable_sort(h.benchmarks.begin(), h.benchmarks.end(), [](const BenchmarkHistory& a, const BenchmarkHistory& b) {
+    return (a.flag != "ok") > (b.flag != "ok");
+  });
+  return h;
+}
+
+std::string sparkline(const std::vector<std::optional<double>>& v, double min_span) {
+  static const char* bars[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const auto& x : v)
+    if (x) {
+      lo = any ? std::min(lo, *x) : *x;
+      hi = any ? std::max(hi, *x) : *x;
+      any = true;
+    }
+  // The bars span at least min_span of the highest value, so that noise well inside the
+  // threshold stays a ripple instead of drawing a mountain range.
+  const double span = std::max(hi - lo, min_span * hi);
+  const double base = hi - span;
+  std::string out;
+  for (const auto& x : v) {
+    if (!x) {
+      out += " ";
+      continue;
+    }
+    const int k = span > 0 ? static_cast<int>(std::lround((*x - base) / span * 7)) : 7;
+    out += bars[std::clamp(k, 0, 7)];
+  }
+  return out;
+}
+
+namespace {
+
+struct LineText {
+  std::string flag, name, spark, first, latest, vs_best, why;
+};
+
+LineText line_text(const History& h, const BenchmarkHistory& b) {
+  LineText t;
+  t.flag = b.flag;
+  t.name = b.name;
+  t.spark = sparkline(b.rate, b.threshold);
+  std::optional<double> first;
+  for (const auto& r : b.rate)
+    if (r && !first) first = r;
+  t.first = rate_text(b.metric, *first);
+  t.latest = rate_text(b.metric, *b.rate[static_cast<std::size_t>(b.latest)]);
+  t.vs_best = b.vs_best ? fmt::format("{} vs best (run {}, {})", percent_change(b.vs_best->change), b.best + 1,
+                                      h.runs[static_cast<std::size_t>(b.best)].commit)
+                        : "—";
+  if (b.flag == "STEP") {
+    t.why = fmt::format("the latest step is SLOWER: {}", percent_change(b.steps.back().change));
+  } else if (b.flag == "CREEP") {
+    double worst = 0;
+    for (const auto& s : b.steps)
+      if (s.from >= b.best) worst = std::min(worst, s.change);
+    t.why = fmt::format("no step since the best was beyond ±{:.0f}% (the largest {}), together {}", 100 * b.threshold,
+                        percent_change(worst), percent_change(b.vs_best->change));
+  } else if (b.flag == "REGRESSED") {
+    for (const auto& s : b.steps)
+      if (s.from >= b.best && s.verdict == Verdict::slower)
+        t.why = fmt::format("SLOWER at run {} ({}: {}) and not recovered", s.to + 1,
+                            h.runs[static_cast<std::size_t>(s.to)].commit, percent_change(s.change));
+  } else {
+    t.why = b.vs_best_verdict == Verdict::slower ? "" : to_string(b.vs_best_verdict) + " vs best";
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string render_history_text(const History& h) {
+  std::string out = fmt::format("history of {}: {} runs, first {} ({}), latest {} ({})\n", h.device, h.runs.size(),
+                                h.runs.front().commit, h.runs.front().time, h.runs.back().commit, h.runs.back().time);
+  for (const auto& o : h.other_device) out += "left out (another device): " + o + "\n";
+  std::size_t w = 9;
+  for (const auto& b : h.benchmarks) w = std::max(w, b.name.size());
+  // The sparkline is one character per run (more bytes than characters): padded by hand.
+  const std::size_t spark_w = std::max<std::size_t>(h.runs.size(), 5);
+  const std::string pad(spark_w - h.runs.size(), ' ');
+  out += fmt::format("\n{:<9} {:<{}} {:<{}} {:>14} {:>14}  {}\n", "flag", "benchmark", w, "trend", spark_w, "first",
+                     "latest", "latest against the best earlier run");
+  for (const auto& b : h.benchmarks) {
+    const LineText t = line_text(h, b);
+    out += fmt::format("{:<9} {:<{}} {}{} {:>14} {:>14}  {}{}\n", t.flag, t.name, w, t.spark, pad, t.first, t.latest,
+                       t.vs_best, t.why.empty() ? "" : "; " + t.why);
+  }
+  out += fmt::format("\n{} of {} benchmarks flagged; exit {}\n", h.flagged(), h.benchmarks.size(), h.exit_code());
+  return out;
+}
+
+std::string render_history_markdown(const History& h) {
+  std::string out = fmt::format("### roofbench history: {} of {} benchmarks flagged\n\n", h.flagged(), h.benchmarks.size());
+  out += fmt::format("{} runs on {}, from `{}` ({}) to `{}` ({}). Each benchmark's latest run is compared with its "
+                     "best earlier run and with the run before it (threshold ±{:.0f}%, q < {}).\n\n",
+                     h.runs.size(), h.device, h.runs.front().commit, h.runs.front().time, h.runs.back().commit,
+                     h.runs.back().time, 100 * h.options.threshold, h.options.alpha);
+  out += "| flag | benchmark | trend | first | latest | against the best | why |\n|---|---|---|--:|--:|---|---|\n";
+  for (const auto& b : h.benchmarks) {
+    const LineText t = line_text(h, b);
+    out += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} |\n", t.flag == "ok" ? "ok" : "**" + t.flag + "**",
+                       md_cell(t.name), t.spark, t.first, t.latest, md_cell(t.vs_best), md_cell(t.why));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> render_history_svgs(const History& h) {
+  std::map<std::string, std::vector<const BenchmarkHistory*>> families;
+  for (const auto& b : h.benchmarks) families[b.family].push_back(&b);
+  std::vector<std::pair<std::string, std::string>> out;
+  const double W = 900, left = 70, right = 560, top = 50, bottom = 330;
+  const std::size_t n = h.runs.size();
+  for (const auto& [family, list] : families) {
+    // y: percent change against each benchmark's first run with a number.
+    double lo = -5, hi = 5;
+    std::vector<std::vector<std::pair<std::size_t, double>>> series;
+    for (const auto* b : list) {
+      std::vector<std::pair<std::size_t, double>> pts;
+      std::optional<double> first;
+      for (std::size_t i = 0; i < b->rate.size(); ++i) {
+        if (!b->rate[i]) continue;
+        if (!first) first = b->rate[i];
+        const double pct = 100 * (*b->rate[i] / *first - 1);
+        pts.push_back({i, pct});
+        lo = std::min(lo, pct);
+        hi = std::max(hi, pct);
+      }
+      series.push_back(pts);
+    }
+    const double step = hi - lo > 40 ? 10 : hi - lo > 20 ? 5 : 2;
+    lo = std::floor(lo / step) * step;
+    hi = std::ceil(hi / step) * step;
+    const double H = std::max(400.0, top + 24.0 * static_cast<double>(list.size()) + 40);
+    auto px = [&](std::size_t i) { return n > 1 ? left + (right - left) * static_cast<double>(i) / (n - 1) : left; };
+    auto py = [&](double v) { return bottom - (bottom - top) * (v - lo) / (hi - lo); };
+    std::string s = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+        "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1}\" "
+        "fill=\"white\"/>\n<text x=\"{2}\" y=\"28\" font-size=\"15\" font-weight=\"bold\">{3}: rate against its first "
+        "run, {4} runs on {5}</text>\n",
+        W, H, left, xml_escape(family), n, xml_escape(h.device));
+    for (double v = lo; v <= hi + 1e-9; v += step) {
+      s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"1\"/>\n", left,
+                       py(v), right, py(v), std::fabs(v) < 1e-9 ? "#888" : "#e5e5e5");
+      s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"#444\">{:+.0f}%</text>\n", left - 6,
+                       py(v) + 4, v);
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      s += fmt::format(
+          "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"end\" transform=\"rotate(-40 {:.1f} {})\" fill=\"#444\">{}</text>\n",
+          px(i), bottom + 16, px(i), bottom + 16, xml_escape(h.runs[i].commit.substr(0, 8)));
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const char* colour = series_colour(k);
+      const bool flagged = list[k]->flag != "ok";
+      std::string points;
+      for (const auto& [i, v] : series[k]) points += fmt::format("{:.1f},{:.1f} ", px(i), py(v));
+      s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" points=\"{}\"><title>{}</title>"
+                       "</polyline>\n",
+                       colour, flagged ? 3 : 1.5, points, xml_escape(list[k]->name));
+      for (const auto& [i, v] : series[k])
+        s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"/>\n", px(i), py(v), colour);
+      const double ly = top + 24.0 * static_cast<double>(k);
+      s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"3\"/>\n",
+                       right + 20, ly, right + 40, ly, colour);
+      std::string label = list[k]->name.substr(family.size() + 1);
+      s += fmt::format("<text x=\"{}\" y=\"{:.1f}\"{}>{}{}</text>\n", right + 46, ly + 4,
+                       flagged ? " font-weight=\"bold\" fill=\"#B00020\"" : "", xml_escape(label),
+                       flagged ? " — " + list[k]->flag : "");
+    }
+    s += "</svg>\n";
+    std::string file = "history-" + family + ".svg";
+    for (auto& c : file)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.' && c != '_') c = '_';
+    out.push_back({file, s});
+  }
+  return out;
+}
+
+}  // namespace roofbench
