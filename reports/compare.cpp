@@ -393,8 +393,8 @@ std::string summary_counts(const Comparison& c) {
 
 std::string geomean_text(const Comparison& c) {
   if (!c.geomean_change) return "no kernel has numbers on both sides";
-  return fmt::format("geometric mean of the kernels' rates {} ({} kernels)", percent_change(*c.geomean_change),
-                     c.geomean_n);
+  return fmt::format("geometric mean of the kernels' rates {} ({} kernel{})", percent_change(*c.geomean_change),
+                     c.geomean_n, c.geomean_n == 1 ? "" : "s");
 }
 
 std::string settings_text(const Comparison& c) {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "bench/results.h"
+#include "roofbench/version.h"
 #include "tests/testing.h"
 
 namespace fs = std::filesystem;
@@ -326,4 +327,48 @@ TEST(CliHistory, AFolderOfRunsGivesTrendsChartsAndAnExitCode) {
   const fs::path empty = fresh("rb_hist_empty");
   fs::create_directories(empty);
   expect_usage_error(rb("history " + empty.string()), "history needs at least two results files; found 0");
+}
+
+// ---------------------------------------------------------------- scripts/ci-gpu.sh
+
+namespace {
+
+std::string roofbench_bin() {
+  const char* env = std::getenv("ROOFBENCH_BIN");
+  return env ? env : ROOFBENCH_BIN;
+}
+
+// Runs scripts/ci-gpu.sh with `env` before it; returns its exit code and its output.
+int ci_gpu(const std::string& env, const std::string& args, std::string* output) {
+  const fs::path log = fs::temp_directory_path() / ("rb_ci_gpu." + std::to_string(::getpid()) + ".log");
+  const std::string cmd = env + " ROOFBENCH_BIN=" + roofbench_bin() + " bash " + ROOFBENCH_SOURCE_DIR +
+                          "/scripts/ci-gpu.sh " + args + " >" + log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  *output = slurp(log);
+  fs::remove(log);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST(CliScripts, CiGpuRunsComparesWritesTheSummaryAndExitsWithComparesCode) {
+  // The CPU stands in for the GPU; the script is the same.
+  const std::string common = " --skip-build --device cpu --quick --filter saxpy";
+  std::string log;
+  EXPECT_EQ(ci_gpu("", "--baseline " + fresh("rb_ci_missing").string() + common, &log), 2) << log;
+  EXPECT_NE(log.find("ci-gpu: no baseline at"), std::string::npos) << log;
+  EXPECT_EQ(ci_gpu("", "--bogus", &log), 2) << log;
+
+  const fs::path base = fresh("rb_ci_base"), run = fresh("rb_ci_run"), summary = fresh("rb_ci_summary.md");
+  ASSERT_EQ(rb("run --device cpu --quick --filter saxpy --out " + base.string()).code, 0);
+  const int rc = ci_gpu("GITHUB_STEP_SUMMARY=" + summary.string(),
+                        "--baseline " + base.string() + " --out " + run.string() + common + " -- --threshold 7", &log);
+  // Whatever the verdicts on this machine, the script exits with compare's code and writes them.
+  EXPECT_TRUE(rc == 0 || rc == 1) << log;
+  ASSERT_TRUE(fs::exists(run / "compare.json")) << log;
+  const auto verdicts = nlohmann::json::parse(slurp(run / "compare.json"));
+  EXPECT_EQ(verdicts.at("summary").at("exit_code").get<int>(), rc) << log;
+  EXPECT_DOUBLE_EQ(verdicts.at("options").at("threshold").get<double>(), 0.07);  // options after -- reach compare
+  EXPECT_EQ(slurp(run / "compare.md").rfind("### roofbench compare:", 0), 0u);
+  EXPECT_EQ(slurp(summary), slurp(run / "compare.md"));  // the GitHub job summary gets the same table
 }

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# What a self-hosted GPU runner runs on each commit: build, run the suite (or a filter of it),
+# compare the run with the committed baseline of this GPU, write the Markdown summary (appended to
+# $GITHUB_STEP_SUMMARY when GitHub Actions sets it), and exit with compare's code.
+#
+#   scripts/ci-gpu.sh [--device cuda:0] [--baseline DIR] [--filter REGEX] [--quick] [--out DIR]
+#                     [--skip-build] [-- COMPARE-OPTIONS...]
+#
+#   --baseline  a folder holding results.json (default reports/baselines/<gpu>, <gpu> from
+#               nvidia-smi's name: "NVIDIA H200" -> h200)
+#   --out       where the run and the verdicts go (default results/ci): results.json and the
+#               reports, compare.md, compare.json
+#   after --     options for `roofbench compare`: --threshold 3, --threshold-for '^gemm/naive/=10'
+#
+# Exit: 0 no regression (improvements never fail); 1 a benchmark is SLOWER than the baseline or
+# failed; 2 bad input (no baseline for this GPU, a baseline of another device, bad options).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+device=cuda:0 baseline="" filter="" quick="" out=results/ci build=1
+compare_args=()
+while (($#)); do
+  case "$1" in
+    --device) device=$2; shift 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
+    --filter) filter=$2; shift 2 ;;
+    --quick) quick=--quick; shift ;;
+    --out) out=$2; shift 2 ;;
+    --skip-build) build=0; shift ;;
+    --) shift; compare_args=("$@"); break ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "ci-gpu: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+if [ -z "$baseline" ]; then
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "${device#cuda:}" 2>/dev/null | head -n1 || true)
+  if [ -z "$gpu" ]; then
+    echo "ci-gpu: no GPU name from nvidia-smi for $device; give --baseline DIR" >&2
+    exit 2
+  fi
+  slug=$(echo "$gpu" | tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' -e 's/ .*//')
+  baseline=reports/baselines/$slug
+fi
+if [ ! -f "$baseline/results.json" ]; then
+  echo "ci-gpu: no baseline at $baseline/results.json; baselines here: $(ls reports/baselines 2>/dev/null | tr '\n' ' ')" >&2
+  echo "ci-gpu: make one with a full run on this GPU and commit it: roofbench run --device $device --out $baseline" >&2
+  exit 2
+fi
+
+bin=${ROOFBENCH_BIN:-build/release/roofbench}
+if ((build)); then
+  ./scripts/setup.sh
+  source scripts/env.sh
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target roofbench
+fi
+[ -x "$bin" ] || { echo "ci-gpu: no roofbench at $bin (build it, or drop --skip-build)" >&2; exit 2; }
+
+run_args=(run --device "$device" --out "$out")
+[ -n "$filter" ] && run_args+=(--filter "$filter")
+[ -n "$quick" ] && run_args+=("$quick")
+set +e
+"$bin" "${run_args[@]}"
+run_rc=$?
+set -e
+# 1 is a failed kernel: it still has a results file, and compare lists it as FAILED.
+[ "$run_rc" -le 1 ] || { echo "ci-gpu: the run failed (exit $run_rc)" >&2; exit "$run_rc"; }
+
+set +e
+"$bin" compare "$baseline" "$out" --markdown "$out/compare.md" --json "$out/compare.json" "${compare_args[@]}"
+compare_rc=$?
+set -e
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/compare.md" ]; then
+  cat "$out/compare.md" >>"$GITHUB_STEP_SUMMARY"
+fi
+if [ "$compare_rc" -ge 2 ]; then exit "$compare_rc"; fi
+if [ "$run_rc" -ne 0 ] || [ "$compare_rc" -ne 0 ]; then exit 1; fi
+exit 0
