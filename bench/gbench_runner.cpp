@@ -152,7 +152,12 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
       progress << fmt::format("{} ±{:.1f}% IQR, {} samples", duration(s.median), 100 * s.rel_iqr(), s.n);
       if (res->flops > 0) progress << ", " << si(res->flops / s.median, "FLOP/s");
       if (res->bytes > 0) progress << ", " << si(res->bytes / s.median, "B/s");
-      progress << fmt::format(" (verified, {} checked)\n", res->verification.checked) << std::flush;
+      const Measurement& m = *res->measurement;
+      std::string notes;
+      if (m.stop_reason == "time_budget") notes += ", out of time budget";
+      if (m.stop_reason == "max_samples") notes += ", at the sample limit";
+      if (!m.throttled.empty()) notes += fmt::format(", {} throttled", m.throttled.size());
+      progress << fmt::format(" (verified, {} checked{})\n", res->verification.checked, notes) << std::flush;
     };
     benchmark::RegisterBenchmark(res->name.c_str(), body)
         ->UseManualTime()

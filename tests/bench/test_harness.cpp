@@ -5,6 +5,7 @@
 
 #include "bench/gbench_runner.h"
 #include "bench/harness.h"
+#include "bench/nvml.h"
 #include "bench/verify.h"
 
 using namespace roofbench;
@@ -299,4 +300,20 @@ TEST(Devices, CpuDeviceDescribesItselfAndReadsItsClock) {
   EXPECT_GT(*hz, 1e8);  // any CPU this runs on does over 100 MHz
   EXPECT_LT(*hz, 1e10);
 #endif
+}
+
+TEST(Nvml, AGpuNvmlDoesNotKnowReadsNothingAndSaysWhy) {
+  // Without the driver's library (this machine) or with it (a GPU machine), a bus id that is no
+  // GPU's gives no readings and a reason, never an exception.
+  const Nvml nvml("ffff:ff:1f.7");
+  EXPECT_FALSE(nvml.available());
+  EXPECT_FALSE(nvml.why().empty());
+  EXPECT_FALSE(nvml.sm_clock_hz());
+  EXPECT_TRUE(nvml.clock_limits().empty());
+}
+
+TEST(Nvml, ClockLimitBitsAreNamedAndIdleIsNotALimit) {
+  EXPECT_EQ(clock_limit_names(0x1 | 0x2 | 0x100), std::vector<std::string>{});  // idle, app and display clocks
+  EXPECT_EQ(clock_limit_names(0x4 | 0x40), (std::vector<std::string>{"sw_power_cap", "hw_thermal_slowdown"}));
+  EXPECT_EQ(clock_limit_names(0x8 | 0x80).size(), 2u);
 }
