@@ -123,6 +123,7 @@ BenchmarkResult declare(const Variant& v, const Params& params) {
   r.backend = v.backend;
   r.unit = v.unit;
   r.math = v.math;
+  r.compared_with = v.compared_with;
   r.level = v.level;
   r.params = params;
   r.flops = v.flops(params);

@@ -54,6 +54,7 @@ struct Variant {
   std::string work;                            // one-line derivation of the two above
   std::function<std::unique_ptr<Instance>(const Params&)> make;
   std::optional<CeilingSpec> ceiling;
+  std::string compared_with;  // the lesson families: base name of the form it is measured against
 
   std::string base_name() const;  // family/variant/precision
   std::string name(const Params& p) const { return base_name() + "/" + params_to_string(p); }

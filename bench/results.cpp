@@ -183,6 +183,7 @@ json benchmark_json(const BenchmarkResult& b) {
   j["measurement"] = b.measurement ? measurement_json(*b.measurement) : json(nullptr);
   j["placement"] = b.placement ? placement_json(*b.placement) : json(nullptr);
   j["waves"] = b.waves ? waves_json(*b.waves) : json(nullptr);
+  j["compared_with"] = b.compared_with.empty() ? json(nullptr) : json(b.compared_with);
   // Convenience copies of the headline numbers for jq users; recomputed on load.
   if (b.measurement) {
     j["median_s"] = b.measurement->stats.median;
@@ -211,6 +212,7 @@ BenchmarkResult benchmark_from(const json& j) {
   if (!j.at("measurement").is_null()) b.measurement = measurement_from(j.at("measurement"));
   if (!j.at("placement").is_null()) b.placement = placement_from(j.at("placement"));
   if (auto it = j.find("waves"); it != j.end() && !it->is_null()) b.waves = waves_from(*it, b.params);
+  if (auto it = j.find("compared_with"); it != j.end() && !it->is_null()) b.compared_with = it->get<std::string>();
   if (b.verified() && !b.measurement) throw InputError("benchmark '" + b.name + "' is verified but has no measurement");
   if (!b.verified() && b.measurement)
     throw InputError("benchmark '" + b.name + "' failed verification but carries a measurement");

@@ -87,6 +87,9 @@ struct BenchmarkResult {
   std::optional<Measurement> measurement;  // present only for verified kernels
   std::optional<Placement> placement;
   std::optional<WaveModel> waves;  // fixed-tile GPU kernels
+  // The lesson families: the base name (family/variant/precision) of the form this one is
+  // measured against at the same parameters, e.g. a fused kernel against its unfused chain.
+  std::string compared_with;
   std::vector<std::string> warnings;
   Precision roof_precision() const { return math.value_or(precision); }
   bool verified() const { return verification.ok && error.empty(); }

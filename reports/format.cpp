@@ -246,4 +246,19 @@ CeilingReference ceiling_reference(const Ceiling& c) {
           fmt::format("{:.1f}%", 100 * c.value / rv->value)};
 }
 
+std::vector<LessonRow> lessons(const Results& r) {
+  auto base_name = [](const BenchmarkResult& b) { return b.family + "/" + b.variant + "/" + to_string(b.precision); };
+  std::vector<LessonRow> rows;
+  for (const auto& b : r.benchmarks) {
+    if (b.compared_with.empty() || !b.verified() || !b.measurement) continue;
+    for (const auto& a : r.benchmarks) {
+      if (base_name(a) != b.compared_with || a.params != b.params || !a.verified() || !a.measurement) continue;
+      const double t = b.measurement->stats.median, ta = a.measurement->stats.median;
+      rows.push_back({b.name, a.name, duration(t), duration(ta), fmt::format("{:.2f}×", ta / t), si(b.bytes, "B"),
+                      si(a.bytes, "B"), b.placement ? fmt::format("{:.1f}%", b.placement->roof_pct) : "—"});
+    }
+  }
+  return rows;
+}
+
 }  // namespace roofbench

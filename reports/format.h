@@ -65,6 +65,17 @@ struct LadderTable {
 };
 LadderTable gemm_ladder(const Results& r);
 
+// The lesson families: each benchmark against the form it improves on (its compared_with), at
+// the same parameters: both medians, the speedup (their ratio), the bytes each must move, and its
+// share of its roof. Rows only where both sides were verified.
+struct LessonRow {
+  std::string name, against;                // full benchmark names
+  std::string time, against_time, speedup;  // "1.20 ms", "6.10 ms", "5.08×"
+  std::string bytes, against_bytes;         // declared: "537 MB"
+  std::string roof_pct;                     // of this benchmark: "93.1%", or "—"
+};
+std::vector<LessonRow> lessons(const Results& r);
+
 // Every warning of a run, ceilings first, as (what it is about, the warning).
 std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r);
 

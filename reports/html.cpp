@@ -77,6 +77,17 @@ code { font-size: 12px; }
     s += "</table>\n";
   }
 
+  if (const auto rows = lessons(r); !rows.empty()) {
+    s += "<h2>Lessons</h2>\n<p>Each kernel against the form it improves on, at the same size; bytes as "
+         "declared.</p>\n<table>\n<tr><th>benchmark</th><th>against</th><th>time</th><th>against</th>"
+         "<th>speedup</th><th>bytes</th><th>against</th><th>% of roof</th></tr>\n";
+    for (const auto& l : rows)
+      s += "<tr><td><code>" + xml_escape(l.name) + "</code></td><td><code>" + xml_escape(l.against) + "</code></td>" +
+           td(l.time, true) + td(l.against_time, true) + td(l.speedup, true) + td(l.bytes, true) +
+           td(l.against_bytes, true) + td(l.roof_pct, true) + "</tr>\n";
+    s += "</table>\n";
+  }
+
   s += "<h2>Benchmarks</h2>\n<table>\n<tr><th>benchmark</th><th>median</th><th>IQR</th><th>samples</th>"
        "<th>FLOP/s</th><th>bytes/s</th><th>FLOP/byte</th><th>attainable</th><th>% of roof</th><th>bound</th>"
        "<th>waves (efficiency)</th><th>clock</th><th>verified</th><th>work</th></tr>\n";

@@ -41,6 +41,16 @@ std::string render_markdown(const Results& r) {
 
   s += render_markdown_ladder(r);
 
+  if (const auto rows = lessons(r); !rows.empty()) {
+    s += "**Lessons** (each kernel against the form it improves on, at the same size; bytes as declared)\n\n";
+    s += "| benchmark | against | time | against | speedup | bytes | against | % of roof |\n";
+    s += "|---|---|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto& l : rows)
+      s += fmt::format("| `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n", md_cell(l.name), md_cell(l.against), l.time,
+                       l.against_time, l.speedup, l.bytes, l.against_bytes, l.roof_pct);
+    s += "\n";
+  }
+
   s += "| benchmark | median | IQR | FLOP/s | bytes/s | FLOP/B | % of roof | bound | waves (efficiency) | status |\n";
   s += "|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n";
   for (const auto& b : r.benchmarks) {

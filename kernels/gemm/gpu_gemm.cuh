@@ -9,38 +9,13 @@
 #include <type_traits>
 
 #include "bench/cuda_check.h"
+#include "bench/device_types.cuh"
 #include "bench/half.h"
 #include "bench/random.h"
 #include "bench/registry.h"
 #include "kernels/gemm/reference.h"
 
 namespace roofbench::gemm {
-
-// The device type behind each host storage type (same bits; see bench/half.h).
-template <class T>
-struct DeviceTypeOf {
-  using type = T;
-};
-template <>
-struct DeviceTypeOf<half_t> {
-  using type = __half;
-};
-template <>
-struct DeviceTypeOf<bf16_t> {
-  using type = __nv_bfloat16;
-};
-template <class T>
-using device_t = typename DeviceTypeOf<T>::type;
-
-__device__ __forceinline__ float to_float(float x) {
-  return x;
-}
-__device__ __forceinline__ float to_float(__half x) {
-  return __half2float(x);
-}
-__device__ __forceinline__ float to_float(__nv_bfloat16 x) {
-  return __bfloat162float(x);
-}
 
 template <class T>
 class GpuGemm : public Instance {

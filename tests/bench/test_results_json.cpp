@@ -76,6 +76,34 @@ TEST(ResultsJson, MathPrecisionAndWavesRoundTrip) {
   EXPECT_THROW(edited.get<Results>(), InputError);
 }
 
+TEST(ResultsJson, ComparedWithAndPerSampleClocksRoundTrip) {
+  Results r = full_sample();
+  r.benchmarks[0].compared_with = "fusion/sincos_unfused/fp32";
+  Measurement& m = *r.benchmarks[0].measurement;
+  m.sample_clock_hz.assign(m.samples_s.size(), 1.9e9);
+  m.sample_clock_hz[0] = 1.2e9;
+  m.clock_reference_hz = 1.9e9;
+  m.throttled = {0};
+  m.clock_limits = {"sw_power_cap"};
+  const json j = json::parse(dump_results(r));
+  EXPECT_EQ(j.at("benchmarks").at(0).at("compared_with"), "fusion/sincos_unfused/fp32");
+  EXPECT_TRUE(j.at("benchmarks").at(1).at("compared_with").is_null());
+  const Results back = j.get<Results>();
+  EXPECT_EQ(back.benchmarks[0].compared_with, "fusion/sincos_unfused/fp32");
+  const Measurement& b = *back.benchmarks[0].measurement;
+  EXPECT_EQ(b.sample_clock_hz, m.sample_clock_hz);
+  EXPECT_EQ(b.throttled, std::vector<int>{0});
+  EXPECT_EQ(b.clock_limits, std::vector<std::string>{"sw_power_cap"});
+  ASSERT_TRUE(b.clock_reference_hz);
+  // A clock series that does not match the samples, or a throttled index past them, is refused.
+  json bad = j;
+  bad["benchmarks"][0]["measurement"]["sample_clock_hz"].push_back(1.0);
+  EXPECT_THROW(bad.get<Results>(), InputError);
+  bad = j;
+  bad["benchmarks"][0]["measurement"]["throttled_samples"] = {99};
+  EXPECT_THROW(bad.get<Results>(), InputError);
+}
+
 TEST(ResultsJson, HasTheDocumentedTopLevelFields) {
   const json j = json::parse(dump_results(full_sample()));
   EXPECT_EQ(j.at("schema"), kResultsSchema);

@@ -56,6 +56,33 @@ TEST(Markdown, OneTableRowPerBenchmarkAndCeiling) {
   EXPECT_NE(md.find("**Warnings**"), std::string::npos);
 }
 
+TEST(Markdown, LessonsTableShowsTheSpeedupOverTheFormItImprovesOn) {
+  Results r = sample_results();
+  BenchmarkResult slow = kernel("sincos_unfused", 5e6, 44e6, 6e-3), fast = kernel("sincos_fused", 5e6, 8e6, 1.2e-3);
+  slow.family = fast.family = "fusion";
+  slow.name = "fusion/sincos_unfused/fp32/n:1";
+  fast.name = "fusion/sincos_fused/fp32/n:1";
+  fast.compared_with = "fusion/sincos_unfused/fp32";
+  BenchmarkResult other_size = fast;
+  other_size.params = {{"n", 2}};  // no unfused run at n:2: no row
+  other_size.name = "fusion/sincos_fused/fp32/n:2";
+  r.benchmarks = {slow, fast, other_size};
+  apply_model(r);
+  const auto rows = lessons(r);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].name, "fusion/sincos_fused/fp32/n:1");
+  EXPECT_EQ(rows[0].against, "fusion/sincos_unfused/fp32/n:1");
+  EXPECT_EQ(rows[0].speedup, "5.00×");
+  EXPECT_EQ(rows[0].bytes, "8.00 MB");
+  EXPECT_EQ(rows[0].against_bytes, "44.0 MB");
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("| `fusion/sincos_fused/fp32/n:1` | `fusion/sincos_unfused/fp32/n:1` | 1.20 ms | 6.00 ms | 5.00× | "
+                    "8.00 MB | 44.0 MB |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(render_html(r).find("<h2>Lessons</h2>"), std::string::npos);
+}
+
 TEST(Html, HoldsTheChartAndBothTables) {
   const std::string html = render_html(report_sample());
   EXPECT_EQ(count(html, "<svg"), 1u);

@@ -1,0 +1,73 @@
+// y = gelu(x + bias) on the CPU in FP32: two passes through memory against one (the fusion lesson
+// on a chain that real networks run). Run only this: roofbench run --device cpu --filter 'fusion/bias_gelu'
+#include <cmath>
+#include <memory>
+
+#include "bench/host_buffer.h"
+#include "bench/random.h"
+#include "kernels/elementwise/elementwise.h"
+
+namespace roofbench::elementwise {
+namespace {
+
+inline float gelu_f(float t) {
+  return 0.5f * t * (1.0f + std::tanh(0.7978845608f * (t + 0.044715f * t * t * t)));
+}
+
+// ---------------------------------------------------------------- kernels
+// Unfused: t = x + bias is written out whole, then read back for the GELU.
+class CpuBiasGelu final : public Instance {
+ public:
+  CpuBiasGelu(const Params& p, bool fused)
+      : n_(param(p, "n")), fused_(fused), x_(n_), y_(n_), t_(fused ? 0 : n_), bias_(kBiasLength) {}
+
+  void prepare(std::uint64_t seed) override {
+    fill_uniform(x_.data(), n_, seed, -3.0, 3.0);
+    fill_uniform(bias_.data(), kBiasLength, seed + 1, -1.0, 1.0);
+    float* y = y_.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n_; ++i) y[i] = std::nanf("");
+  }
+
+  void run() override {
+    const float* __restrict__ x = x_.data();
+    const float* __restrict__ b = bias_.data();
+    float* __restrict__ y = y_.data();
+    const std::int64_t n = n_;
+    if (fused_) {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < n; ++i) y[i] = gelu_f(x[i] + b[i % kBiasLength]);
+      return;
+    }
+    float* __restrict__ t = t_.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) t[i] = x[i] + b[i % kBiasLength];
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) y[i] = gelu_f(t[i]);
+  }
+
+  Verification verify() override { return check_bias_gelu(x_.data(), bias_.data(), y_.data(), n_); }
+
+ private:
+  std::int64_t n_;
+  bool fused_;
+  HostBuffer<float> x_, y_, t_, bias_;
+};
+
+// ---------------------------------------------------------------- registration
+Variant make(bool fused) {
+  Variant v = bias_gelu_variant<float>(fused);
+  v.backend = Backend::cpu;
+  v.unit = "simd";
+  v.summary = fused ? "gelu(x + bias) in one loop" : "x + bias, then gelu, as two loops with t through memory";
+  v.source = __FILE__;
+  v.sizes = vector_sizes({1 << 24, 1 << 26});
+  v.quick_sizes = vector_sizes({1 << 22});
+  v.make = [fused](const Params& p) { return std::make_unique<CpuBiasGelu>(p, fused); };
+  return v;
+}
+ROOFBENCH_REGISTER(make(false));
+ROOFBENCH_REGISTER(make(true));
+
+}  // namespace
+}  // namespace roofbench::elementwise

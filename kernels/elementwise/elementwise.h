@@ -1,0 +1,194 @@
+#pragma once
+// The elementwise lessons, shared by their CPU and CUDA files: declared work, references and
+// checks. Each lesson pairs a naive form with a better one measured at the same sizes:
+//   fusion    y = sin²x + cos²x as five kernels (each a full pass through memory) against one;
+//             bias + GELU as two kernels against one;
+//   lowprec   ReLU in FP32 against FP16 and BF16: half the bytes for the same work, so the
+//             intensity doubles from 1/8 to 1/4 FLOP/byte and a memory-bound kernel goes twice
+//             as fast.
+// A pair's file holds both forms side by side, since the lesson is the difference between them.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "bench/half.h"
+#include "bench/registry.h"
+#include "bench/verify.h"
+
+namespace roofbench::elementwise {
+
+inline constexpr std::int64_t kBiasLength = 1024;  // y[i] = gelu(x[i] + bias[i % 1024]): a row of 1024
+
+// GELU in its tanh form (GPT-2; PyTorch's approximate="tanh").
+inline double gelu(double t) {
+  return 0.5 * t * (1.0 + std::tanh(0.7978845608028654 * (t + 0.044715 * t * t * t)));
+}
+
+inline std::string sizeof_text(Precision p) {
+  return p == Precision::fp32 ? "4" : p == Precision::fp64 ? "8" : "2";
+}
+inline double bytes_of(Precision p) {
+  return p == Precision::fp32 ? 4.0 : p == Precision::fp64 ? 8.0 : 2.0;
+}
+
+// ---------------------------------------------------------------- y = sin²x + cos²x (FP32)
+inline Variant sincos_variant(bool fused) {
+  Variant v;
+  v.family = "fusion";
+  v.variant = fused ? "sincos_fused" : "sincos_unfused";
+  v.precision = Precision::fp32;
+  // sin, cos, two squares and an add: 5 operations per element, a sin or a cos counted as one.
+  v.flops = [](const Params& p) { return 5.0 * static_cast<double>(param(p, "n")); };
+  if (fused) {
+    v.bytes = [](const Params& p) { return 8.0 * static_cast<double>(param(p, "n")); };
+    v.work = "y = sin²x + cos²x in one pass: 5 ops per element (sin and cos counted as one); reads x, writes y: "
+             "8 bytes per element";
+    v.compared_with = "fusion/sincos_unfused/fp32";
+  } else {
+    // s = sin x, c = cos x, s2 = s·s, c2 = c·c (each 4 read + 4 written), y = s2 + c2 (8 + 4).
+    v.bytes = [](const Params& p) { return 44.0 * static_cast<double>(param(p, "n")); };
+    v.work = "five passes: s = sin x, c = cos x, s·s, c·c (8 bytes each), s² + c² (12): 44 bytes and 5 ops "
+             "per element";
+  }
+  v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
+  return v;
+}
+
+inline Verification check_sincos(const float* x, const float* y, std::int64_t n) {
+  // sin²x + cos²x is 1 up to the rounding of sin, cos, two squares and a sum.
+  Checker chk(tolerance_for(Precision::fp32, 8.0), "every element vs sin²x + cos²x in FP64");
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double s = std::sin(static_cast<double>(x[i])), c = std::cos(static_cast<double>(x[i]));
+    chk.check(y[i], s * s + c * c, 1.0, [i] { return fmt::format("y[{}]", i); });
+  }
+  return chk.finish();
+}
+
+// ---------------------------------------------------------------- y = gelu(x + bias)
+template <class T>
+Variant bias_gelu_variant(bool fused) {
+  Variant v;
+  v.family = "fusion";
+  v.variant = fused ? "bias_gelu_fused" : "bias_gelu_unfused";
+  v.precision = precision_of<T>();
+  if (v.precision != Precision::fp32) v.math = Precision::fp32;  // computed in FP32, stored in 16 bits
+  const std::string s = sizeof_text(v.precision);
+  const double b = bytes_of(v.precision);
+  // bias add 1, GELU 9 (t³: 2, t + 0.044715·t³: 2, ×√(2/π): 1, tanh counted as 1, 1 + …: 1, ×t, ×0.5).
+  v.flops = [](const Params& p) { return 10.0 * static_cast<double>(param(p, "n")); };
+  if (fused) {
+    v.bytes = [b](const Params& p) { return 2.0 * b * static_cast<double>(param(p, "n")) + b * kBiasLength; };
+    v.work = fmt::format("y = gelu(x + bias) in one pass: 10 FLOPs per element (tanh counted as one); reads x, writes "
+                         "y: 2×{} bytes per element, plus the {}-element bias once",
+                         s, kBiasLength);
+    v.compared_with = "fusion/bias_gelu_unfused/" + to_string(v.precision);
+  } else {
+    v.bytes = [b](const Params& p) { return 4.0 * b * static_cast<double>(param(p, "n")) + b * kBiasLength; };
+    v.work = fmt::format("two passes, t = x + bias then y = gelu(t): 10 FLOPs and 4×{} bytes per element (t is "
+                         "written and read back), plus the bias once",
+                         s);
+  }
+  v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
+  return v;
+}
+
+// Both forms round to T once per stored value: the unfused one also rounds t, which moves y by
+// up to |gelu'(t)| ≤ 1.13 times t's rounding, hence the scale |y| + |t|.
+template <class T>
+Verification check_bias_gelu(const T* x, const T* bias, const T* y, std::int64_t n) {
+  Checker chk(tolerance_for(precision_of<T>(), 4.0), "every element vs gelu(x + bias) in FP64");
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double t = static_cast<double>(x[i]) + static_cast<double>(bias[i % kBiasLength]);
+    const double ref = gelu(t);
+    chk.check(static_cast<double>(y[i]), ref, std::fabs(ref) + std::fabs(t), [i] { return fmt::format("y[{}]", i); });
+  }
+  return chk.finish();
+}
+
+// ---------------------------------------------------------------- y = max(x, 0)
+template <class T>
+Variant relu_variant() {
+  Variant v;
+  v.family = "lowprec";
+  v.variant = "relu";
+  v.precision = precision_of<T>();
+  const std::string s = sizeof_text(v.precision);
+  const double b = bytes_of(v.precision);
+  v.flops = [](const Params& p) { return static_cast<double>(param(p, "n")); };
+  v.bytes = [b](const Params& p) { return 2.0 * b * static_cast<double>(param(p, "n")); };
+  v.work = fmt::format("y = max(x, 0): 1 op per element; reads x, writes y: 2×{} bytes per element (intensity "
+                       "1/{:.0f} FLOP/byte)",
+                       s, 2 * b);
+  if (v.precision != Precision::fp32) {
+    v.compared_with = "lowprec/relu/fp32";
+    // Placed against the FP32 roof: the GPU compares in FP32 after widening, and the CPU tests
+    // a sign bit, an integer op no slower than an FP32 one. Either way the kernel is bounded by
+    // memory long before any compute roof.
+    v.math = Precision::fp32;
+  }
+  v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
+  return v;
+}
+
+template <class T>
+Verification check_relu(const T* x, const T* y, std::int64_t n) {
+  Checker chk(tolerance_for(precision_of<T>(), 1.0), "every element vs max(x, 0), exact");
+  for (std::int64_t i = 0; i < n; ++i)
+    chk.check(static_cast<double>(y[i]), std::max(static_cast<double>(x[i]), 0.0), static_cast<std::int64_t>(i));
+  return chk.finish();
+}
+
+}  // namespace roofbench::elementwise
+
+namespace roofbench::elementwise {
+
+// ---------------------------------------------------------------- three chained sigmoid layers
+// Forward: a1 = σ(x), a2 = σ(a1), y = σ(a2). Backward, for an upstream gradient g:
+//   gx = g · y(1−y) · a2(1−a2) · a1(1−a1).
+// "store" keeps a1 and a2 in memory for the backward pass; "recompute" keeps only x and
+// recomputes them inside the backward kernel: more FLOPs, fewer bytes. One run is a forward
+// and a backward pass.
+inline double sigmoid(double t) {
+  return 1.0 / (1.0 + std::exp(-t));
+}
+
+inline Variant sigmoid3_variant(bool recompute) {
+  Variant v;
+  v.family = "recompute";
+  v.variant = recompute ? "sigmoid3_recompute" : "sigmoid3_store";
+  v.precision = Precision::fp32;
+  // σ(t) = 1 / (1 + exp(−t)): 3 ops (exp counted as one). Forward 3 σ = 9; backward: a(1−a) per
+  // layer (2 ops) and 3 products = 9; recompute adds the 3 σ again.
+  const double flops = recompute ? 27.0 : 18.0;
+  const double bytes = recompute ? 20.0 : 36.0;
+  v.flops = [flops](const Params& p) { return flops * static_cast<double>(param(p, "n")); };
+  v.bytes = [bytes](const Params& p) { return bytes * static_cast<double>(param(p, "n")); };
+  if (recompute) {
+    v.work = "forward reads x, writes y (8 B); backward reads x and g, recomputes a1 and a2, writes gx (12 B): 20 "
+             "bytes and 27 ops per element";
+    v.compared_with = "recompute/sigmoid3_store/fp32";
+  } else {
+    v.work = "forward reads x, writes a1, a2, y (16 B); backward reads g, y, a2, a1, writes gx (20 B): 36 bytes and "
+             "18 ops per element";
+  }
+  v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
+  return v;
+}
+
+inline Verification check_sigmoid3(const float* x, const float* g, const float* y, const float* gx, std::int64_t n) {
+  Checker chk(tolerance_for(Precision::fp32, 16.0), "y and gx vs the three layers and their gradient in FP64");
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double a1 = sigmoid(x[i]), a2 = sigmoid(a1), yy = sigmoid(a2);
+    const double d = static_cast<double>(g[i]) * yy * (1 - yy) * a2 * (1 - a2) * a1 * (1 - a1);
+    // 1 − a loses a/(1−a) of a's relative accuracy (a = 0.98 near x = 4: 49 times): the scale
+    // carries that condition number of each factor.
+    const double cond = 1 + a1 / (1 - a1) + a2 / (1 - a2) + yy / (1 - yy);
+    chk.check(y[i], yy, std::fabs(yy), [i] { return fmt::format("y[{}]", i); });
+    chk.check(gx[i], d, std::fabs(d) * cond, [i] { return fmt::format("gx[{}]", i); });
+  }
+  return chk.finish();
+}
+
+}  // namespace roofbench::elementwise

@@ -1,0 +1,77 @@
+// y = max(x, 0) on the CPU in FP32, FP16 and BF16: the same work on half the bytes (the
+// low-precision lesson). Run only this: roofbench run --device cpu --filter 'lowprec/relu'
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+#include "bench/host_buffer.h"
+#include "bench/random.h"
+#include "kernels/elementwise/elementwise.h"
+
+namespace roofbench::elementwise {
+namespace {
+
+// ---------------------------------------------------------------- kernel
+// For FP16 and BF16 the max is taken on the bits: a set sign bit means a negative number (or
+// −0), which becomes +0. The CPU has no 16-bit arithmetic to speak of, and needs none here.
+template <class T>
+class CpuRelu final : public Instance {
+ public:
+  explicit CpuRelu(const Params& p) : n_(param(p, "n")), x_(n_), y_(n_) {}
+
+  void prepare(std::uint64_t seed) override {
+    HostBuffer<float> f(n_);
+    fill_uniform(f.data(), n_, seed);
+    T* x = x_.data();
+    T* y = y_.data();
+    const float* src = f.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n_; ++i) {
+      x[i] = T(src[i]);
+      y[i] = T(std::nan(""));
+    }
+  }
+
+  void run() override {
+    const std::int64_t n = n_;
+    if constexpr (std::is_same_v<T, float>) {
+      const float* __restrict__ x = x_.data();
+      float* __restrict__ y = y_.data();
+#pragma omp parallel for simd schedule(static)
+      for (std::int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+    } else {
+      const std::uint16_t* __restrict__ x = reinterpret_cast<const std::uint16_t*>(x_.data());
+      std::uint16_t* __restrict__ y = reinterpret_cast<std::uint16_t*>(y_.data());
+#pragma omp parallel for simd schedule(static)
+      for (std::int64_t i = 0; i < n; ++i) y[i] = (x[i] & 0x8000u) ? std::uint16_t{0} : x[i];
+    }
+  }
+
+  Verification verify() override { return check_relu(x_.data(), y_.data(), n_); }
+
+ private:
+  std::int64_t n_;
+  HostBuffer<T> x_, y_;
+};
+
+// ---------------------------------------------------------------- registration
+template <class T>
+Variant make() {
+  Variant v = relu_variant<T>();
+  v.backend = Backend::cpu;
+  v.unit = "simd";
+  v.summary = std::is_same_v<T, float> ? "max(x, 0) on FP32, vectorized"
+                                       : "max(x, 0) on 16-bit values as a test of the sign bit, vectorized";
+  v.source = __FILE__;
+  v.sizes = vector_sizes({1 << 26, 1 << 27});
+  v.quick_sizes = vector_sizes({1 << 24});
+  v.make = [](const Params& p) { return std::make_unique<CpuRelu<T>>(p); };
+  return v;
+}
+ROOFBENCH_REGISTER(make<float>());
+ROOFBENCH_REGISTER(make<half_t>());
+ROOFBENCH_REGISTER(make<bf16_t>());
+
+}  // namespace
+}  // namespace roofbench::elementwise

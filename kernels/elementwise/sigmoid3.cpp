@@ -1,0 +1,84 @@
+// Three chained sigmoid layers, forward and backward, on the CPU: store the activations for the
+// backward pass, or recompute them there (the recomputation lesson).
+// Run only this: roofbench run --device cpu --filter 'recompute/'
+#include <cmath>
+#include <memory>
+
+#include "bench/host_buffer.h"
+#include "bench/random.h"
+#include "kernels/elementwise/elementwise.h"
+
+namespace roofbench::elementwise {
+namespace {
+
+inline float sig(float t) {
+  return 1.0f / (1.0f + std::exp(-t));
+}
+
+// ---------------------------------------------------------------- kernels
+class CpuSigmoid3 final : public Instance {
+ public:
+  CpuSigmoid3(const Params& p, bool recompute)
+      : n_(param(p, "n")), recompute_(recompute), x_(n_), g_(n_), y_(n_), gx_(n_), a1_(recompute ? 0 : n_),
+        a2_(recompute ? 0 : n_) {}
+
+  void prepare(std::uint64_t seed) override {
+    fill_uniform(x_.data(), n_, seed, -4.0, 4.0);
+    fill_uniform(g_.data(), n_, seed + 1, -1.0, 1.0);
+    float *y = y_.data(), *gx = gx_.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n_; ++i) y[i] = gx[i] = std::nanf("");
+  }
+
+  void run() override {
+    const float *__restrict__ x = x_.data(), *__restrict__ g = g_.data();
+    float *__restrict__ y = y_.data(), *__restrict__ gx = gx_.data();
+    const std::int64_t n = n_;
+    if (recompute_) {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < n; ++i) y[i] = sig(sig(sig(x[i])));
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < n; ++i) {
+        const float a1 = sig(x[i]), a2 = sig(a1), yy = sig(a2);
+        gx[i] = g[i] * yy * (1 - yy) * a2 * (1 - a2) * a1 * (1 - a1);
+      }
+      return;
+    }
+    float *__restrict__ a1 = a1_.data(), *__restrict__ a2 = a2_.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      a1[i] = sig(x[i]);
+      a2[i] = sig(a1[i]);
+      y[i] = sig(a2[i]);
+    }
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i)
+      gx[i] = g[i] * y[i] * (1 - y[i]) * a2[i] * (1 - a2[i]) * a1[i] * (1 - a1[i]);
+  }
+
+  Verification verify() override { return check_sigmoid3(x_.data(), g_.data(), y_.data(), gx_.data(), n_); }
+
+ private:
+  std::int64_t n_;
+  bool recompute_;
+  HostBuffer<float> x_, g_, y_, gx_, a1_, a2_;
+};
+
+// ---------------------------------------------------------------- registration
+Variant make(bool recompute) {
+  Variant v = sigmoid3_variant(recompute);
+  v.backend = Backend::cpu;
+  v.unit = "simd";
+  v.summary = recompute ? "forward keeps only x; backward recomputes a1, a2 and y"
+                        : "forward stores a1 and a2; backward reads them back";
+  v.source = __FILE__;
+  v.sizes = vector_sizes({1 << 24, 1 << 26});
+  v.quick_sizes = vector_sizes({1 << 22});
+  v.make = [recompute](const Params& p) { return std::make_unique<CpuSigmoid3>(p, recompute); };
+  return v;
+}
+ROOFBENCH_REGISTER(make(false));
+ROOFBENCH_REGISTER(make(true));
+
+}  // namespace
+}  // namespace roofbench::elementwise

@@ -1,0 +1,108 @@
+// Three chained sigmoid layers, forward and backward, on the GPU: store the activations for the
+// backward pass, or recompute them there (the recomputation lesson: on a GPU FLOPs are cheap and
+// bytes are not). Run only this: roofbench run --device cuda:0 --filter 'recompute/'
+#include <memory>
+
+#include "bench/cuda_check.h"
+#include "bench/random.h"
+#include "kernels/elementwise/elementwise.h"
+
+namespace roofbench::elementwise {
+namespace {
+
+// ---------------------------------------------------------------- kernels
+// expf, not __expf: the accurate form; the recompute variant's extra work still hides under
+// the memory traffic it saves.
+__device__ __forceinline__ float sig(float t) {
+  return 1.0f / (1.0f + expf(-t));
+}
+__global__ void forward_store(const float* __restrict__ x, float* __restrict__ a1, float* __restrict__ a2,
+                              float* __restrict__ y, long long n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) {
+    const float h1 = sig(x[i]), h2 = sig(h1);
+    a1[i] = h1;
+    a2[i] = h2;
+    y[i] = sig(h2);
+  }
+}
+__global__ void backward_store(const float* __restrict__ g, const float* __restrict__ y, const float* __restrict__ a2,
+                               const float* __restrict__ a1, float* __restrict__ gx, long long n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) gx[i] = g[i] * y[i] * (1 - y[i]) * a2[i] * (1 - a2[i]) * a1[i] * (1 - a1[i]);
+}
+__global__ void forward_recompute(const float* __restrict__ x, float* __restrict__ y, long long n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = sig(sig(sig(x[i])));
+}
+__global__ void backward_recompute(const float* __restrict__ x, const float* __restrict__ g, float* __restrict__ gx,
+                                   long long n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) {
+    const float a1 = sig(x[i]), a2 = sig(a1), y = sig(a2);
+    gx[i] = g[i] * y * (1 - y) * a2 * (1 - a2) * a1 * (1 - a1);
+  }
+}
+
+// ---------------------------------------------------------------- launcher
+class GpuSigmoid3 final : public Instance {
+ public:
+  GpuSigmoid3(const Params& p, bool recompute)
+      : n_(param(p, "n")), recompute_(recompute), x_(n_), g_(n_), y_(n_), gx_(n_) {
+    if (!recompute_) {
+      a1_ = DeviceBuffer<float>(n_);
+      a2_ = DeviceBuffer<float>(n_);
+    }
+  }
+  void prepare(std::uint64_t seed) override {
+    hx_ = uniform_vector<float>(n_, seed, -4.0, 4.0);
+    hg_ = uniform_vector<float>(n_, seed + 1, -1.0, 1.0);
+    x_.upload(hx_);
+    g_.upload(hg_);
+    CUDA_CHECK(cudaMemset(y_.get(), 0xFF, y_.bytes()));
+    CUDA_CHECK(cudaMemset(gx_.get(), 0xFF, gx_.bytes()));
+  }
+  void run() override {
+    const unsigned blocks = blocks_for(n_, 256);
+    if (recompute_) {
+      forward_recompute<<<blocks, 256>>>(x_.get(), y_.get(), n_);
+      CUDA_CHECK_LAUNCH();
+      backward_recompute<<<blocks, 256>>>(x_.get(), g_.get(), gx_.get(), n_);
+      CUDA_CHECK_LAUNCH();
+      return;
+    }
+    forward_store<<<blocks, 256>>>(x_.get(), a1_.get(), a2_.get(), y_.get(), n_);
+    CUDA_CHECK_LAUNCH();
+    backward_store<<<blocks, 256>>>(g_.get(), y_.get(), a2_.get(), a1_.get(), gx_.get(), n_);
+    CUDA_CHECK_LAUNCH();
+  }
+  Verification verify() override {
+    const auto y = y_.download(), gx = gx_.download();
+    return check_sigmoid3(hx_.data(), hg_.data(), y.data(), gx.data(), n_);
+  }
+
+ private:
+  std::int64_t n_;
+  bool recompute_;
+  DeviceBuffer<float> x_, g_, y_, gx_, a1_, a2_;
+  std::vector<float> hx_, hg_;
+};
+
+// ---------------------------------------------------------------- registration
+Variant make(bool recompute) {
+  Variant v = sigmoid3_variant(recompute);
+  v.backend = Backend::cuda;
+  v.unit = "simt";
+  v.summary = recompute ? "forward keeps only x; the backward kernel recomputes a1, a2 and y"
+                        : "forward stores a1 and a2 to HBM; the backward kernel reads them back";
+  v.source = __FILE__;
+  v.sizes = vector_sizes({1 << 24, 1 << 26, 1 << 28});
+  v.quick_sizes = vector_sizes({1 << 24});
+  v.make = [recompute](const Params& p) { return std::make_unique<GpuSigmoid3>(p, recompute); };
+  return v;
+}
+ROOFBENCH_REGISTER(make(false));
+ROOFBENCH_REGISTER(make(true));
+
+}  // namespace
+}  // namespace roofbench::elementwise

@@ -1,0 +1,80 @@
+// y = sin²x + cos²x on the CPU: five passes through memory against one (the fusion lesson).
+// Run only this: roofbench run --device cpu --filter 'fusion/sincos'
+#include <cmath>
+#include <memory>
+
+#include "bench/host_buffer.h"
+#include "bench/random.h"
+#include "kernels/elementwise/elementwise.h"
+
+namespace roofbench::elementwise {
+namespace {
+
+// ---------------------------------------------------------------- kernels
+// Unfused: each step is its own loop over every element, as five library calls would be, so
+// every intermediate goes to memory and comes back: 44 bytes per element against 8.
+class CpuSinCos final : public Instance {
+ public:
+  CpuSinCos(const Params& p, bool fused)
+      : n_(param(p, "n")), fused_(fused), x_(n_), y_(n_), s_(fused ? 0 : n_), c_(fused ? 0 : n_),
+        s2_(fused ? 0 : n_), c2_(fused ? 0 : n_) {}
+
+  void prepare(std::uint64_t seed) override {
+    fill_uniform(x_.data(), n_, seed, -4.0, 4.0);
+    float* y = y_.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n_; ++i) y[i] = std::nanf("");
+  }
+
+  void run() override {
+    const float* __restrict__ x = x_.data();
+    float* __restrict__ y = y_.data();
+    const std::int64_t n = n_;
+    if (fused_) {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < n; ++i) {
+        const float s = std::sin(x[i]), c = std::cos(x[i]);
+        y[i] = s * s + c * c;
+      }
+      return;
+    }
+    float *__restrict__ s = s_.data(), *__restrict__ c = c_.data();
+    float *__restrict__ s2 = s2_.data(), *__restrict__ c2 = c2_.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) s[i] = std::sin(x[i]);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) c[i] = std::cos(x[i]);
+#pragma omp parallel for simd schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) s2[i] = s[i] * s[i];
+#pragma omp parallel for simd schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) c2[i] = c[i] * c[i];
+#pragma omp parallel for simd schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) y[i] = s2[i] + c2[i];
+  }
+
+  Verification verify() override { return check_sincos(x_.data(), y_.data(), n_); }
+
+ private:
+  std::int64_t n_;
+  bool fused_;
+  HostBuffer<float> x_, y_, s_, c_, s2_, c2_;
+};
+
+// ---------------------------------------------------------------- registration
+Variant make(bool fused) {
+  Variant v = sincos_variant(fused);
+  v.backend = Backend::cpu;
+  v.unit = "simd";
+  v.summary = fused ? "sin²x + cos²x in one loop: x read once, y written once"
+                    : "sin, cos, square, square, add as five loops, every intermediate through memory";
+  v.source = __FILE__;
+  v.sizes = vector_sizes({1 << 24, 1 << 26});
+  v.quick_sizes = vector_sizes({1 << 22});
+  v.make = [fused](const Params& p) { return std::make_unique<CpuSinCos>(p, fused); };
+  return v;
+}
+ROOFBENCH_REGISTER(make(false));
+ROOFBENCH_REGISTER(make(true));
+
+}  // namespace
+}  // namespace roofbench::elementwise
