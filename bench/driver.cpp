@@ -20,6 +20,7 @@
 #include "reports/format.h"
 #include "reports/history.h"
 #include "reports/report.h"
+#include "reports/svg.h"
 #include "roofbench/version.h"
 #include "roofline/datasheets.h"
 #include "roofline/gpu_peaks.h"
@@ -250,7 +251,32 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   return kExitOk;
 }
 
-int cmd_report(const std::string& path, const std::string& out) {
+int cmd_report(const std::vector<std::string>& paths, const std::string& out) {
+  if (paths.size() > 1) {
+    // Several machines on one chart: rooflines.svg, in --out or the current folder.
+    std::vector<Results> runs;
+    std::vector<std::string> labels;
+    for (const auto& p : paths) {
+      runs.push_back(load_results(results_path(p)));
+      labels.push_back(runs.back().device.value("name", std::string("?")));
+    }
+    for (std::size_t i = 0; i < runs.size(); ++i)  // the same machine twice: tell the runs apart by time
+      if (std::count(labels.begin(), labels.end(), labels[i]) > 1)
+        labels[i] += " · " + runs[i].provenance.value("utc_time", std::string("?"));
+    std::vector<const Results*> ptrs;
+    for (auto& r : runs) {
+      apply_model(r);
+      ptrs.push_back(&r);
+    }
+    const fs::path dir = out.empty() ? fs::path(".") : fs::path(out);
+    ensure_writable_dir(dir.string());
+    FileSet files;
+    files.add((dir / "rooflines.svg").string(), render_svg_machines(ptrs, labels));
+    files.commit();
+    for (const auto& p : files.paths()) std::cout << p << "\n";
+    return kExitOk;
+  }
+  const std::string path = results_path(paths[0]);
   Results r = load_results(path);
   fs::path dir = !out.empty() ? fs::path(out) : fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
@@ -381,9 +407,14 @@ int roofbench_main(int argc, char** argv) {
   CLI::App* ceil = app.add_subcommand("ceilings", "measure only the machine's ceilings");
   add_run_options(ceil, false);
 
-  std::string report_path, report_out;
+  std::vector<std::string> report_paths;
+  std::string report_out;
   CLI::App* report = app.add_subcommand("report", "re-render the reports from a results file alone");
-  report->add_option("results", report_path, "results.json written by `roofbench run`")->required();
+  report
+      ->add_option("results", report_paths,
+                   "results.json written by `roofbench run` (or its folder); two or more: their rooflines on one "
+                   "chart, rooflines.svg")
+      ->required();
   report->add_option("--out", report_out, "output folder (default: the results file's folder)");
 
   CompareArgs cmp;
@@ -438,7 +469,7 @@ int roofbench_main(int argc, char** argv) {
       }
       return cmd_run(run_args, sub == ceil, argc, argv);
     }
-    if (report->parsed()) return cmd_report(report_path, report_out);
+    if (report->parsed()) return cmd_report(report_paths, report_out);
     if (compare->parsed()) return cmd_compare(cmp);
     if (history->parsed()) return cmd_history(hist);
     return cmd_list();

@@ -266,16 +266,22 @@ std::string render_svg(const Results& r) {
       if (c.name == name) return &c;
     return nullptr;
   };
+  // With a roof per cache level there are many; only those against DRAM (where the kernels' bytes
+  // are declared) carry a label, the others a tooltip.
   for (const auto& rp : r.ridge_points) {
     const Ceiling* peak = find_ceiling(rp.compute_ceiling);
+    const Ceiling* bw = find_ceiling(rp.bandwidth_ceiling);
     if (!peak) continue;
     const double x = L.px_x(rp.intensity), y = L.px_y(peak->value);
     out(fmt::format(
-        R"(<g class="ridge" data-compute="{}" data-bandwidth="{}"><path d="M {:.2f} {:.2f} l 5 5 l -5 5 l -5 -5 z" )"
-        R"(fill="#ffffff" stroke="#222222" stroke-width="1.5"/>)",
+        R"(<g class="ridge" data-compute="{}" data-bandwidth="{}"><title>ridge {} FLOP/B: {} meets {}</title>)"
+        R"(<path d="M {:.2f} {:.2f} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222" stroke-width="1.5"/>)",
+        xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), intensity(rp.intensity),
         xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), x, y - 5));
-    out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="10" fill="#222222">ridge {} FLOP/B</text></g>)", x + 7,
-                    y + 14, intensity(rp.intensity)));
+    if (!bw || bw->level == "dram")
+      out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="10" fill="#222222">ridge {} FLOP/B</text>)", x + 7,
+                      y + 14, intensity(rp.intensity)));
+    out("</g>");
   }
 
   // Points, coloured by kernel (family/variant, in the order they ran), shaped by precision.
@@ -363,6 +369,125 @@ std::string render_svg(const Results& r) {
   if (series.empty())
     out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" fill="#888888">no verified kernel to place</text>)",
                     (L.left + L.right) / 2, (L.top + L.bottom) / 2));
+  out("</svg>");
+  return s;
+}
+
+std::string render_svg_machines(const std::vector<const Results*>& runs, const std::vector<std::string>& labels) {
+  // One layout that holds every machine: its kernels, its ridge points and its roofs.
+  ChartLayout L;
+  L.right = 700;
+  std::vector<double> xs, ys;
+  for (const Results* r : runs) {
+    const ChartLayout one = layout_chart(*r);
+    xs.push_back(one.x_min);
+    xs.push_back(one.x_max);
+    ys.push_back(one.y_min);
+    ys.push_back(one.y_max);
+  }
+  L.x_min = *std::min_element(xs.begin(), xs.end());
+  L.x_max = *std::max_element(xs.begin(), xs.end());
+  L.y_max = *std::max_element(ys.begin(), ys.end());
+  L.y_min = std::max(*std::min_element(ys.begin(), ys.end()), L.y_max / 1e8);
+
+  std::string s;
+  auto out = [&s](const std::string& line) {
+    s += line;
+    s += '\n';
+  };
+  out(fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
+                  R"(font-family="Helvetica, Arial, sans-serif" font-size="12">)",
+                  L.width, L.height));
+  out("<title>Rooflines of several machines</title>");
+  out(fmt::format(R"(<rect width="{}" height="{}" fill="#ffffff"/>)", L.width, L.height));
+  out(fmt::format(R"(<text x="{}" y="24" font-size="16" font-weight="bold">Rooflines: {} machines on one chart</text>)",
+                  L.left, runs.size()));
+  out(fmt::format(R"(<text x="{}" y="42" font-size="11" fill="#555555">each machine's ceilings as measured in its own )"
+                  R"(run; ◇ ridge points: the intensity a kernel needs before it is compute-bound</text>)",
+                  L.left));
+  out(fmt::format(R"(<defs><clipPath id="plot-area"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath></defs>)",
+                  L.left, L.top, L.right - L.left, L.bottom - L.top));
+  out(R"(<g class="grid" stroke="#e4e4e4" stroke-width="1">)");
+  for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
+    out(fmt::format(R"(<line x1="{0:.2f}" y1="{1}" x2="{0:.2f}" y2="{2}" stroke="#c8c8c8"/>)", L.px_x(d), L.top,
+                    L.bottom));
+  for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
+    out(fmt::format(R"(<line x1="{1}" y1="{0:.2f}" x2="{2}" y2="{0:.2f}" stroke="#c8c8c8"/>)", L.px_y(d), L.left,
+                    L.right));
+  out("</g>");
+  out(fmt::format(R"(<rect class="axes" x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#333333"/>)", L.left,
+                  L.top, L.right - L.left, L.bottom - L.top));
+  for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
+    out(fmt::format(R"(<text x="{:.2f}" y="{}" text-anchor="middle">{}</text>)", L.px_x(d), L.bottom + 16,
+                    decade_label(d, "")));
+  for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
+    out(fmt::format(R"(<text x="{}" y="{:.2f}" text-anchor="end">{}</text>)", L.left - 6, L.px_y(d) + 4,
+                    decade_label(d, "FLOP/s")));
+  out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">Arithmetic intensity (FLOP/byte, declared)</text>)",
+                  (L.left + L.right) / 2, L.bottom + 40));
+  out(fmt::format(
+      R"svg(<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">Performance (FLOP/s)</text>)svg",
+      (L.top + L.bottom) / 2));
+
+  double ly = L.top + 4;
+  const double lx = L.right + 24;
+  std::string legend;
+  for (std::size_t m = 0; m < runs.size(); ++m) {
+    const Results& r = *runs[m];
+    const char* colour = series_colour(m);
+    const Roofs roofs = select_roofs(r.ceilings);
+    const Ceiling* bw = nullptr;  // the DRAM (HBM) roof: machine balance is against memory
+    for (const auto& [level, c] : roofs.bandwidth)
+      if (!bw || level == "dram") bw = c;
+    const Ceiling* top = nullptr;
+    for (const auto& [key, c] : roofs.compute)
+      if (!top || c->value > top->value) top = c;
+    out(fmt::format(R"svg(<g class="machine" data-machine="{}" clip-path="url(#plot-area)">)svg", xml_escape(labels[m])));
+    if (bw) {
+      const double x_end = top ? std::min(L.x_max, top->value / bw->value) : L.x_max;
+      out(fmt::format(R"(<line class="ceiling" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" stroke="{}" )"
+                      R"(stroke-width="2.4"/>)",
+                      L.px_x(L.x_min), L.px_y(bw->value * L.x_min), L.px_x(x_end), L.px_y(bw->value * x_end), colour));
+    }
+    for (const auto& [key, c] : roofs.compute) {
+      const double x_start = bw ? std::max(L.x_min, c->value / bw->value) : L.x_min;
+      out(fmt::format(R"(<line class="ceiling" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" stroke="{}" {}/>)",
+                      L.px_x(x_start), L.px_y(c->value), L.px_x(L.x_max), L.px_y(c->value), colour,
+                      c == top ? R"(stroke-width="2.4")" : R"(stroke-width="1.2" stroke-dasharray="6 4")"));
+      if (bw) {
+        const double x = L.px_x(c->value / bw->value), y = L.px_y(c->value);
+        out(fmt::format(R"(<path class="ridge" d="M {:.2f} {:.2f} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="{}" )"
+                        R"(stroke-width="1.5"/>)",
+                        x, y - 5, colour));
+        if (c == top)
+          out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="10" fill="{}">ridge {} FLOP/B</text>)", x + 7, y + 14,
+                          colour, intensity(c->value / bw->value)));
+      }
+    }
+    for (const auto& b : r.benchmarks)
+      if (plotted(b))
+        out(fmt::format("<g class=\"point\"><title>{}: {}</title>{}</g>", xml_escape(labels[m] + " " + b.name),
+                        si(b.placement->flop_per_s, "FLOP/s"),
+                        shape(b.precision, L.px_x(*b.placement->intensity), L.px_y(b.placement->flop_per_s), colour,
+                              R"(stroke="#ffffff" stroke-width="1" fill-opacity="0.8")")));
+    out("</g>");
+
+    legend += fmt::format(R"(<rect x="{}" y="{}" width="12" height="12" fill="{}"/>)", lx, ly - 10, colour);
+    legend += fmt::format(R"(<text x="{}" y="{}" font-weight="bold">{}</text>)", lx + 18, ly, xml_escape(labels[m]));
+    legend += "\n";
+    const auto line = [&](const std::string& t) {
+      ly += 15;
+      legend += fmt::format(R"(<text x="{}" y="{}" font-size="11">{}</text>)", lx + 18, ly, xml_escape(t)) + "\n";
+    };
+    line(device_line(r));
+    if (bw) line(ceiling_label(*bw) + " " + ceiling_value(*bw));
+    if (top) line(ceiling_label(*top) + " " + ceiling_value(*top));
+    if (bw && top) line("balance: " + intensity(top->value / bw->value) + " FLOP per byte");
+    ly += 26;
+  }
+  out(R"(<g class="legend">)");
+  s += legend;
+  out("</g>");
   out("</svg>");
   return s;
 }

@@ -4,6 +4,7 @@
 // family and shaped by precision, and a legend. Reads the results model only.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "bench/results.h"
 
@@ -24,6 +25,11 @@ struct ChartLayout {
 ChartLayout layout_chart(const Results& r);
 
 std::string render_svg(const Results& r);
+
+// Several machines' rooflines on the same axes (the CPU and the GPU, two GPUs), each in its
+// colour: its DRAM roof, its compute roofs (the highest solid), the ridge points where they
+// meet (its machine balance: FLOPs per byte before it is compute-bound), and its kernels.
+std::string render_svg_machines(const std::vector<const Results*>& runs, const std::vector<std::string>& labels);
 
 // The colour of the i-th series in every chart (the roofline's families, history's benchmarks).
 const char* series_colour(std::size_t i);

@@ -1,5 +1,7 @@
-// CPU DRAM bandwidth ceilings: read-only, write-only, copy, triad and update on all cores, over
-// arrays at least 8x the last-level cache. The five share one file: they are one technique (STREAM).
+// CPU bandwidth ceilings: read-only, write-only, copy, triad and update on all cores, over
+// arrays at least 8x the last-level cache (DRAM); and the same read kernel over working sets that
+// fit in L1, L2 and L3, read again and again (the cache levels of the hierarchical roofline).
+// They share one file: they are one technique (STREAM).
 // Run only these: roofbench ceilings --device cpu
 #include <omp.h>
 
@@ -53,6 +55,22 @@ Chunk my_chunk(std::int64_t n) {
     for (; i < c.end; ++i) s += x[i];                                                                             \
     return s;                                                                                                     \
   }                                                                                                               \
+  /* The same over and over, accumulating across passes: the reduction runs once, not per pass. */              \
+  __attribute__((target(TARGET))) double read_passes_##SFX(const float* x, Chunk c, std::int64_t passes) {        \
+    constexpr int R = 8;                                                                                          \
+    VEC acc[R];                                                                                                   \
+    for (int r = 0; r < R; ++r) acc[r] = ZERO();                                                                  \
+    std::int64_t i = c.begin;                                                                                     \
+    for (std::int64_t k = 0; k < passes; ++k)                                                                     \
+      for (i = c.begin; i + R * W <= c.end; i += R * W)                                                           \
+        for (int r = 0; r < R; ++r) acc[r] = ADD(acc[r], LOAD(x + i + r * W));                                    \
+    alignas(64) float lanes[R * W];                                                                               \
+    for (int r = 0; r < R; ++r) STORE(lanes + r * W, acc[r]);                                                     \
+    double s = 0;                                                                                                 \
+    for (float v : lanes) s += v;                                                                                 \
+    for (; i < c.end; ++i) s += static_cast<double>(passes) * x[i];                                               \
+    return s;                                                                                                     \
+  }                                                                                                               \
   __attribute__((target(TARGET))) void write_##SFX(float* y, float v, Chunk c) {                                  \
     const VEC vv = SET1(v);                                                                                       \
     std::int64_t i = c.begin;                                                                                     \
@@ -92,6 +110,11 @@ ROOFBENCH_STREAM_KERNELS(avx2, "avx2", __m256, 8, _mm256_load_ps, _mm256_store_p
 double read_plain(const float* x, Chunk c) {
   double s = 0;
   for (std::int64_t i = c.begin; i < c.end; ++i) s += x[i];
+  return s;
+}
+double read_passes_plain(const float* x, Chunk c, std::int64_t passes) {
+  double s = 0;
+  for (std::int64_t k = 0; k < passes; ++k) s += read_plain(x, c);
   return s;
 }
 void write_plain(float* y, float v, Chunk c) {
@@ -189,6 +212,47 @@ class CpuStream final : public Instance {
   double sum_ = -1;
 };
 
+// The cache levels: each thread reads its own slice of `kib_per_thread` KiB `passes` times.
+// After the first pass (cold, flushed by the harness) the slice is served by the level it fits
+// in, so the rate is that level's read bandwidth to within 1/passes.
+class CpuCacheRead final : public Instance {
+ public:
+  explicit CpuCacheRead(const Params& p)
+      : per_thread_(param(p, "kib_per_thread") * 1024 / static_cast<std::int64_t>(sizeof(float))),
+        passes_(param(p, "passes")), threads_(omp_get_max_threads()), isa_(isa()) {
+    if (per_thread_ % 16 != 0 || per_thread_ <= 0 || passes_ <= 0)
+      throw InputError("cache read ceilings need a positive multiple of 64 bytes per thread and passes > 0");
+    x_ = HostBuffer<float>(per_thread_ * threads_);
+  }
+  void prepare(std::uint64_t seed) override {
+    fill_small_ints(x_.data(), per_thread_ * threads_, seed);
+    sum_ = -1;
+  }
+  void run() override {
+    const float* x = x_.data();
+    const std::int64_t per = per_thread_, passes = passes_;
+    double total = 0;
+#pragma omp parallel num_threads(threads_) reduction(+ : total)
+    {
+      const std::int64_t t = omp_get_thread_num();
+      const Chunk ch{t * per, (t + 1) * per};
+      total += ROOFBENCH_DISPATCH(read_passes, x, ch, passes);
+    }
+    sum_ = total;
+  }
+  Verification verify() override {
+    return check_sum(sum_, static_cast<double>(passes_) * exact_sum(x_.data(), per_thread_ * threads_),
+                     per_thread_ * threads_ * passes_);
+  }
+
+ private:
+  std::int64_t per_thread_, passes_;
+  int threads_;
+  Isa isa_;
+  HostBuffer<float> x_;
+  double sum_ = -1;
+};
+
 // ---------------------------------------------------------------- registration
 // Arrays of at least 8x the last-level cache, rounded up to a power of two (also in --quick:
 // at 4x this VM-hosted CPU measured up to a third less, so a smaller array gives a wrong roof).
@@ -215,6 +279,40 @@ ROOFBENCH_REGISTER(make(StreamOp::write));
 ROOFBENCH_REGISTER(make(StreamOp::copy));
 ROOFBENCH_REGISTER(make(StreamOp::triad));
 ROOFBENCH_REGISTER(make(StreamOp::update));
+
+// Half of each level per thread (L3: half of it shared by all threads), so that the slice
+// stays resident beside the stack and the loop; enough passes to move about 1 GiB per run.
+Variant make_cache(const std::string& level, std::int64_t kib_per_thread) {
+  Variant v;
+  v.family = "ceiling";
+  v.variant = level + "_read";
+  v.precision = Precision::fp32;
+  v.backend = Backend::cpu;
+  v.unit = "simd";
+  v.level = level;
+  const int threads = cpu_info().threads;
+  v.flops = [](const Params&) { return 0.0; };
+  v.bytes = [threads](const Params& p) {
+    return static_cast<double>(threads) * 1024.0 * static_cast<double>(param(p, "kib_per_thread") * param(p, "passes"));
+  };
+  v.work = "each thread sums its own slice of kib_per_thread KiB, passes times: reads threads x KiB x passes bytes";
+  v.summary = "read-only over a working set that fits in " + level + ", on all cores, " + cpu_info().isa + " vectors";
+  v.source = __FILE__;
+  v.ceiling = CeilingSpec{v.variant, "bandwidth", level,
+                          "all cores, each summing its own slice (half of the level per thread) over and over with " +
+                              cpu_info().isa + " vectors; the first pass is cold"};
+  kib_per_thread = std::max<std::int64_t>(4, kib_per_thread / 4 * 4);  // whole 4 KiB pages: a multiple of 64 floats
+  const std::int64_t passes =
+      std::max<std::int64_t>(4, (std::int64_t{1} << 30) / (static_cast<std::int64_t>(threads) * kib_per_thread * 1024));
+  v.sizes = {{{"kib_per_thread", kib_per_thread}, {"passes", passes}}};
+  v.quick_sizes = {{{"kib_per_thread", kib_per_thread}, {"passes", std::max<std::int64_t>(4, passes / 4)}}};
+  v.test_sizes = {{{"kib_per_thread", 4}, {"passes", 3}}, {{"kib_per_thread", kib_per_thread}, {"passes", 2}}};
+  v.make = [](const Params& p) { return std::make_unique<CpuCacheRead>(p); };
+  return v;
+}
+ROOFBENCH_REGISTER(make_cache("l1", static_cast<std::int64_t>(cpu_info().l1d_bytes / 2 / 1024)));
+ROOFBENCH_REGISTER(make_cache("l2", static_cast<std::int64_t>(cpu_info().l2_bytes / 2 / 1024)));
+ROOFBENCH_REGISTER(make_cache("l3", static_cast<std::int64_t>(cpu_info().llc_bytes / 2 / cpu_info().threads / 1024)));
 
 }  // namespace
 }  // namespace roofbench::ceilings

@@ -372,3 +372,18 @@ TEST(CliScripts, CiGpuRunsComparesWritesTheSummaryAndExitsWithComparesCode) {
   EXPECT_EQ(slurp(run / "compare.md").rfind("### roofbench compare:", 0), 0u);
   EXPECT_EQ(slurp(summary), slurp(run / "compare.md"));  // the GitHub job summary gets the same table
 }
+
+TEST(Cli, ReportOfTwoResultsFilesDrawsBothRooflinesOnOneChart) {
+  const fs::path a = write_results("rb_multi_a", 1.0, 1), b = write_results("rb_multi_b", 1.0, 50, "Other CPU");
+  const fs::path out = fresh("rb_multi_out");
+  const CmdResult r = rb("report " + a.string() + " " + b.parent_path().string() + " --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string svg = slurp(out / "rooflines.svg");
+  EXPECT_NE(svg.find("data-machine=\"Test CPU\""), std::string::npos);
+  EXPECT_NE(svg.find("data-machine=\"Other CPU\""), std::string::npos);
+  // Each machine's balance: 1 TFLOP/s FP32 over 100 GB/s DRAM (sample_results' ceilings).
+  EXPECT_NE(svg.find("balance: 10.0 FLOP per byte"), std::string::npos) << svg;
+  EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
+  expect_usage_error(rb("report " + a.string() + " " + (out / "missing.json").string() + " --out " + out.string()),
+                     "missing.json");
+}
