@@ -1,0 +1,62 @@
+#pragma once
+// The control-divergence lesson, shared by its CPU and CUDA files. Every element runs `iters`
+// dependent FMAs, x = fma(x, A[w], B[w]), on one of `ways` sets of constants, the way w chosen
+// from the element's position. The variants differ only in how the way is chosen and reached:
+//   divergent   GPU: w = lane % ways, so the branch splits inside every warp and the warp runs
+//               each taken path in turn; CPU: w from random bits, so the branch predictor fails
+//               half the time;
+//   uniform     the same branches, GPU: w = warp % ways, so each warp takes one path; CPU: the
+//               keys sorted, so the predictor is right;
+//   branchless  no branch: A[w] and B[w] are loaded from a table and every thread runs the same
+//               instructions.
+// The same FLOPs everywhere, so the FLOP rates compare directly.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "bench/registry.h"
+#include "bench/verify.h"
+
+namespace roofbench::divergence {
+
+inline constexpr int kMaxWays = 32;
+
+// |A| < 1: the iteration converges to B / (1 − A) and stays finite for any iteration count.
+inline float coef_a(int w) {
+  return 0.5f + static_cast<float>(w) / 128.0f;
+}
+inline float coef_b(int w) {
+  return 0.25f + static_cast<float>(w) / 64.0f;
+}
+
+// What every variant must produce: the same FMAs in the same order, so the result is exact.
+inline float expected(float x, int w, int iters) {
+  for (int k = 0; k < iters; ++k) x = std::fma(x, coef_a(w), coef_b(w));
+  return x;
+}
+
+inline Variant divergence_variant(const std::string& how) {
+  Variant v;
+  v.family = "divergence";
+  v.variant = how;
+  v.precision = Precision::fp32;
+  v.flops = [](const Params& p) {
+    return 2.0 * static_cast<double>(param(p, "n")) * static_cast<double>(param(p, "iters"));
+  };
+  v.bytes = [](const Params& p) { return 8.0 * static_cast<double>(param(p, "n")); };
+  v.work = "iters dependent FMAs per element (2 FLOPs each) on one of `ways` constant sets; reads x, writes y: 8 "
+           "bytes per element";
+  if (how != "uniform") v.compared_with = "divergence/uniform/fp32";
+  return v;
+}
+
+// `way_of(i)` is the way element i took.
+template <class WayOf>
+Verification check_divergence(const float* x, const float* y, std::int64_t n, int iters, WayOf way_of) {
+  Checker chk(Tolerance{0, 0}, "every element vs the same FMAs on the host, exact");
+  for (std::int64_t i = 0; i < n; ++i)
+    chk.check(y[i], expected(x[i], way_of(i), iters), 0, [i] { return fmt::format("y[{}]", i); });
+  return chk.finish();
+}
+
+}  // namespace roofbench::divergence
