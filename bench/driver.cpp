@@ -367,12 +367,12 @@ int cmd_history(const HistoryArgs& a) {
 }
 
 int cmd_list() {
-  std::cout << fmt::format("{:<5} {:<38} {:<7} {:<26} {}\n", "dev", "benchmark", "unit", "sizes (quick)", "what");
+  std::cout << fmt::format("{:<5} {:<42} {:<7} {:<26} {}\n", "dev", "benchmark", "unit", "sizes (quick)", "what");
   for (const auto& v : registry()) {
     std::string sizes;
     for (const auto& p : v.quick_sizes) sizes += (sizes.empty() ? "" : " ") + params_to_string(p);
     if (sizes.size() > 26) sizes = sizes.substr(0, 23) + "...";
-    std::cout << fmt::format("{:<5} {:<38} {:<7} {:<26} {}\n", to_string(v.backend),
+    std::cout << fmt::format("{:<5} {:<42} {:<7} {:<26} {}\n", to_string(v.backend),
                              v.base_name() + (v.ceiling ? " [ceiling]" : ""), v.unit, sizes, v.summary);
   }
   return kExitOk;

@@ -1,0 +1,171 @@
+// GPU bandwidth ceilings inside the chip, for the hierarchical roofline: L2 (a working set that
+// fits in the L2, read over and over with loads that skip the L1) and shared memory (each block
+// reading its own 32 KiB over and over). The same technique as the HBM read, at other levels.
+// Run only these: roofbench ceilings --device cuda:0
+#include <memory>
+
+#include "bench/cuda_check.h"
+#include "kernels/ceilings/stream_ceilings.h"
+
+namespace roofbench::ceilings {
+namespace {
+
+constexpr int kThreads = 256;
+
+// ---------------------------------------------------------------- kernels
+// __ldcg: cache at L2 only, so every pass after the first (cold, after the harness's flush) is
+// served by the L2 and not by the L1. Small-integer inputs: exact sums, as in the HBM read.
+__global__ void l2_read_kernel(const float4* __restrict__ x, long long n4, int passes, unsigned long long* sum) {
+  float acc = 0;
+  for (int p = 0; p < passes; ++p) {
+#pragma unroll 4
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4;
+         i += (long long)gridDim.x * blockDim.x) {
+      const float4 v = __ldcg(x + i);
+      acc += (v.x + v.y) + (v.z + v.w);
+    }
+  }
+  for (int off = 16; off > 0; off /= 2) acc += __shfl_down_sync(0xffffffffu, acc, off);
+  if ((threadIdx.x & 31) == 0) atomicAdd(sum, static_cast<unsigned long long>(acc));
+}
+
+// Each lane reads consecutive 16-byte words, so a warp's 512 bytes hit all 32 banks four times
+// without conflicts. The loads are volatile asm: the compiler may not keep the block's values
+// in registers across passes (the words never change, so it otherwise could).
+__global__ void smem_read_kernel(int float4s, int passes, unsigned long long* sum) {
+  extern __shared__ float4 buf[];
+  for (int j = threadIdx.x; j < float4s; j += blockDim.x)
+    buf[j] = make_float4(static_cast<float>((4 * j) % 4), static_cast<float>((4 * j + 1) % 4),
+                         static_cast<float>((4 * j + 2) % 4), static_cast<float>((4 * j + 3) % 4));
+  __syncthreads();
+  const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(buf));
+  float acc = 0;
+  for (int p = 0; p < passes; ++p) {
+#pragma unroll 4
+    for (int j = threadIdx.x; j < float4s; j += blockDim.x) {
+      float a, b, c, d;
+      asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "r"(base + 16 * j));
+      acc += (a + b) + (c + d);
+    }
+  }
+  for (int off = 16; off > 0; off /= 2) acc += __shfl_down_sync(0xffffffffu, acc, off);
+  if ((threadIdx.x & 31) == 0) atomicAdd(sum, static_cast<unsigned long long>(acc));
+}
+
+// ---------------------------------------------------------------- launchers
+class GpuL2Read final : public Instance {
+ public:
+  explicit GpuL2Read(const Params& p) : n_(param(p, "n")), passes_(static_cast<int>(param(p, "passes"))) {
+    if (n_ % 4 != 0 || passes_ <= 0) throw InputError("the L2 ceiling needs n a multiple of 4 and passes > 0");
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    blocks_ = static_cast<unsigned>(std::min<long long>(blocks_for(n_ / 4, kThreads), 8LL * sms));
+    x_ = DeviceBuffer<float>(n_);
+    sum_ = DeviceBuffer<unsigned long long>(1);
+  }
+  void prepare(std::uint64_t seed) override {
+    hx_.resize(n_);
+    fill_small_ints(hx_.data(), n_, seed);
+    x_.upload(hx_);
+    CUDA_CHECK(cudaMemset(sum_.get(), 0, sizeof(unsigned long long)));
+  }
+  void run() override {
+    l2_read_kernel<<<blocks_, kThreads>>>(reinterpret_cast<const float4*>(x_.get()), n_ / 4, passes_, sum_.get());
+    CUDA_CHECK_LAUNCH();
+  }
+  Verification verify() override {
+    const auto s = sum_.download();
+    return check_sum(static_cast<double>(s[0]), passes_ * exact_sum(hx_.data(), n_), n_ * passes_);
+  }
+
+ private:
+  std::int64_t n_;
+  int passes_;
+  unsigned blocks_ = 1;
+  DeviceBuffer<float> x_;
+  DeviceBuffer<unsigned long long> sum_;
+  std::vector<float> hx_;
+};
+
+class GpuSmemRead final : public Instance {
+ public:
+  explicit GpuSmemRead(const Params& p)
+      : blocks_(static_cast<unsigned>(param(p, "blocks"))),
+        float4s_(static_cast<int>(param(p, "kib_per_block") * 1024 / 16)),
+        passes_(static_cast<int>(param(p, "passes"))) {
+    if (blocks_ == 0 || float4s_ <= 0 || passes_ <= 0 || param(p, "kib_per_block") > 48)
+      throw InputError("the shared-memory ceiling needs blocks > 0, 1 to 48 KiB per block and passes > 0");
+    sum_ = DeviceBuffer<unsigned long long>(1);
+  }
+  void prepare(std::uint64_t) override { CUDA_CHECK(cudaMemset(sum_.get(), 0, sizeof(unsigned long long))); }
+  void run() override {
+    smem_read_kernel<<<blocks_, kThreads, static_cast<std::size_t>(float4s_) * 16>>>(float4s_, passes_, sum_.get());
+    CUDA_CHECK_LAUNCH();
+  }
+  Verification verify() override {
+    // Each float4 holds 0, 1, 2, 3: 6 per float4.
+    const auto s = sum_.download();
+    const double expected = 6.0 * float4s_ * static_cast<double>(passes_) * blocks_;
+    return check_sum(static_cast<double>(s[0]), expected, static_cast<std::int64_t>(float4s_) * 4 * passes_ * blocks_);
+  }
+
+ private:
+  unsigned blocks_;
+  int float4s_, passes_;
+  DeviceBuffer<unsigned long long> sum_;
+};
+
+// ---------------------------------------------------------------- registration
+Variant make_l2() {
+  Variant v;
+  v.family = "ceiling";
+  v.variant = "l2_read";
+  v.precision = Precision::fp32;
+  v.backend = Backend::cuda;
+  v.unit = "simt";
+  v.level = "l2";
+  v.flops = [](const Params&) { return 0.0; };
+  v.bytes = [](const Params& p) { return 4.0 * static_cast<double>(param(p, "n") * param(p, "passes")); };
+  v.work = "sum of n floats, passes times: reads 4 x n x passes bytes";
+  v.summary = "float4 reads that skip the L1 (ld.global.cg) over 16 MiB, read again and again";
+  v.source = __FILE__;
+  v.ceiling = CeilingSpec{"l2_read", "bandwidth", "l2",
+                          "16 MiB (inside the L2 of an H100/H200) read passes times with ld.global.cg, 256 threads x 8 "
+                          "blocks per SM; the first pass is cold"};
+  v.sizes = {{{"n", 1 << 22}, {"passes", 256}}};
+  v.quick_sizes = {{{"n", 1 << 22}, {"passes", 64}}};
+  v.test_sizes = {{{"n", 4}, {"passes", 3}}, {{"n", 4096 + 4}, {"passes", 2}}};
+  v.make = [](const Params& p) { return std::make_unique<GpuL2Read>(p); };
+  return v;
+}
+
+Variant make_smem() {
+  Variant v;
+  v.family = "ceiling";
+  v.variant = "smem_read";
+  v.precision = Precision::fp32;
+  v.backend = Backend::cuda;
+  v.unit = "simt";
+  v.level = "smem";
+  v.flops = [](const Params&) { return 0.0; };
+  v.bytes = [](const Params& p) {
+    return 1024.0 * static_cast<double>(param(p, "blocks") * param(p, "kib_per_block") * param(p, "passes"));
+  };
+  v.work = "each block sums its own kib_per_block KiB of shared memory, passes times: reads blocks x KiB x passes";
+  v.summary = "conflict-free 16-byte ld.shared over 32 KiB per block, again and again";
+  v.source = __FILE__;
+  v.ceiling = CeilingSpec{"smem_read", "bandwidth", "smem",
+                          "ld.shared.v4.f32 by consecutive lanes (no bank conflicts), 256 threads, 32 KiB per block, "
+                          "1056 blocks (8 per SM on 132 SMs)"};
+  v.sizes = {{{"blocks", 1056}, {"kib_per_block", 32}, {"passes", 4096}}};
+  v.quick_sizes = {{{"blocks", 1056}, {"kib_per_block", 32}, {"passes", 1024}}};
+  v.test_sizes = {{{"blocks", 1}, {"kib_per_block", 1}, {"passes", 3}}, {{"blocks", 7}, {"kib_per_block", 32}, {"passes", 2}}};
+  v.make = [](const Params& p) { return std::make_unique<GpuSmemRead>(p); };
+  return v;
+}
+ROOFBENCH_REGISTER(make_l2());
+ROOFBENCH_REGISTER(make_smem());
+
+}  // namespace
+}  // namespace roofbench::ceilings

@@ -1,0 +1,106 @@
+// Host-device transfer ceilings: cudaMemcpy of 256 MiB each way, from pinned (page-locked) and
+// from pageable host memory. Pinned memory is copied by the DMA engines directly; pageable
+// memory goes through a pinned staging buffer in the driver, one chunk at a time.
+// Run only these: roofbench ceilings --device cuda:0
+#include <memory>
+
+#include "bench/cuda_check.h"
+#include "bench/host_buffer.h"
+#include "kernels/ceilings/stream_ceilings.h"
+
+namespace roofbench::ceilings {
+namespace {
+
+// ---------------------------------------------------------------- host memory
+// Page-locked host memory (cudaMallocHost), freed with the object.
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(std::size_t n) : n_(n) { CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), n * 4)); }
+  ~PinnedBuffer() { cudaFreeHost(p_); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  float* data() { return p_; }
+
+ private:
+  float* p_ = nullptr;
+  std::size_t n_;
+};
+
+// ---------------------------------------------------------------- launcher
+class GpuTransfer final : public Instance {
+ public:
+  GpuTransfer(const Params& p, bool to_device, bool pinned)
+      : n_(param(p, "n")), to_device_(to_device), pinned_(pinned), dev_(n_) {
+    if (pinned_)
+      pinned_buf_ = std::make_unique<PinnedBuffer>(static_cast<std::size_t>(n_));
+    else
+      pageable_ = HostBuffer<float>(n_);
+  }
+  void prepare(std::uint64_t seed) override {
+    src_.resize(n_);
+    fill_small_ints(src_.data(), n_, seed);
+    float* h = host();
+    if (to_device_) {
+      std::copy(src_.begin(), src_.end(), h);
+      dev_.poison();
+    } else {
+      dev_.upload(src_);
+      for (std::int64_t i = 0; i < n_; ++i) h[i] = poison_f32();
+    }
+  }
+  void run() override {
+    if (to_device_)
+      CUDA_CHECK(cudaMemcpy(dev_.get(), host(), dev_.bytes(), cudaMemcpyHostToDevice));
+    else
+      CUDA_CHECK(cudaMemcpy(host(), dev_.get(), dev_.bytes(), cudaMemcpyDeviceToHost));
+  }
+  Verification verify() override {
+    if (to_device_) {
+      const auto d = dev_.download();
+      return check_stream(StreamOp::copy, src_.data(), nullptr, d.data(), n_, 0);
+    }
+    return check_stream(StreamOp::copy, src_.data(), nullptr, host(), n_, 0);
+  }
+
+ private:
+  float* host() { return pinned_ ? pinned_buf_->data() : pageable_.data(); }
+  std::int64_t n_;
+  bool to_device_, pinned_;
+  DeviceBuffer<float> dev_;
+  std::unique_ptr<PinnedBuffer> pinned_buf_;
+  HostBuffer<float> pageable_;
+  std::vector<float> src_;
+};
+
+// ---------------------------------------------------------------- registration
+Variant make(bool to_device, bool pinned) {
+  const std::string dir = to_device ? "h2d" : "d2h", mem = pinned ? "pinned" : "pageable";
+  Variant v;
+  v.family = "ceiling";
+  v.variant = "pcie_" + dir + "_" + mem;
+  v.precision = Precision::fp32;
+  v.backend = Backend::cuda;
+  v.unit = "simt";
+  v.level = "pcie";
+  v.flops = [](const Params&) { return 0.0; };
+  v.bytes = [](const Params& p) { return 4.0 * static_cast<double>(param(p, "n")); };
+  v.work = "cudaMemcpy of n floats: 4n bytes over the host link";
+  v.summary = std::string("cudaMemcpy ") + (to_device ? "host to device" : "device to host") + " from " + mem +
+              " host memory";
+  v.source = __FILE__;
+  v.ceiling = CeilingSpec{v.variant, "bandwidth", "pcie",
+                          "one cudaMemcpy of n floats " + std::string(to_device ? "to" : "from") + " the GPU, " + mem +
+                              " host memory, timed with events on the default stream"};
+  v.sizes = vector_sizes({1 << 26});
+  v.quick_sizes = vector_sizes({1 << 24});
+  v.test_sizes = vector_sizes({1, 4096 + 3, 1 << 20});
+  v.make = [to_device, pinned](const Params& p) { return std::make_unique<GpuTransfer>(p, to_device, pinned); };
+  return v;
+}
+ROOFBENCH_REGISTER(make(true, true));
+ROOFBENCH_REGISTER(make(false, true));
+ROOFBENCH_REGISTER(make(true, false));
+ROOFBENCH_REGISTER(make(false, false));
+
+}  // namespace
+}  // namespace roofbench::ceilings
