@@ -104,3 +104,60 @@ TEST(GemmCheck, SamplesLargeOutputsButAlwaysTheCorners) {
   EXPECT_EQ(v.checked, 2048);
   EXPECT_FALSE(v.ok);
 }
+
+// ---------------------------------------------------------------- the lesson families' declarations
+
+namespace {
+const Variant& lesson(const std::string& base) {
+  for (const auto& v : registry())
+    if (v.backend == Backend::cpu && v.base_name() == base) return v;
+  throw std::runtime_error("no CPU variant " + base);
+}
+}  // namespace
+
+TEST(LessonDeclarations, FusionMovesFewerBytesForTheSameWork) {
+  const Params n = {{"n", 1000}};
+  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_unfused/fp32").bytes(n), 44000);  // 4 passes of 8 bytes, one of 12
+  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_fused/fp32").bytes(n), 8000);
+  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_unfused/fp32").flops(n), lesson("fusion/sincos_fused/fp32").flops(n));
+  EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_unfused/fp32").bytes(n), 16000 + 4096);  // t written and read back
+  EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_fused/fp32").bytes(n), 8000 + 4096);
+  EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_fused/fp32").flops(n), 10000);
+}
+
+TEST(LessonDeclarations, LowPrecisionDoublesTheIntensity) {
+  const Params n = {{"n", 1000}};
+  const Variant &f32 = lesson("lowprec/relu/fp32"), &f16 = lesson("lowprec/relu/fp16"), &b16 = lesson("lowprec/relu/bf16");
+  EXPECT_DOUBLE_EQ(f32.flops(n) / f32.bytes(n), 1.0 / 8);
+  EXPECT_DOUBLE_EQ(f16.flops(n) / f16.bytes(n), 1.0 / 4);
+  EXPECT_DOUBLE_EQ(b16.flops(n) / b16.bytes(n), 1.0 / 4);
+}
+
+TEST(LessonDeclarations, RecomputationTradesBytesForFlops) {
+  const Params n = {{"n", 1000}};
+  const Variant &store = lesson("recompute/sigmoid3_store/fp32"), &again = lesson("recompute/sigmoid3_recompute/fp32");
+  EXPECT_DOUBLE_EQ(store.bytes(n), 36000);
+  EXPECT_DOUBLE_EQ(again.bytes(n), 20000);
+  EXPECT_DOUBLE_EQ(store.flops(n), 18000);
+  EXPECT_DOUBLE_EQ(again.flops(n), 27000);
+}
+
+TEST(LessonDeclarations, DivergenceVariantsDoTheSameWork) {
+  const Params p = {{"n", 1000}, {"iters", 4}, {"ways", 2}};
+  for (const char* v : {"divergence/uniform/fp32", "divergence/divergent/fp32", "divergence/branchless/fp32"}) {
+    EXPECT_DOUBLE_EQ(lesson(v).flops(p), 2.0 * 1000 * 4) << v;
+    EXPECT_DOUBLE_EQ(lesson(v).bytes(p), 8000) << v;
+  }
+}
+
+TEST(LessonDeclarations, EveryComparedWithNamesARegisteredVariantOfTheSameBackend) {
+  int pairs = 0;
+  for (const auto& v : registry()) {
+    if (v.compared_with.empty()) continue;
+    ++pairs;
+    bool found = false;
+    for (const auto& a : registry()) found = found || (a.backend == v.backend && a.base_name() == v.compared_with);
+    EXPECT_TRUE(found) << v.base_name() << " is compared with " << v.compared_with << ", which is not registered";
+  }
+  EXPECT_GE(pairs, 7);  // CPU: 2 fusion, 2 lowprec, 1 recompute, 2 divergence
+}
