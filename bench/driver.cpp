@@ -333,12 +333,11 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 }
 
 int cmd_compare(const CompareArgs& a) {
-  const CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
-  CompareOptions o = opt;
-  o.allow_device_mismatch = a.allow_device_mismatch;
+  CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
+  opt.allow_device_mismatch = a.allow_device_mismatch;
   const std::string bp = results_path(a.base), np = results_path(a.fresh);
   const Results base = load_results(bp), fresh = load_results(np);
-  const Comparison c = compare_results(base, fresh, o, bp, np);
+  const Comparison c = compare_results(base, fresh, opt, bp, np);
   write_outputs({{a.markdown, render_compare_markdown(c)}, {a.json, compare_json(c).dump(2) + "\n"}});
   std::cout << render_compare_text(c);
   return c.exit_code();

@@ -3,7 +3,6 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <ostream>
 #include <regex>
 #include <sstream>
@@ -51,29 +50,6 @@ std::string find_flag(const std::vector<std::string>& args, const std::string& f
   for (const auto& a : args)
     if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
   return "";
-}
-
-void merge(Measurement& into, const Measurement& m) {
-  // Repetitions (--benchmark_repetitions) add samples; the statistics cover all of them. The
-  // per-sample clocks stay aligned with the samples, or go when one repetition had none.
-  const int offset = static_cast<int>(into.samples_s.size());
-  const bool clocks = !into.sample_clock_hz.empty() && !m.sample_clock_hz.empty();
-  into.samples_s.insert(into.samples_s.end(), m.samples_s.begin(), m.samples_s.end());
-  if (clocks) {
-    into.sample_clock_hz.insert(into.sample_clock_hz.end(), m.sample_clock_hz.begin(), m.sample_clock_hz.end());
-    for (int i : m.throttled) into.throttled.push_back(offset + i);
-    for (const auto& r : m.clock_limits)
-      if (std::find(into.clock_limits.begin(), into.clock_limits.end(), r) == into.clock_limits.end())
-        into.clock_limits.push_back(r);
-  } else {
-    into.sample_clock_hz.clear();
-    into.throttled.clear();
-    into.clock_reference_hz.reset();
-  }
-  into.warmup_runs += m.warmup_runs;
-  into.stop_reason = m.stop_reason;
-  into.clock_after_hz = m.clock_after_hz;
-  into.stats = summarize(into.samples_s);
 }
 
 }  // namespace
@@ -131,7 +107,7 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
         try {
           const Measurement m = measure(dev, *inst, opt);
           if (res->measurement)
-            merge(*res->measurement, m);
+            merge_measurements(*res->measurement, m);
           else
             res->measurement = m;
           state.SetIterationTime(m.stats.median);

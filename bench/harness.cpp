@@ -91,6 +91,25 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt) {
   return m;
 }
 
+void merge_measurements(Measurement& into, const Measurement& m) {
+  const int offset = static_cast<int>(into.samples_s.size());
+  const bool clocks = !into.sample_clock_hz.empty() && !m.sample_clock_hz.empty();
+  into.samples_s.insert(into.samples_s.end(), m.samples_s.begin(), m.samples_s.end());
+  if (clocks) {
+    into.sample_clock_hz.insert(into.sample_clock_hz.end(), m.sample_clock_hz.begin(), m.sample_clock_hz.end());
+    for (int i : m.throttled) into.throttled.push_back(offset + i);
+    add_limits(into.clock_limits, m.clock_limits);
+  } else {
+    into.sample_clock_hz.clear();
+    into.throttled.clear();
+    into.clock_reference_hz.reset();
+  }
+  into.warmup_runs += m.warmup_runs;
+  into.stop_reason = m.stop_reason;
+  into.clock_after_hz = m.clock_after_hz;
+  into.stats = summarize(into.samples_s);
+}
+
 std::vector<std::string> measurement_warnings(const Measurement& m, const MeasureOptions& opt) {
   std::vector<std::string> w;
   if (!m.throttled.empty() && m.clock_reference_hz) {

@@ -46,6 +46,10 @@ Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed)
 // Warm-up and timed samples of an already verified instance.
 Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt);
 
+// Repetitions (--benchmark_repetitions) add samples to one measurement: the statistics cover all
+// of them, and the per-sample clocks stay aligned with the samples or go when one had none.
+void merge_measurements(Measurement& into, const Measurement& m);
+
 // What a reader of the numbers should know about how they were taken: throttled samples, and a
 // benchmark that ran out of budget before reaching the noise target.
 std::vector<std::string> measurement_warnings(const Measurement& m, const MeasureOptions& opt);

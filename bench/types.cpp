@@ -34,6 +34,19 @@ Backend backend_from_string(const std::string& s) {
   throw InputError("unknown backend '" + s + "' (expected cpu or cuda)");
 }
 
+double bytes_of(Precision p) {
+  switch (p) {
+    case Precision::fp64:
+      return 8;
+    case Precision::fp32:
+      return 4;
+    case Precision::fp16:
+    case Precision::bf16:
+      return 2;
+  }
+  return 0;
+}
+
 double unit_roundoff(Precision p) {
   switch (p) {
     case Precision::fp64:

@@ -17,6 +17,9 @@ std::string to_string(Backend b);
 Precision precision_from_string(const std::string& s);  // throws InputError
 Backend backend_from_string(const std::string& s);      // throws InputError
 
+// Bytes of one value stored in a precision: 8, 4 or 2.
+double bytes_of(Precision p);
+
 // Unit roundoff of a precision (2^-p for p mantissa bits incl. the hidden one).
 double unit_roundoff(Precision p);
 

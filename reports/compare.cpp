@@ -116,6 +116,10 @@ void decide_all(std::vector<CompareRow>& rows, const CompareOptions& opt) {
     r.evidence->q = q[k++];
     std::tie(r.verdict, r.reason) = decide(*r.evidence, r.threshold, opt);
   }
+}
+
+// Worst verdict first, then by name.
+void sort_rows(std::vector<CompareRow>& rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const CompareRow& a, const CompareRow& b) {
     if (a.verdict != b.verdict) return a.verdict < b.verdict;
     return a.name < b.name;
@@ -150,10 +154,6 @@ void explain_by_roofs(Comparison& c) {
                            percent_change(k.evidence->change), k.roof_group, range);
     k.verdict = Verdict::unsure;
   }
-  std::stable_sort(c.kernels.begin(), c.kernels.end(), [](const CompareRow& a, const CompareRow& b) {
-    if (a.verdict != b.verdict) return a.verdict < b.verdict;
-    return a.name < b.name;
-  });
 }
 
 }  // namespace
@@ -355,6 +355,8 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
   decide_all(c.kernels, opt);
   decide_all(c.ceilings, opt);
   explain_by_roofs(c);
+  sort_rows(c.kernels);
+  sort_rows(c.ceilings);
 
   double log_sum = 0;
   for (const auto& r : c.kernels)

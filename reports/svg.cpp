@@ -101,6 +101,49 @@ std::string shape(Precision p, double x, double y, const std::string& fill, cons
   }
 }
 
+// The plot area's clip path, grid (a line per decade, and with `minor` light lines at 2..9),
+// frame, decade labels and axis titles: shared by every log-log chart.
+std::string plot_frame(const ChartLayout& L, bool minor) {
+  std::string s;
+  auto out = [&s](const std::string& line) {
+    s += line;
+    s += '\n';
+  };
+  const int steps = minor ? 9 : 1;
+  out(fmt::format(R"(<defs><clipPath id="plot-area"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath></defs>)",
+                  L.left, L.top, L.right - L.left, L.bottom - L.top));
+  out(R"(<g class="grid" stroke="#e4e4e4" stroke-width="1">)");
+  for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
+    for (int m = 1; m <= steps; ++m) {
+      const double v = d * m;
+      if (v > L.x_max * 1.0001) break;
+      out(fmt::format(R"(<line x1="{0:.2f}" y1="{1}" x2="{0:.2f}" y2="{2}"{3}/>)", L.px_x(v), L.top, L.bottom,
+                      m == 1 ? R"( stroke="#c8c8c8")" : ""));
+    }
+  for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
+    for (int m = 1; m <= steps; ++m) {
+      const double v = d * m;
+      if (v > L.y_max * 1.0001) break;
+      out(fmt::format(R"(<line x1="{1}" y1="{0:.2f}" x2="{2}" y2="{0:.2f}"{3}/>)", L.px_y(v), L.left, L.right,
+                      m == 1 ? R"( stroke="#c8c8c8")" : ""));
+    }
+  out("</g>");
+  out(fmt::format(R"(<rect class="axes" x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#333333"/>)", L.left,
+                  L.top, L.right - L.left, L.bottom - L.top));
+  for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
+    out(fmt::format(R"(<text x="{:.2f}" y="{}" text-anchor="middle">{}</text>)", L.px_x(d), L.bottom + 16,
+                    decade_label(d, "")));
+  for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
+    out(fmt::format(R"(<text x="{}" y="{:.2f}" text-anchor="end">{}</text>)", L.left - 6, L.px_y(d) + 4,
+                    decade_label(d, "FLOP/s")));
+  out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">Arithmetic intensity (FLOP/byte, declared)</text>)",
+                  (L.left + L.right) / 2, L.bottom + 40));
+  out(fmt::format(
+      R"svg(<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">Performance (FLOP/s)</text>)svg",
+      (L.top + L.bottom) / 2));
+  return s;
+}
+
 }  // namespace
 
 double ChartLayout::px_x(double v) const {
@@ -163,39 +206,7 @@ std::string render_svg(const Results& r) {
                   xml_escape(device_line(r))));
   out(fmt::format(R"(<text x="{}" y="42" font-size="11" fill="#555555">{}</text>)", L.left,
                   xml_escape(provenance_line(r))));
-  out(fmt::format(R"(<defs><clipPath id="plot-area"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath></defs>)",
-                  L.left, L.top, L.right - L.left, L.bottom - L.top));
-
-  // Grid: a line per decade, light lines at 2..9.
-  out(R"(<g class="grid" stroke="#e4e4e4" stroke-width="1">)");
-  for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
-    for (int m = 1; m < 10; ++m) {
-      const double v = d * m;
-      if (v > L.x_max * 1.0001) break;
-      out(fmt::format(R"(<line x1="{0:.2f}" y1="{1}" x2="{0:.2f}" y2="{2}"{3}/>)", L.px_x(v), L.top, L.bottom,
-                      m == 1 ? R"( stroke="#c8c8c8")" : ""));
-    }
-  for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
-    for (int m = 1; m < 10; ++m) {
-      const double v = d * m;
-      if (v > L.y_max * 1.0001) break;
-      out(fmt::format(R"(<line x1="{1}" y1="{0:.2f}" x2="{2}" y2="{0:.2f}"{3}/>)", L.px_y(v), L.left, L.right,
-                      m == 1 ? R"( stroke="#c8c8c8")" : ""));
-    }
-  out("</g>");
-  out(fmt::format(R"(<rect class="axes" x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#333333"/>)", L.left,
-                  L.top, L.right - L.left, L.bottom - L.top));
-  for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
-    out(fmt::format(R"(<text x="{:.2f}" y="{}" text-anchor="middle">{}</text>)", L.px_x(d), L.bottom + 16,
-                    decade_label(d, "")));
-  for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
-    out(fmt::format(R"(<text x="{}" y="{:.2f}" text-anchor="end">{}</text>)", L.left - 6, L.px_y(d) + 4,
-                    decade_label(d, "FLOP/s")));
-  out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">Arithmetic intensity (FLOP/byte, declared)</text>)",
-                  (L.left + L.right) / 2, L.bottom + 40));
-  out(fmt::format(
-      R"svg(<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">Performance (FLOP/s)</text>)svg",
-      (L.top + L.bottom) / 2));
+  s += plot_frame(L, true);
 
   // Ceilings. The bandwidth lines rise until they meet the highest compute roof; compute roofs
   // start where they meet the highest bandwidth roof.
@@ -405,29 +416,7 @@ std::string render_svg_machines(const std::vector<const Results*>& runs, const s
   out(fmt::format(R"(<text x="{}" y="42" font-size="11" fill="#555555">each machine's ceilings as measured in its own )"
                   R"(run; ◇ ridge points: the intensity a kernel needs before it is compute-bound</text>)",
                   L.left));
-  out(fmt::format(R"(<defs><clipPath id="plot-area"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath></defs>)",
-                  L.left, L.top, L.right - L.left, L.bottom - L.top));
-  out(R"(<g class="grid" stroke="#e4e4e4" stroke-width="1">)");
-  for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
-    out(fmt::format(R"(<line x1="{0:.2f}" y1="{1}" x2="{0:.2f}" y2="{2}" stroke="#c8c8c8"/>)", L.px_x(d), L.top,
-                    L.bottom));
-  for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
-    out(fmt::format(R"(<line x1="{1}" y1="{0:.2f}" x2="{2}" y2="{0:.2f}" stroke="#c8c8c8"/>)", L.px_y(d), L.left,
-                    L.right));
-  out("</g>");
-  out(fmt::format(R"(<rect class="axes" x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#333333"/>)", L.left,
-                  L.top, L.right - L.left, L.bottom - L.top));
-  for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
-    out(fmt::format(R"(<text x="{:.2f}" y="{}" text-anchor="middle">{}</text>)", L.px_x(d), L.bottom + 16,
-                    decade_label(d, "")));
-  for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
-    out(fmt::format(R"(<text x="{}" y="{:.2f}" text-anchor="end">{}</text>)", L.left - 6, L.px_y(d) + 4,
-                    decade_label(d, "FLOP/s")));
-  out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">Arithmetic intensity (FLOP/byte, declared)</text>)",
-                  (L.left + L.right) / 2, L.bottom + 40));
-  out(fmt::format(
-      R"svg(<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">Performance (FLOP/s)</text>)svg",
-      (L.top + L.bottom) / 2));
+  s += plot_frame(L, false);
 
   double ly = L.top + 4;
   const double lx = L.right + 24;

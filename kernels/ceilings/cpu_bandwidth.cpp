@@ -283,24 +283,17 @@ ROOFBENCH_REGISTER(make(StreamOp::update));
 // Half of each level per thread (L3: half of it shared by all threads), so that the slice
 // stays resident beside the stack and the loop; enough passes to move about 1 GiB per run.
 Variant make_cache(const std::string& level, std::int64_t kib_per_thread) {
-  Variant v;
-  v.family = "ceiling";
-  v.variant = level + "_read";
-  v.precision = Precision::fp32;
-  v.backend = Backend::cpu;
-  v.unit = "simd";
-  v.level = level;
+  Variant v = bandwidth_ceiling_variant(
+      level + "_read", Backend::cpu, level,
+      "all cores, each summing its own slice (half of the level per thread) over and over with " + cpu_info().isa +
+          " vectors; the first pass is cold");
   const int threads = cpu_info().threads;
-  v.flops = [](const Params&) { return 0.0; };
   v.bytes = [threads](const Params& p) {
     return static_cast<double>(threads) * 1024.0 * static_cast<double>(param(p, "kib_per_thread") * param(p, "passes"));
   };
   v.work = "each thread sums its own slice of kib_per_thread KiB, passes times: reads threads x KiB x passes bytes";
   v.summary = "read-only over a working set that fits in " + level + ", on all cores, " + cpu_info().isa + " vectors";
   v.source = __FILE__;
-  v.ceiling = CeilingSpec{v.variant, "bandwidth", level,
-                          "all cores, each summing its own slice (half of the level per thread) over and over with " +
-                              cpu_info().isa + " vectors; the first pass is cold"};
   kib_per_thread = std::max<std::int64_t>(4, kib_per_thread / 4 * 4);  // whole 4 KiB pages: a multiple of 64 floats
   const std::int64_t passes =
       std::max<std::int64_t>(4, (std::int64_t{1} << 30) / (static_cast<std::int64_t>(threads) * kib_per_thread * 1024));

@@ -118,21 +118,13 @@ class GpuSmemRead final : public Instance {
 
 // ---------------------------------------------------------------- registration
 Variant make_l2() {
-  Variant v;
-  v.family = "ceiling";
-  v.variant = "l2_read";
-  v.precision = Precision::fp32;
-  v.backend = Backend::cuda;
-  v.unit = "simt";
-  v.level = "l2";
-  v.flops = [](const Params&) { return 0.0; };
+  Variant v = bandwidth_ceiling_variant("l2_read", Backend::cuda, "l2",
+                                        "16 MiB (inside the L2 of an H100/H200) read passes times with ld.global.cg, "
+                                        "256 threads x 8 blocks per SM; the first pass is cold");
   v.bytes = [](const Params& p) { return 4.0 * static_cast<double>(param(p, "n") * param(p, "passes")); };
   v.work = "sum of n floats, passes times: reads 4 x n x passes bytes";
   v.summary = "float4 reads that skip the L1 (ld.global.cg) over 16 MiB, read again and again";
   v.source = __FILE__;
-  v.ceiling = CeilingSpec{"l2_read", "bandwidth", "l2",
-                          "16 MiB (inside the L2 of an H100/H200) read passes times with ld.global.cg, 256 threads x 8 "
-                          "blocks per SM; the first pass is cold"};
   v.sizes = {{{"n", 1 << 22}, {"passes", 256}}};
   v.quick_sizes = {{{"n", 1 << 22}, {"passes", 64}}};
   v.test_sizes = {{{"n", 4}, {"passes", 3}}, {{"n", 4096 + 4}, {"passes", 2}}};
@@ -141,23 +133,15 @@ Variant make_l2() {
 }
 
 Variant make_smem() {
-  Variant v;
-  v.family = "ceiling";
-  v.variant = "smem_read";
-  v.precision = Precision::fp32;
-  v.backend = Backend::cuda;
-  v.unit = "simt";
-  v.level = "smem";
-  v.flops = [](const Params&) { return 0.0; };
+  Variant v = bandwidth_ceiling_variant("smem_read", Backend::cuda, "smem",
+                                        "ld.shared.v4.f32 by consecutive lanes (no bank conflicts), 256 threads, 32 KiB "
+                                        "per block, 1056 blocks (8 per SM on 132 SMs)");
   v.bytes = [](const Params& p) {
     return 1024.0 * static_cast<double>(param(p, "blocks") * param(p, "kib_per_block") * param(p, "passes"));
   };
   v.work = "each block sums its own kib_per_block KiB of shared memory, passes times: reads blocks x KiB x passes";
   v.summary = "conflict-free 16-byte ld.shared over 32 KiB per block, again and again";
   v.source = __FILE__;
-  v.ceiling = CeilingSpec{"smem_read", "bandwidth", "smem",
-                          "ld.shared.v4.f32 by consecutive lanes (no bank conflicts), 256 threads, 32 KiB per block, "
-                          "1056 blocks (8 per SM on 132 SMs)"};
   v.sizes = {{{"blocks", 1056}, {"kib_per_block", 32}, {"passes", 4096}}};
   v.quick_sizes = {{{"blocks", 1056}, {"kib_per_block", 32}, {"passes", 1024}}};
   v.test_sizes = {{{"blocks", 1}, {"kib_per_block", 1}, {"passes", 3}}, {{"blocks", 7}, {"kib_per_block", 32}, {"passes", 2}}};

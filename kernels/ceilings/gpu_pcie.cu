@@ -75,22 +75,14 @@ class GpuTransfer final : public Instance {
 // ---------------------------------------------------------------- registration
 Variant make(bool to_device, bool pinned) {
   const std::string dir = to_device ? "h2d" : "d2h", mem = pinned ? "pinned" : "pageable";
-  Variant v;
-  v.family = "ceiling";
-  v.variant = "pcie_" + dir + "_" + mem;
-  v.precision = Precision::fp32;
-  v.backend = Backend::cuda;
-  v.unit = "simt";
-  v.level = "pcie";
-  v.flops = [](const Params&) { return 0.0; };
+  Variant v = bandwidth_ceiling_variant("pcie_" + dir + "_" + mem, Backend::cuda, "pcie",
+                                        "one cudaMemcpy of n floats " + std::string(to_device ? "to" : "from") +
+                                            " the GPU, " + mem + " host memory, timed with events on the default stream");
   v.bytes = [](const Params& p) { return 4.0 * static_cast<double>(param(p, "n")); };
   v.work = "cudaMemcpy of n floats: 4n bytes over the host link";
   v.summary = std::string("cudaMemcpy ") + (to_device ? "host to device" : "device to host") + " from " + mem +
               " host memory";
   v.source = __FILE__;
-  v.ceiling = CeilingSpec{v.variant, "bandwidth", "pcie",
-                          "one cudaMemcpy of n floats " + std::string(to_device ? "to" : "from") + " the GPU, " + mem +
-                              " host memory, timed with events on the default stream"};
   v.sizes = vector_sizes({1 << 26});
   v.quick_sizes = vector_sizes({1 << 24});
   v.test_sizes = vector_sizes({1, 4096 + 3, 1 << 20});

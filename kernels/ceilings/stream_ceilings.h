@@ -100,14 +100,24 @@ inline Verification check_stream(StreamOp op, const float* x, const float* c, co
   return chk.finish();
 }
 
-inline Variant stream_ceiling_variant(StreamOp op, Backend backend, const std::string& level) {
+// What every bandwidth ceiling declares: FP32 data, no FLOPs, its memory level, and the spec the
+// model reads (`method`, one line, goes into results.json).
+inline Variant bandwidth_ceiling_variant(const std::string& name, Backend backend, const std::string& level,
+                                         const std::string& method) {
   Variant v;
   v.family = "ceiling";
-  v.variant = level + "_" + op_name(op);
+  v.variant = name;
   v.precision = Precision::fp32;
   v.backend = backend;
   v.unit = backend == Backend::cpu ? "simd" : "simt";
   v.level = level;
+  v.flops = [](const Params&) { return 0.0; };
+  v.ceiling = CeilingSpec{name, "bandwidth", level, method};
+  return v;
+}
+
+inline Variant stream_ceiling_variant(StreamOp op, Backend backend, const std::string& level) {
+  Variant v = bandwidth_ceiling_variant(level + "_" + op_name(op), backend, level, "");
   v.flops = [op](const Params& p) {
     const double n = static_cast<double>(param(p, "n"));
     return op == StreamOp::triad ? 2.0 * n : op == StreamOp::update ? n : 0.0;
@@ -130,7 +140,6 @@ inline Variant stream_ceiling_variant(StreamOp op, Backend backend, const std::s
       v.work = "y = y + 1 in place: n flops; reads 4n and writes the same 4n bytes";
       break;
   }
-  v.ceiling = CeilingSpec{v.variant, "bandwidth", level, ""};
   return v;
 }
 

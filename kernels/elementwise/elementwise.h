@@ -26,13 +26,6 @@ inline double gelu(double t) {
   return 0.5 * t * (1.0 + std::tanh(0.7978845608028654 * (t + 0.044715 * t * t * t)));
 }
 
-inline std::string sizeof_text(Precision p) {
-  return p == Precision::fp32 ? "4" : p == Precision::fp64 ? "8" : "2";
-}
-inline double bytes_of(Precision p) {
-  return p == Precision::fp32 ? 4.0 : p == Precision::fp64 ? 8.0 : 2.0;
-}
-
 // ---------------------------------------------------------------- y = sin²x + cos²x (FP32)
 inline Variant sincos_variant(bool fused) {
   Variant v;
@@ -74,8 +67,8 @@ Variant bias_gelu_variant(bool fused) {
   v.variant = fused ? "bias_gelu_fused" : "bias_gelu_unfused";
   v.precision = precision_of<T>();
   if (v.precision != Precision::fp32) v.math = Precision::fp32;  // computed in FP32, stored in 16 bits
-  const std::string s = sizeof_text(v.precision);
   const double b = bytes_of(v.precision);
+  const std::string s = fmt::format("{:.0f}", b);
   // bias add 1, GELU 9 (t³: 2, t + 0.044715·t³: 2, ×√(2/π): 1, tanh counted as 1, 1 + …: 1, ×t, ×0.5).
   v.flops = [](const Params& p) { return 10.0 * static_cast<double>(param(p, "n")); };
   if (fused) {
@@ -114,8 +107,8 @@ Variant relu_variant() {
   v.family = "lowprec";
   v.variant = "relu";
   v.precision = precision_of<T>();
-  const std::string s = sizeof_text(v.precision);
   const double b = bytes_of(v.precision);
+  const std::string s = fmt::format("{:.0f}", b);
   v.flops = [](const Params& p) { return static_cast<double>(param(p, "n")); };
   v.bytes = [b](const Params& p) { return 2.0 * b * static_cast<double>(param(p, "n")); };
   v.work = fmt::format("y = max(x, 0): 1 op per element; reads x, writes y: 2×{} bytes per element (intensity "

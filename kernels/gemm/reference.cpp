@@ -73,7 +73,7 @@ Variant variant_for(Precision precision, Backend backend, const std::string& uni
   v.unit = unit;
   if (precision != Precision::fp32 && unit != "tensor") v.math = Precision::fp32;
   v.flops = flops;
-  const double in_bytes = precision == Precision::fp32 ? 4.0 : 2.0;
+  const double in_bytes = bytes_of(precision);
   v.bytes = [in_bytes](const Params& p) { return bytes(p, in_bytes); };
   v.work = kWork;
   v.test_sizes = test_shapes();
