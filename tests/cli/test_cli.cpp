@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "bench/results.h"
+#include "reports/format.h"
 #include "roofbench/version.h"
 #include "tests/testing.h"
 
@@ -386,4 +387,34 @@ TEST(Cli, ReportOfTwoResultsFilesDrawsBothRooflinesOnOneChart) {
   EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
   expect_usage_error(rb("report " + a.string() + " " + (out / "missing.json").string() + " --out " + out.string()),
                      "missing.json");
+}
+
+// Committed fixtures, both written by the suite: a quick CPU run (tests/fixtures) and the
+// committed CPU baseline. Each machine's balance on the chart comes from its own file's
+// ceilings: its highest compute roof over its best DRAM roof.
+TEST(Cli, ReportOfTheCommittedFixturesShowsEachRunsOwnBalance) {
+  const std::vector<std::string> inputs = {std::string(ROOFBENCH_SOURCE_DIR) + "/tests/fixtures/cpu-quick-saxpy.results.json",
+                                           std::string(ROOFBENCH_SOURCE_DIR) +
+                                               "/reports/baselines/cpu-amd-epyc-2c/results.json"};
+  const fs::path out = fresh("rb_fixture_pair");
+  const CmdResult r = rb("report " + inputs[0] + " " + inputs[1] + " --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string svg = slurp(out / "rooflines.svg");
+  int machines = 0;
+  for (auto at = svg.find("<g class=\"machine\""); at != std::string::npos; at = svg.find("<g class=\"machine\"", at + 1))
+    ++machines;
+  EXPECT_EQ(machines, 2);
+  for (const auto& path : inputs) {
+    const roofbench::Results res = roofbench::load_results(path);
+    double top = 0, dram = 0;
+    for (const auto& c : res.ceilings) {
+      if (c.kind == "compute") top = std::max(top, c.value);
+      if (c.kind == "bandwidth" && c.level == "dram") dram = std::max(dram, c.value);
+    }
+    ASSERT_GT(top, 0) << path;
+    ASSERT_GT(dram, 0) << path;
+    const std::string balance = "balance: " + roofbench::intensity(top / dram) + " FLOP per byte";
+    EXPECT_NE(svg.find(balance), std::string::npos) << path << ": " << balance;
+    EXPECT_NE(svg.find("data-machine=\"" + res.device.at("name").get<std::string>()), std::string::npos) << path;
+  }
 }
