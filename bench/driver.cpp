@@ -9,10 +9,12 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <regex>
 
 #include "bench/atomic_write.h"
+#include "bench/counters.h"
 #include "bench/cpu_info.h"
 #include "bench/device.h"
 #include "bench/gbench_runner.h"
@@ -24,7 +26,11 @@
 #include "roofbench/version.h"
 #include "roofline/datasheets.h"
 #include "roofline/gpu_peaks.h"
+#include "roofline/cupti/metrics.h"
 #include "roofline/model.h"
+#ifdef ROOFBENCH_HAVE_CUDA
+#include "roofline/cupti/host.h"
+#endif
 
 namespace roofbench {
 
@@ -175,8 +181,26 @@ struct RunArgs {
   std::string out;
   std::uint64_t seed = MeasureOptions{}.seed;
   std::optional<double> noise_target_pct, budget_s;
+  bool counters = false;
+  std::string metrics;  // --metrics a,b,c
   std::vector<std::string> gbench_args;
 };
+
+// Before anything is measured: which counters each benchmark gets and the replay passes they
+// need, one line per distinct metric set.
+void print_counter_plan(CounterCollector& cc, const std::vector<Job>& jobs, std::ostream& out) {
+  std::map<std::vector<std::string>, std::vector<std::string>> sets;  // metrics -> benchmarks
+  for (const auto& j : jobs)
+    if (j.tag.empty()) sets[cc.metrics_for(declare(*j.variant, j.params))].push_back(j.variant->base_name());
+  for (auto& [metrics, names] : sets) {
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    const int passes = cc.passes_for(metrics);
+    std::string who = names.front();
+    if (names.size() > 1) who += fmt::format(" and {} more", names.size() - 1);
+    out << fmt::format("  {} metric{}, {} pass{}: {}\n", metrics.size(), metrics.size() == 1 ? "" : "s", passes,
+                       passes == 1 ? "" : "es", who);
+  }
+}
 
 int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   auto dev = open_device(a.device);
@@ -199,6 +223,12 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   if (a.noise_target_pct) opt.target_rel_iqr = *a.noise_target_pct / 100;
   if (a.budget_s) opt.max_time_s = *a.budget_s;
 
+  CounterRequest creq;
+  creq.enabled = a.counters || !a.metrics.empty();
+  if (!a.metrics.empty()) creq.metrics = cupti::parse_metric_list(a.metrics);
+  nlohmann::json counter_status;
+  std::unique_ptr<CounterCollector> counters = open_counters(*dev, creq, &counter_status);
+
   Results r;
   r.provenance = provenance(argc, argv);
   r.device = dev->describe();
@@ -212,7 +242,17 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
       "roofbench {} on {}: {} benchmarks ({} ceilings first{}), cache {}\n", ROOFBENCH_VERSION, device_line(r),
       jobs.size(), ceiling_jobs(dev->backend(), a.quick).size(), ceilings_only ? "" : " and again last",
       opt.cold_cache ? fmt::format("flushed with {} before every sample", si(dev->flush_bytes(), "B")) : "warm");
-  JobsOutput ran = run_jobs(*dev, jobs, opt, a.gbench_args, std::cout);
+  if (counters) {
+    std::cout << "counters: CUPTI Range Profiler on " << counter_status.value("chip", std::string("?"))
+              << ", in a pass of their own after each benchmark's timed samples\n";
+    print_counter_plan(*counters, jobs, std::cout);
+  } else if (creq.enabled) {
+    std::cout << "counters: none (" << counter_status.value("reason", std::string("unavailable"))
+              << "); the run goes on with timing only\n";
+    if (counter_status.contains("hint")) std::cout << "  to fix: " << counter_status["hint"].get<std::string>() << "\n";
+  }
+  JobsOutput ran = run_jobs(*dev, jobs, opt, a.gbench_args, std::cout, counters.get());
+  r.counters = counters ? counters->status() : counter_status;
 
   int failed = 0;
   for (const auto& jr : ran.results) {
@@ -365,6 +405,56 @@ int cmd_history(const HistoryArgs& a) {
   return h.exit_code();
 }
 
+struct MetricsArgs {
+  std::string chip = cupti::kHopperChip;
+  std::string filter;
+  std::string metrics;
+  bool all = false;
+};
+
+// `roofbench metrics`: the counters each CUDA benchmark would get on a chip, and the replay
+// passes they need, from CUPTI's host API alone (no GPU needed).
+int cmd_metrics(const MetricsArgs& a) {
+#ifdef ROOFBENCH_HAVE_CUDA
+  cupti::MetricHost host(a.chip);
+  if (a.all) {
+    for (const auto& m : host.base_metrics()) std::cout << m << "\n";
+    return kExitOk;
+  }
+  std::vector<std::string> user;
+  if (!a.metrics.empty()) {
+    user = cupti::parse_metric_list(a.metrics);
+    host.require_known(user, "--metrics");
+  }
+  std::regex re;
+  try {
+    re = std::regex(a.filter.empty() ? "." : a.filter);
+  } catch (const std::regex_error&) {
+    throw InputError("--filter '" + a.filter + "' is not a valid regular expression");
+  }
+  std::cout << fmt::format("chip {}: at most {} hardware metrics per pass; default sets stay within {} passes\n",
+                           host.chip(), host.max_hardware_metrics_per_pass(), cupti::kPassBudget);
+  std::map<std::vector<std::string>, int> passes;
+  int shown = 0;
+  for (const auto& v : registry()) {
+    if (v.backend != Backend::cuda || v.sizes.empty() || !std::regex_search(v.base_name(), re)) continue;
+    const BenchmarkResult b = declare(v, v.sizes.front());
+    const std::vector<std::string> metrics = user.empty() ? cupti::default_metrics(b) : user;
+    auto it = passes.find(metrics);
+    if (it == passes.end()) it = passes.emplace(metrics, host.passes(metrics)).first;
+    std::string list;
+    for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
+    std::cout << fmt::format("{:<40} {} pass{}  {}\n", v.base_name(), it->second, it->second == 1 ? " " : "es", list);
+    ++shown;
+  }
+  if (!shown) throw InputError("--filter '" + a.filter + "' matches no CUDA benchmark (see `roofbench list`)");
+  return kExitOk;
+#else
+  (void)a;
+  throw InputError("this roofbench was built without CUDA, so without CUPTI's metric tables");
+#endif
+}
+
 int cmd_list() {
   std::cout << fmt::format("{:<5} {:<42} {:<7} {:<26} {}\n", "dev", "benchmark", "unit", "sizes (quick)", "what");
   for (const auto& v : registry()) {
@@ -399,6 +489,10 @@ int roofbench_main(int argc, char** argv) {
                     "seconds of wall time a benchmark may sample for when it does not reach the noise target "
                     "(default 5; 1 with --quick)")
         ->check(CLI::Range(0.0, 3600.0));
+    sub->add_flag("--counters", run_args.counters,
+                  "also read hardware counters (CUPTI) in a separate pass after each benchmark's timed samples");
+    sub->add_option("--metrics", run_args.metrics,
+                    "counters to read instead of each benchmark's default set: a,b,c (implies --counters)");
     sub->allow_extras();  // --benchmark_* flags go to Google Benchmark
   };
   CLI::App* run = app.add_subcommand("run", "verify, time and place every benchmark; write results and reports");
@@ -448,6 +542,14 @@ int roofbench_main(int argc, char** argv) {
   history->add_option("--alpha", hist.alpha, "significance level of the adjusted p-value (default 0.01)")
       ->check(CLI::Range(1e-9, 0.5));
 
+  MetricsArgs met;
+  CLI::App* metrics = app.add_subcommand(
+      "metrics", "the hardware counters each CUDA benchmark gets on a chip and the replay passes they need (no GPU needed)");
+  metrics->add_option("--chip", met.chip, "CUPTI chip name (default GH100: H100 and H200)");
+  metrics->add_option("--filter", met.filter, "regular expression over benchmark names");
+  metrics->add_option("--metrics", met.metrics, "check this list (a,b,c) instead of the default sets");
+  metrics->add_flag("--all", met.all, "list every metric the chip has");
+
   app.add_subcommand("list", "list every registered benchmark");
 
   try {
@@ -471,6 +573,7 @@ int roofbench_main(int argc, char** argv) {
     if (report->parsed()) return cmd_report(report_paths, report_out);
     if (compare->parsed()) return cmd_compare(cmp);
     if (history->parsed()) return cmd_history(hist);
+    if (metrics->parsed()) return cmd_metrics(met);
     return cmd_list();
   } catch (const InputError& e) {
     std::cerr << "roofbench: " << e.what() << "\n";

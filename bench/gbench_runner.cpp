@@ -55,7 +55,7 @@ std::string find_flag(const std::vector<std::string>& args, const std::string& f
 }  // namespace
 
 JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOptions& opt,
-                    const std::vector<std::string>& gbench_args, std::ostream& progress) {
+                    const std::vector<std::string>& gbench_args, std::ostream& progress, CounterCollector* counters) {
   initialize_gbench(gbench_args);
   benchmark::ClearRegisteredBenchmarks();
 
@@ -84,7 +84,7 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
     const Job job = jobs[i];
     BenchmarkResult* res = &all[i].result;
     int* runs = &ran[i];
-    auto body = [&dev, &opt, &progress, job, res, runs, done, total](benchmark::State& state) {
+    auto body = [&dev, &opt, &progress, counters, job, res, runs, done, total](benchmark::State& state) {
       if ((*runs)++ == 0) ++*done;
       const std::string rep = *runs > 1 ? fmt::format(" (repetition {})", *runs) : "";
       progress << fmt::format("[{}/{}] {}{} … ", *done, total, res->name, rep) << std::flush;
@@ -134,6 +134,17 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
       if (m.stop_reason == "max_samples") notes += ", at the sample limit";
       if (!m.throttled.empty()) notes += fmt::format(", {} throttled", m.throttled.size());
       progress << fmt::format(" (verified, {} checked{})\n", res->verification.checked, notes) << std::flush;
+      // Counters last, in a pass of their own: nothing above was timed under the profiler.
+      if (counters && job.tag.empty() && *runs == 1) {
+        res->counters = counters->collect(dev, *inst, *res, opt.seed, opt.cold_cache);
+        const Counters& c = *res->counters;
+        if (!c.error.empty())
+          progress << "    counters: " << c.error << "\n";
+        else
+          progress << fmt::format("    counters ({} pass{}): {}\n", c.passes, c.passes == 1 ? "" : "es",
+                                  counter_line(c, res->flops, res->bytes));
+        progress << std::flush;
+      }
     };
     benchmark::RegisterBenchmark(res->name.c_str(), body)
         ->UseManualTime()

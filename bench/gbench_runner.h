@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/counters.h"
 #include "bench/device.h"
 #include "bench/harness.h"
 
@@ -31,8 +32,10 @@ struct JobsOutput {
 };
 
 // `gbench_args` are --benchmark_* flags passed through to Google Benchmark; an unknown one is an
-// InputError. Progress lines go to `progress`.
+// InputError. Progress lines go to `progress`. With `counters`, every job without a tag gets a
+// counter pass after its timed samples (repetitions and end-of-run passes do not repeat it).
 JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOptions& opt,
-                    const std::vector<std::string>& gbench_args, std::ostream& progress);
+                    const std::vector<std::string>& gbench_args, std::ostream& progress,
+                    CounterCollector* counters = nullptr);
 
 }  // namespace roofbench

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "roofline/cupti/metrics.h"
+
 namespace roofbench {
 
 WaveModel wave_model(std::int64_t tile_m, std::int64_t tile_n, std::int64_t M, std::int64_t N,
@@ -163,6 +165,35 @@ WaveModel waves_from(const json& j, const Params& p) {
   }
 }
 
+json counters_json(const Counters& c) {
+  json derived = {{"flops", opt(c.flops)},
+                  {"flops_formula", c.flops_formula.empty() ? json(nullptr) : json(c.flops_formula)},
+                  {"bytes", c.bytes},
+                  {"intensity", cupti::measured_intensity(c)},
+                  {"time_s", opt(c.time_s)},
+                  {"sm_clock_hz", opt(c.sm_clock_hz)},
+                  {"threads_per_instruction", opt(c.threads_per_instruction)},
+                  {"branch_uniformity", opt(c.branch_uniformity)}};
+  return {{"set", c.set},
+          {"metrics", c.metrics},
+          {"passes", c.passes},
+          {"values", c.values},
+          {"error", c.error.empty() ? json(nullptr) : json(c.error)},
+          {"derived", derived}};
+}
+Counters counters_from(const json& j) {
+  Counters c;
+  c.set = j.value("set", "");
+  c.metrics = j.at("metrics").get<std::vector<std::string>>();
+  c.passes = j.value("passes", 0);
+  c.values = j.at("values").get<std::map<std::string, double>>();
+  if (auto it = j.find("error"); it != j.end() && !it->is_null()) c.error = it->get<std::string>();
+  for (const auto& [name, v] : c.values)
+    if (!std::isfinite(v)) throw InputError("counter '" + name + "' is not a finite number");
+  cupti::derive(c);  // derived values are recomputed, never trusted from the file
+  return c;
+}
+
 json benchmark_json(const BenchmarkResult& b) {
   json j = {{"name", b.name},
             {"family", b.family},
@@ -184,6 +215,7 @@ json benchmark_json(const BenchmarkResult& b) {
   j["placement"] = b.placement ? placement_json(*b.placement) : json(nullptr);
   j["waves"] = b.waves ? waves_json(*b.waves) : json(nullptr);
   j["compared_with"] = b.compared_with.empty() ? json(nullptr) : json(b.compared_with);
+  j["counters"] = b.counters ? counters_json(*b.counters) : json(nullptr);
   // Convenience copies of the headline numbers for jq users; recomputed on load.
   if (b.measurement) {
     j["median_s"] = b.measurement->stats.median;
@@ -213,6 +245,7 @@ BenchmarkResult benchmark_from(const json& j) {
   if (!j.at("placement").is_null()) b.placement = placement_from(j.at("placement"));
   if (auto it = j.find("waves"); it != j.end() && !it->is_null()) b.waves = waves_from(*it, b.params);
   if (auto it = j.find("compared_with"); it != j.end() && !it->is_null()) b.compared_with = it->get<std::string>();
+  if (auto it = j.find("counters"); it != j.end() && !it->is_null()) b.counters = counters_from(*it);
   if (b.verified() && !b.measurement) throw InputError("benchmark '" + b.name + "' is verified but has no measurement");
   if (!b.verified() && b.measurement)
     throw InputError("benchmark '" + b.name + "' failed verification but carries a measurement");
@@ -271,6 +304,7 @@ void to_json(json& j, const Results& r) {
   j["provenance"] = r.provenance;
   j["device"] = r.device;
   j["settings"] = r.settings;
+  j["counters"] = r.counters;
   j["ceilings"] = json::array();
   for (const auto& c : r.ceilings) j["ceilings"].push_back(ceiling_json(c));
   j["ridge_points"] = json::array();
@@ -296,6 +330,7 @@ void from_json(const json& j, Results& r) {
     if (!r.device.is_object() || !r.device.contains("kind") || !r.device.contains("name"))
       throw InputError("\"device\" needs \"kind\" and \"name\"");
     r.settings = j.at("settings");
+    r.counters = j.value("counters", json(nullptr));
     r.ceilings.clear();
     for (const auto& c : j.at("ceilings")) r.ceilings.push_back(ceiling_from(c));
     r.ridge_points.clear();

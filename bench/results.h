@@ -2,6 +2,7 @@
 // The results model: what one `roofbench run` measured. results.json is this model serialized;
 // every printer (console, SVG, HTML, Markdown, compare) reads it and nothing else.
 // The schema is documented in docs/results-schema.md; bump kResultsSchema on any breaking change.
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -68,6 +69,25 @@ struct WaveModel {
 WaveModel wave_model(std::int64_t tile_m, std::int64_t tile_n, std::int64_t M, std::int64_t N,
                      std::int64_t blocks_per_sm, std::int64_t sms);
 
+// Hardware counters of one benchmark, from a separate profiled pass (never the timed one):
+// the metric values CUPTI evaluated for one run of the kernel, and what the model derives from
+// them (roofline/cupti/metrics.h). Counter-measured work sits beside the declared work.
+struct Counters {
+  std::vector<std::string> metrics;      // collected, in the order asked for
+  std::map<std::string, double> values;  // metric -> value for the profiled run
+  int passes = 0;                        // replay passes CUPTI needed for them
+  std::string set;                       // "default" (chosen from the kernel) or "user" (--metrics)
+  std::string error;                     // non-empty: the collection failed; one line, why
+  // Derived from `values` when they load (recomputed, like the statistics):
+  std::optional<double> flops;                // measured FLOPs: FP instructions or tensor ops
+  std::string flops_formula;                  // which counters, e.g. "fadd + fmul + 2·ffma (SASS, per thread)"
+  std::map<std::string, double> bytes;        // by level: "l1", "l2", "dram"
+  std::optional<double> time_s, sm_clock_hz;  // the profiled run's duration and SM clock
+  std::optional<double> threads_per_instruction;  // 32 when no lane ever idles
+  std::optional<double> branch_uniformity;        // share of branch targets taken by all active threads alike
+  bool ok() const { return error.empty() && !values.empty(); }
+};
+
 struct BenchmarkResult {
   std::string name;  // family/variant/precision/params
   std::string family, variant;
@@ -90,6 +110,7 @@ struct BenchmarkResult {
   // The lesson families: the base name (family/variant/precision) of the form this one is
   // measured against at the same parameters, e.g. a fused kernel against its unfused chain.
   std::string compared_with;
+  std::optional<Counters> counters;  // `run --counters` / `--metrics` on a GPU
   std::vector<std::string> warnings;
   Precision roof_precision() const { return math.value_or(precision); }
   bool verified() const { return verification.ok && error.empty(); }
@@ -130,6 +151,9 @@ struct Results {
   nlohmann::json provenance = nlohmann::json::object();  // version, git, command line, time, host
   nlohmann::json device = nlohmann::json::object();      // "kind", "name" and per-kind properties
   nlohmann::json settings = nlohmann::json::object();    // how the run measured
+  // Counter collection for the run: null when not asked for; else whether counters were
+  // available and, when not, the one-line reason and how to fix it (docs/results-schema.md).
+  nlohmann::json counters = nullptr;
   std::vector<Ceiling> ceilings;
   std::vector<RidgePoint> ridge_points;
   std::vector<BenchmarkResult> benchmarks;

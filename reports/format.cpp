@@ -7,6 +7,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "roofline/cupti/metrics.h"
+
 namespace roofbench {
 
 std::string si(double v, const std::string& unit) {
@@ -257,6 +259,57 @@ std::vector<LessonRow> lessons(const Results& r) {
       rows.push_back({b.name, a.name, duration(t), duration(ta), fmt::format("{:.2f}×", ta / t), si(b.bytes, "B"),
                       si(a.bytes, "B"), b.placement ? fmt::format("{:.1f}%", b.placement->roof_pct) : "—"});
     }
+  }
+  return rows;
+}
+
+namespace {
+std::string ratio_text(double measured, double declared) {
+  return declared > 0 ? fmt::format("{:.2f}×", measured / declared) : "—";
+}
+}  // namespace
+
+std::string counter_line(const Counters& c, double declared_flops, double declared_bytes) {
+  std::vector<std::string> parts;
+  if (c.flops)
+    parts.push_back(fmt::format("FLOPs {} (declared {})", si(*c.flops, ""), si(declared_flops, "")));
+  if (auto it = c.bytes.find("dram"); it != c.bytes.end())
+    parts.push_back(fmt::format("HBM {} (declared {}, {})", si(it->second, "B"), si(declared_bytes, "B"),
+                                ratio_text(it->second, declared_bytes)));
+  if (auto it = c.bytes.find("l2"); it != c.bytes.end()) parts.push_back("L2 " + si(it->second, "B"));
+  if (auto it = c.bytes.find("l1"); it != c.bytes.end()) parts.push_back("L1 " + si(it->second, "B"));
+  if (c.threads_per_instruction) parts.push_back(fmt::format("{:.1f} threads/instruction", *c.threads_per_instruction));
+  if (c.branch_uniformity) parts.push_back(fmt::format("branches {:.0f}% uniform", 100 * *c.branch_uniformity));
+  if (parts.empty()) return fmt::format("{} metrics", c.values.size());
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+std::vector<CounterRow> counter_rows(const Results& r) {
+  std::vector<CounterRow> rows;
+  for (const auto& b : r.benchmarks) {
+    if (!b.counters) continue;
+    const Counters& c = *b.counters;
+    CounterRow row;
+    row.name = b.name;
+    if (c.passes) row.passes = std::to_string(c.passes);
+    row.error = c.error;
+    if (c.flops) {
+      row.flops = si(*c.flops, "");
+      row.flops_ratio = ratio_text(*c.flops, b.flops);
+    }
+    if (auto it = c.bytes.find("dram"); it != c.bytes.end()) {
+      row.dram = si(it->second, "B");
+      if (b.level == "dram") row.dram_ratio = ratio_text(it->second, b.bytes);
+    }
+    if (auto it = c.bytes.find("l2"); it != c.bytes.end()) row.l2 = si(it->second, "B");
+    if (auto it = c.bytes.find("l1"); it != c.bytes.end()) row.l1 = si(it->second, "B");
+    for (const auto& [level, ai] : cupti::measured_intensity(c))
+      (level == "l1" ? row.ai_l1 : level == "l2" ? row.ai_l2 : row.ai_dram) = intensity(ai);
+    if (c.threads_per_instruction) row.threads_per_instruction = fmt::format("{:.1f}", *c.threads_per_instruction);
+    if (c.branch_uniformity) row.branch_uniformity = fmt::format("{:.1f}%", 100 * *c.branch_uniformity);
+    rows.push_back(std::move(row));
   }
   return rows;
 }

@@ -76,6 +76,25 @@ struct LessonRow {
 };
 std::vector<LessonRow> lessons(const Results& r);
 
+// Counters beside the declared work, one line: "FLOPs 2.15 G (declared 2.15 G), HBM 805 MB
+// (declared 805 MB, 1.00×), L2 1.21 GB, L1 3.40 GB". `declared_bytes` are at the DRAM level.
+std::string counter_line(const Counters& c, double declared_flops, double declared_bytes);
+
+// One row per benchmark with counters: measured against declared work, the measured intensity
+// at each level (FLOP per byte at L1, L2 and HBM) and, where collected, the divergence measures.
+// Cells without a value hold "—"; `error` holds why the counters are missing.
+struct CounterRow {
+  std::string name, passes = "—";
+  std::string flops = "—", flops_ratio = "—";  // measured FLOPs and measured / declared
+  std::string dram = "—", dram_ratio = "—";    // HBM bytes and measured / declared (DRAM-level kernels)
+  std::string l2 = "—", l1 = "—";              // bytes
+  std::string ai_l1 = "—", ai_l2 = "—", ai_dram = "—";  // FLOP/byte
+  std::string threads_per_instruction = "—";   // of 32
+  std::string branch_uniformity = "—";         // percent
+  std::string error;
+};
+std::vector<CounterRow> counter_rows(const Results& r);
+
 // Every warning of a run, ceilings first, as (what it is about, the warning).
 std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r);
 

@@ -23,6 +23,29 @@ std::string render_markdown_ladder(const Results& r) {
   return s + "\n";
 }
 
+std::string render_markdown_counters(const Results& r) {
+  std::string s;
+  if (!r.counters.is_null() && !r.counters.value("available", false))
+    s += fmt::format("**Counters**: none ({})\n\n", md_cell(r.counters.value("reason", std::string("unavailable"))));
+  const auto rows = counter_rows(r);
+  if (rows.empty()) return s;
+  s += "**Counters** (CUPTI, a separate pass after the timed samples; measured beside declared; FLOP/B at each "
+       "level: measured FLOPs over the bytes counted there)\n\n";
+  s += "| benchmark | passes | FLOPs | ÷ declared | HBM bytes | ÷ declared | L2 bytes | L1 bytes | FLOP/B L1 | FLOP/B L2 "
+       "| FLOP/B HBM | threads/inst | uniform branches |\n";
+  s += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& c : rows) {
+    if (!c.error.empty()) {
+      s += fmt::format("| `{}` | {} | {} | | | | | | | | | | |\n", md_cell(c.name), c.passes, md_cell(c.error));
+      continue;
+    }
+    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(c.name), c.passes,
+                     c.flops, c.flops_ratio, c.dram, c.dram_ratio, c.l2, c.l1, c.ai_l1, c.ai_l2, c.ai_dram,
+                     c.threads_per_instruction, c.branch_uniformity);
+  }
+  return s + "\n";
+}
+
 std::string render_markdown(const Results& r) {
   std::string s;
   s += fmt::format("### roofbench: {}\n\n", md_cell(device_line(r)));
@@ -50,6 +73,8 @@ std::string render_markdown(const Results& r) {
                        l.against_time, l.speedup, l.bytes, l.against_bytes, l.roof_pct);
     s += "\n";
   }
+
+  s += render_markdown_counters(r);
 
   s += "| benchmark | median | IQR | FLOP/s | bytes/s | FLOP/B | % of roof | bound | waves (efficiency) | status |\n";
   s += "|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n";

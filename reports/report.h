@@ -9,6 +9,7 @@ namespace roofbench {
 
 std::string render_markdown(const Results& r);  // summary.md: tables fit for a PR comment
 std::string render_markdown_ladder(const Results& r);  // its GEMM-ladder table alone ("" without GEMMs)
+std::string render_markdown_counters(const Results& r);  // its counters table alone ("" without counters)
 std::string render_html(const Results& r);      // report.html: chart and tables, self-contained
 std::string render_console(const Results& r);   // the table printed at the end of a run
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reports/format.h"
+#include "roofline/cupti/metrics.h"
 #include "roofline/model.h"
 
 namespace roofbench {
@@ -103,7 +104,8 @@ std::string shape(Precision p, double x, double y, const std::string& fill, cons
 
 // The plot area's clip path, grid (a line per decade, and with `minor` light lines at 2..9),
 // frame, decade labels and axis titles: shared by every log-log chart.
-std::string plot_frame(const ChartLayout& L, bool minor) {
+std::string plot_frame(const ChartLayout& L, bool minor,
+                       const std::string& x_title = "Arithmetic intensity (FLOP/byte, declared)") {
   std::string s;
   auto out = [&s](const std::string& line) {
     s += line;
@@ -136,8 +138,8 @@ std::string plot_frame(const ChartLayout& L, bool minor) {
   for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
     out(fmt::format(R"(<text x="{}" y="{:.2f}" text-anchor="end">{}</text>)", L.left - 6, L.px_y(d) + 4,
                     decade_label(d, "FLOP/s")));
-  out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">Arithmetic intensity (FLOP/byte, declared)</text>)",
-                  (L.left + L.right) / 2, L.bottom + 40));
+  out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)", (L.left + L.right) / 2, L.bottom + 40,
+                  xml_escape(x_title)));
   out(fmt::format(
       R"svg(<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">Performance (FLOP/s)</text>)svg",
       (L.top + L.bottom) / 2));
@@ -476,6 +478,157 @@ std::string render_svg_machines(const std::vector<const Results*>& runs, const s
   }
   out(R"(<g class="legend">)");
   s += legend;
+  out("</g>");
+  out("</svg>");
+  return s;
+}
+
+std::vector<HierarchyPoint> hierarchy_points(const Results& r) {
+  std::vector<HierarchyPoint> out;
+  for (const auto& b : r.benchmarks) {
+    if (!b.verified() || !b.measurement || !b.counters || !b.counters->ok() || !b.counters->flops) continue;
+    const auto ai = cupti::measured_intensity(*b.counters);
+    if (ai.empty()) continue;
+    HierarchyPoint p;
+    p.benchmark = &b;
+    p.flop_per_s = *b.counters->flops / b.measurement->stats.median;
+    p.intensity = ai;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+static const Ceiling* level_roof(const Roofs& roofs, const std::string& level) {
+  if (auto it = roofs.bandwidth.find(level); it != roofs.bandwidth.end()) return it->second;
+  // L1 and shared memory are one SRAM on the SM: the shared-memory ceiling stands in for L1.
+  if (level == "l1")
+    if (auto it = roofs.bandwidth.find("smem"); it != roofs.bandwidth.end()) return it->second;
+  return nullptr;
+}
+
+std::string render_svg_hierarchy(const Results& r) {
+  const std::vector<HierarchyPoint> points = hierarchy_points(r);
+  if (points.empty()) return "";
+  const Roofs roofs = select_roofs(r.ceilings);
+  static const std::vector<std::pair<std::string, std::string>> kLevels = {
+      {"l1", "L1"}, {"l2", "L2"}, {"dram", "HBM"}};
+
+  ChartLayout L;
+  std::vector<double> xs, ys;
+  for (const auto& p : points) {
+    ys.push_back(p.flop_per_s);
+    for (const auto& [level, ai] : p.intensity) xs.push_back(ai);
+  }
+  for (const auto& [key, c] : roofs.compute) ys.push_back(c->value);
+  L.x_min = floor_decade(*std::min_element(xs.begin(), xs.end()) / 2);
+  L.x_max = ceil_decade(*std::max_element(xs.begin(), xs.end()) * 3);
+  for (bool low = true; std::log10(L.x_max / L.x_min) < 3 - 1e-9; low = !low) (low ? L.x_min /= 10 : L.x_max *= 10);
+  L.y_max = ceil_decade(*std::max_element(ys.begin(), ys.end()) * 1.5);
+  L.y_min = floor_decade(*std::min_element(ys.begin(), ys.end()) / 3);
+  if (std::log10(L.y_max / L.y_min) < 3 - 1e-9) L.y_min = L.y_max / 1e3;
+  if (std::log10(L.y_max / L.y_min) > 8 + 1e-9) L.y_min = L.y_max / 1e8;
+
+  std::string s;
+  auto out = [&s](const std::string& line) {
+    s += line;
+    s += '\n';
+  };
+  out(fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
+                  R"(font-family="Helvetica, Arial, sans-serif" font-size="12">)",
+                  L.width, L.height));
+  out(fmt::format("<title>Hierarchical roofline: {}</title>", xml_escape(r.device.value("name", "device"))));
+  out(fmt::format(R"(<rect width="{}" height="{}" fill="#ffffff"/>)", L.width, L.height));
+  out(fmt::format(R"(<text x="{}" y="24" font-size="16" font-weight="bold">Hierarchical roofline: {}</text>)", L.left,
+                  xml_escape(device_line(r))));
+  out(fmt::format(R"(<text x="{}" y="42" font-size="11" fill="#555555">{}</text>)", L.left,
+                  xml_escape("one point per memory level: measured FLOPs over the bytes counted there (CUPTI), "
+                             "at the FLOP rate of the timed median; roofs measured in the same run")));
+  s += plot_frame(L, true, "Arithmetic intensity (FLOP/byte, measured by counters)");
+
+  // A bandwidth roof per level, in that level's colour, up to the highest compute roof.
+  double top_peak = 0;
+  for (const auto& [k, c] : roofs.compute) top_peak = std::max(top_peak, c->value);
+  static const char* kLevelColour[] = {"#0072B2", "#009E73", "#D55E00"};
+  out(R"svg(<g class="ceilings" clip-path="url(#plot-area)" fill="none">)svg");
+  std::string labels;
+  for (std::size_t i = 0; i < kLevels.size(); ++i) {
+    const Ceiling* c = level_roof(roofs, kLevels[i].first);
+    if (!c) continue;
+    const double x_end = top_peak > 0 ? std::min(L.x_max, top_peak / c->value) : L.x_max;
+    out(fmt::format(R"(<line class="ceiling" data-level="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" )"
+                    R"(stroke="{}" stroke-width="2"/>)",
+                    kLevels[i].first, L.px_x(L.x_min), L.px_y(c->value * L.x_min), L.px_x(x_end),
+                    L.px_y(c->value * x_end), kLevelColour[i]));
+    const double x_lab = std::max(L.x_min * 1.2, 2 * L.y_min / c->value);
+    labels += fmt::format(R"(<text class="ceiling-label" x="{:.2f}" y="{:.2f}" fill="{}" font-size="10">{} {}</text>)",
+                          L.px_x(x_lab), L.px_y(c->value * x_lab) - 6, kLevelColour[i], kLevels[i].second,
+                          xml_escape(ceiling_value(*c)));
+    labels += '\n';
+  }
+  for (const auto& [key, c] : roofs.compute) {
+    const bool top = c->value == top_peak;
+    out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{}" y1="{:.2f}" x2="{}" y2="{:.2f}" stroke="#222222" {}/>)",
+                    xml_escape(c->name), L.left, L.px_y(c->value), L.right, L.px_y(c->value),
+                    top ? R"(stroke-width="2")" : R"(stroke-width="1" stroke-dasharray="6 4")"));
+    labels += fmt::format(R"(<text class="ceiling-label" x="{}" y="{:.2f}" text-anchor="end" fill="#444444" font-size="9">{} {}</text>)",
+                          L.right - 4, L.px_y(c->value) - 3, xml_escape(ceiling_label(*c)), xml_escape(ceiling_value(*c)));
+    labels += '\n';
+  }
+  out("</g>");
+  s += labels;
+
+  // Each kernel: its levels joined by a line, a marker per level (circle L1, square L2, triangle HBM).
+  std::map<std::string, std::size_t> family_index;
+  out(R"svg(<g class="kernels" clip-path="url(#plot-area)">)svg");
+  for (const auto& p : points) {
+    const auto [it, added] = family_index.emplace(p.benchmark->family, family_index.size());
+    const char* colour = series_colour(it->second);
+    const double y = L.px_y(p.flop_per_s);
+    double x_lo = 1e300, x_hi = 0;
+    for (const auto& [level, ai] : p.intensity) x_lo = std::min(x_lo, ai), x_hi = std::max(x_hi, ai);
+    out(fmt::format(R"(<g class="kernel" data-benchmark="{}">)", xml_escape(p.benchmark->name)));
+    out(fmt::format(R"(<line x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" stroke="{}" stroke-width="1" opacity="0.6"/>)",
+                    L.px_x(x_lo), y, L.px_x(x_hi), y, colour));
+    for (const auto& [level, ai] : p.intensity) {
+      const double x = L.px_x(ai);
+      std::string shape_svg;
+      if (level == "l1")
+        shape_svg = fmt::format(R"(<circle cx="{:.2f}" cy="{:.2f}" r="4.5")", x, y);
+      else if (level == "l2")
+        shape_svg = fmt::format(R"(<rect x="{:.2f}" y="{:.2f}" width="8" height="8")", x - 4, y - 4);
+      else
+        shape_svg = fmt::format(R"(<path d="M {:.2f} {:.2f} l 5 9 l -10 0 z")", x, y - 5);
+      out(fmt::format(R"(<g class="point" data-level="{}"><title>{} at {}: {} FLOP/B, {}</title>{} fill="{}" stroke="#ffffff"/></g>)",
+                      level, xml_escape(p.benchmark->name), level, intensity(ai), si(p.flop_per_s, "FLOP/s"),
+                      shape_svg, colour));
+    }
+    out("</g>");
+  }
+  out("</g>");
+
+  // Legend: the level markers, then the families.
+  double ly = L.top + 4;
+  const double lx = L.right + 24;
+  out(R"(<g class="legend">)");
+  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Levels</text>)", lx, ly));
+  for (const auto& [level, label] : kLevels) {
+    ly += 16;
+    const std::string marker =
+        level == "l1"   ? fmt::format(R"(<circle cx="{}" cy="{}" r="4.5" fill="#555555"/>)", lx + 5, ly - 4)
+        : level == "l2" ? fmt::format(R"(<rect x="{}" y="{}" width="8" height="8" fill="#555555"/>)", lx + 1, ly - 8)
+                        : fmt::format(R"(<path d="M {} {} l 5 9 l -10 0 z" fill="#555555"/>)", lx + 5, ly - 9);
+    out(marker + fmt::format(R"(<text x="{}" y="{}">{}</text>)", lx + 16, ly, label));
+  }
+  ly += 26;
+  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Families</text>)", lx, ly));
+  std::vector<std::pair<std::size_t, std::string>> fams;
+  for (const auto& [f, i] : family_index) fams.push_back({i, f});
+  std::sort(fams.begin(), fams.end());
+  for (const auto& [i, f] : fams) {
+    ly += 16;
+    out(fmt::format(R"(<rect x="{}" y="{}" width="10" height="10" fill="{}"/><text x="{}" y="{}">{}</text>)", lx, ly - 9,
+                    series_colour(i), lx + 16, ly, xml_escape(f)));
+  }
   out("</g>");
   out("</svg>");
   return s;

@@ -3,6 +3,7 @@
 // solid, lower ceilings dashed), ridge points marked, one point per placed kernel, coloured by
 // family and shaped by precision, and a legend. Reads the results model only.
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,18 @@ std::string render_svg(const Results& r);
 // colour: its DRAM roof, its compute roofs (the highest solid), the ridge points where they
 // meet (its machine balance: FLOPs per byte before it is compute-bound), and its kernels.
 std::string render_svg_machines(const std::vector<const Results*>& runs, const std::vector<std::string>& labels);
+
+// The hierarchical roofline (Nsight Compute's, against the ceilings measured in the same run):
+// for every kernel with counters, one point per memory level (L1, L2, HBM) at the same height,
+// its measured FLOPs over the timed median, and at the intensity of those FLOPs over the bytes
+// counted at that level; one bandwidth roof per level. "" when no kernel has counters.
+struct HierarchyPoint {
+  const BenchmarkResult* benchmark = nullptr;
+  double flop_per_s = 0;                   // counter FLOPs / timed median
+  std::map<std::string, double> intensity;  // by level: "l1", "l2", "dram"
+};
+std::vector<HierarchyPoint> hierarchy_points(const Results& r);
+std::string render_svg_hierarchy(const Results& r);
 
 // The colour of the i-th series in every chart (the roofline's families, history's benchmarks).
 const char* series_colour(std::size_t i);

@@ -6,7 +6,7 @@
 #   OUT/env.log              nvidia-smi, nvcc version, each binary's ldd
 #   OUT/test_*.log           one log per test binary
 #   OUT/results/...          results.json, gbench.json, roofline.svg, report.html, summary.md
-#   OUT/console.log          the run's console output
+#   OUT/console.log          the run's console output (pass --counters to read CUPTI counters too)
 # Usage (on the GPU machine): scripts/gpu-check.sh ARCHIVE.tar.xz OUT [roofbench run arguments...]
 # Exit status: 0 when every test binary and the run passed, else 1 (each log says what failed).
 set -uo pipefail
@@ -18,6 +18,8 @@ stage=$(mktemp -d)
 tar -xJf "$archive" -C "$stage" || { echo "gpu-check: cannot unpack $archive" >&2; exit 2; }
 bin=$stage/roofbench/bin
 
+# CUPTI dlopens libnvperf_host from the archive's lib/ (pack-build.sh puts it there).
+export LD_LIBRARY_PATH=$stage/roofbench/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # cuBLAS is not in the archive (see pack-build.sh): use the toolkit's.
 if ! ldd "$bin/roofbench" | grep -q 'libcublas.*=> /'; then
   lib=$(dirname "$(find / -name 'libcublasLt.so.1[0-9]' -print -quit 2>/dev/null)")

@@ -27,6 +27,14 @@ for b in "${bins[@]}"; do ldd "$b"; done | awk '/=> \// {print $3}' | sort -u | 
     *) cp -L "$lib" "$stage/roofbench/lib/" ;;
   esac
 done
+# CUPTI loads its metric tables (libnvperf_host) and target code (libnvperf_target) at run time,
+# from beside itself: they travel with it.
+cupti=$(for b in "${bins[@]}"; do ldd "$b"; done | awk '/libcupti\.so/ {print $3; exit}')
+if [ -n "$cupti" ]; then
+  for extra in libnvperf_host.so libnvperf_target.so; do
+    [ -f "$(dirname "$cupti")/$extra" ] && cp -L "$(dirname "$cupti")/$extra" "$stage/roofbench/lib/"
+  done
+fi
 mkdir -p "$(dirname "$out")"
 tar -cJf "$out" -C "$stage" roofbench
 echo "pack-build: $out ($(du -h "$out" | cut -f1)): $(ls "$stage/roofbench/bin" | wc -l) binaries, $(ls "$stage/roofbench/lib" | tr '\n' ' ')"

@@ -9,6 +9,7 @@
 #include "bench/registry.h"
 #include "bench/results.h"
 #include "bench/splitmix.h"
+#include "roofline/cupti/metrics.h"
 
 namespace roofbench::testing {
 
@@ -97,6 +98,24 @@ inline Results sample_results() {
                 compute_ceiling("fp32_fma", Precision::fp32, 1e12),
                 compute_ceiling("fp64_fma", Precision::fp64, 0.5e12)};
   return r;
+}
+
+// Counters as a profiled run of `b` would record them: FP32 FMAs for `flops`, and the bytes
+// counted at HBM, L2 (in 32-byte sectors) and L1; derived fields filled.
+inline Counters counters_of(double flops, double dram, double l2, double l1, int passes = 2) {
+  Counters c;
+  c.set = "default";
+  c.passes = passes;
+  c.values = {{"gpu__time_duration.sum", 1e6},
+              {"sm__cycles_elapsed.avg.per_second", 1.98e9},
+              {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", flops / 2},
+              {"dram__bytes_read.sum", dram * 0.75},
+              {"dram__bytes_write.sum", dram * 0.25},
+              {"lts__t_sectors_srcunit_tex.sum", l2 / 32},
+              {"l1tex__t_bytes.sum", l1}};
+  for (const auto& [k, v] : c.values) c.metrics.push_back(k);
+  cupti::derive(c);
+  return c;
 }
 
 // The registry's variants of one backend, and a gtest-safe name for each.

@@ -104,6 +104,41 @@ TEST(ResultsJson, ComparedWithAndPerSampleClocksRoundTrip) {
   EXPECT_THROW(bad.get<Results>(), InputError);
 }
 
+TEST(ResultsJson, CountersRoundTripAndTheirDerivedValuesAreRecomputed) {
+  Results r = full_sample();
+  r.counters = {{"requested", true}, {"available", true}, {"chip", "GH100"}};
+  r.benchmarks[0].counters = roofbench::testing::counters_of(2e9, 1e9, 4e9, 8e9);
+  Counters failed;
+  failed.set = "default";
+  failed.metrics = {"dram__bytes_read.sum"};
+  failed.error = "no permission to read GPU performance counters (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES from x)";
+  r.benchmarks[1].counters = failed;
+  json j = json::parse(dump_results(r));
+  const json& c = j.at("benchmarks").at(0).at("counters");
+  EXPECT_EQ(c.at("passes"), 2);
+  EXPECT_DOUBLE_EQ(c.at("derived").at("bytes").at("l2").get<double>(), 4e9);
+  EXPECT_DOUBLE_EQ(c.at("derived").at("intensity").at("dram").get<double>(), 2.0);
+  EXPECT_EQ(j.at("counters").at("chip"), "GH100");
+  // A derived value edited in the file is not believed: it comes back from the raw values.
+  j["benchmarks"][0]["counters"]["derived"]["flops"] = 1.0;
+  const Results back = j.get<Results>();
+  ASSERT_TRUE(back.benchmarks[0].counters);
+  EXPECT_DOUBLE_EQ(*back.benchmarks[0].counters->flops, 2e9);
+  EXPECT_EQ(back.benchmarks[0].counters->values, r.benchmarks[0].counters->values);
+  EXPECT_EQ(back.benchmarks[1].counters->error, failed.error);
+  EXPECT_FALSE(back.benchmarks[1].counters->ok());
+  EXPECT_EQ(back.counters.at("chip"), "GH100");
+  // Files without counters load with none.
+  json old = json::parse(dump_results(full_sample()));
+  old.erase("counters");
+  old["benchmarks"][0].erase("counters");
+  EXPECT_FALSE(old.get<Results>().benchmarks[0].counters);
+  // A value that is not a number is refused.
+  json bad = j;
+  bad["benchmarks"][0]["counters"]["values"]["dram__bytes_read.sum"] = "lots";
+  EXPECT_THROW(bad.get<Results>(), InputError);
+}
+
 TEST(ResultsJson, HasTheDocumentedTopLevelFields) {
   const json j = json::parse(dump_results(full_sample()));
   EXPECT_EQ(j.at("schema"), kResultsSchema);

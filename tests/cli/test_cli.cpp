@@ -418,3 +418,42 @@ TEST(Cli, ReportOfTheCommittedFixturesShowsEachRunsOwnBalance) {
     EXPECT_NE(svg.find("data-machine=\"" + res.device.at("name").get<std::string>()), std::string::npos) << path;
   }
 }
+
+TEST(CliCounters, MetricsListsEachCudaBenchmarksCountersAndPassesForGH100) {
+  const CmdResult r = rb("metrics --filter 'gemm/(naive|cublas)/'");
+  if (r.code == 2 && r.err.find("built without CUDA") != std::string::npos)
+    GTEST_SKIP() << "this build has no CUDA, so no CUPTI metric tables: " << r.err;
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("chip GH100"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gemm/cublas/bf16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sm__ops_path_tensor_src_bf16_dst_fp32.sum"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 2 passes "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("stream/saxpy"), std::string::npos) << "--filter is honoured";
+}
+
+TEST(CliCounters, UnknownMetricNamesAreRefusedBeforeAnythingRunsWithTheirNearNames) {
+  const CmdResult r = rb("metrics --metrics gpu__time_duration.sum,dram__bytes_reed.sum");
+  if (r.code == 2 && r.err.find("built without CUDA") != std::string::npos)
+    GTEST_SKIP() << "this build has no CUDA, so no CUPTI metric tables: " << r.err;
+  expect_usage_error(r, "'dram__bytes_reed.sum' (near: dram__bytes_read.sum");
+  expect_usage_error(rb("metrics --chip GX999"), "CUPTI does not know chip 'GX999'");
+  expect_usage_error(rb("run --device cpu --quick --metrics 'a,,b'"), "empty metric name");
+}
+
+TEST(CliCounters, ARunWithoutCountersSaysWhyAndKeepsItsTimings) {
+  const fs::path out = fresh("rb_counters_cpu");
+  const CmdResult r = rb("run --device cpu --quick --counters --filter stream/saxpy --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("counters: none (hardware counters are read on CUDA devices only"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(out / "results.json"));
+  EXPECT_EQ(j.at("counters").at("requested"), true);
+  EXPECT_EQ(j.at("counters").at("available"), false);
+  EXPECT_FALSE(j.at("counters").at("reason").get<std::string>().empty());
+  for (const auto& b : j.at("benchmarks")) {
+    EXPECT_TRUE(b.at("counters").is_null());
+    EXPECT_TRUE(b.at("verified").get<bool>());
+    EXPECT_GT(b.at("median_s").get<double>(), 0);
+  }
+  EXPECT_FALSE(fs::exists(out / "hierarchy.svg"));
+  EXPECT_NE(slurp(out / "summary.md").find("**Counters**: none"), std::string::npos);
+}

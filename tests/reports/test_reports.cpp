@@ -163,3 +163,30 @@ TEST(Markdown, ShowsTheWaveModelOfFixedTileKernels) {
   EXPECT_NE(render_markdown(r).find("| 1.09 (55%) |"), std::string::npos) << render_markdown(r);
   EXPECT_NE(render_html(r).find("1.09 (55%)"), std::string::npos);
 }
+
+TEST(Markdown, CountersTableShowsMeasuredBesideDeclaredAndEachLevelsIntensity) {
+  Results r = sample_results();
+  r.benchmarks = {roofbench::testing::kernel("a", 2e9, 1e9, 0.01), roofbench::testing::kernel("b", 1e9, 1e9, 0.01)};
+  r.benchmarks[0].counters = roofbench::testing::counters_of(2e9, 1.05e9, 4e9, 8e9);
+  Counters failed;
+  failed.error = "another CUPTI client holds the profiler";
+  r.benchmarks[1].counters = failed;
+  apply_model(r);
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("**Counters**"), std::string::npos) << md;
+  // FLOPs 1.00× declared, HBM 1.05×, FLOP/B at L1, L2 and HBM: 0.25, 0.5, 1.90.
+  EXPECT_NE(md.find("| `gemm/a/fp32/n:1` | 2 | 2.00 G | 1.00× | 1.05 GB | 1.05× | 4.00 GB | 8.00 GB | 0.25 | 0.50 | 1.90 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("another CUPTI client holds the profiler"), std::string::npos);
+  const auto files = render_reports(r);
+  EXPECT_TRUE(std::any_of(files.begin(), files.end(), [](const auto& f) { return f.first == "hierarchy.svg"; }));
+  EXPECT_NE(render_html(r).find("Hierarchical roofline"), std::string::npos);
+
+  // A run whose counters were unavailable says why, and has no hierarchical chart.
+  Results none = sample_results();
+  none.counters = {{"requested", true}, {"available", false}, {"reason", "no permission to read GPU performance counters"}};
+  EXPECT_NE(render_markdown(none).find("**Counters**: none (no permission"), std::string::npos);
+  const auto plain = render_reports(none);
+  EXPECT_TRUE(std::none_of(plain.begin(), plain.end(), [](const auto& f) { return f.first == "hierarchy.svg"; }));
+}

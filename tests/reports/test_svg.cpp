@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <tinyxml2.h>
 
+#include <functional>
 #include <map>
 
 #include "reports/svg.h"
@@ -148,4 +149,72 @@ TEST(Svg, PointLabelsNeverOverlap) {
                            boxes[j].y0 < boxes[i].y1;
       EXPECT_FALSE(overlap) << i << " and " << j;
     }
+}
+
+namespace {
+// A GPU-like run with L2 and shared-memory roofs, and two kernels with counters: a naive GEMM
+// whose reuse shows as much more traffic at L1 and L2 than at HBM, and a stream kernel.
+Results hierarchy_sample() {
+  Results r = sample_results();
+  Ceiling l2 = bandwidth_ceiling("l2_read", 1e12);
+  l2.level = "l2";
+  Ceiling smem = bandwidth_ceiling("smem_read", 4e12);
+  smem.level = "smem";
+  r.ceilings.push_back(l2);
+  r.ceilings.push_back(smem);
+  r.benchmarks = {kernel("naive", 2e9, 1.2e7, 0.01), kernel("stream_like", 1e8, 1.2e9, 0.02)};
+  r.benchmarks[0].counters = counters_of(2e9, 1.2e7, 8e8, 8e9);
+  r.benchmarks[1].counters = counters_of(1e8, 1.2e9, 1.2e9, 1.2e9);
+  apply_model(r);
+  return r;
+}
+}  // namespace
+
+TEST(SvgHierarchy, OnePointPerLevelAtTheTimedRateAndOneRoofPerLevel) {
+  const Results r = hierarchy_sample();
+  const auto pts = hierarchy_points(r);
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_DOUBLE_EQ(pts[0].flop_per_s, 2e9 / 0.01);  // counter FLOPs over the timed median
+  EXPECT_DOUBLE_EQ(pts[0].intensity.at("dram"), 2e9 / 1.2e7);
+  EXPECT_DOUBLE_EQ(pts[0].intensity.at("l2"), 2e9 / 8e8);
+  EXPECT_DOUBLE_EQ(pts[0].intensity.at("l1"), 2e9 / 8e9);
+
+  tinyxml2::XMLDocument doc;
+  const std::string svg = render_svg_hierarchy(r);
+  ASSERT_EQ(doc.Parse(svg.c_str()), tinyxml2::XML_SUCCESS) << doc.ErrorStr();
+  std::map<std::string, int> points_per_level, roofs_per_level;
+  std::map<std::string, double> naive_x;  // level → pixel x of the naive GEMM's point
+  std::function<void(const tinyxml2::XMLElement*, const char*)> visit = [&](const tinyxml2::XMLElement* e,
+                                                                            const char* bench) {
+    for (; e; e = e->NextSiblingElement()) {
+      const std::string cls = e->Attribute("class") ? e->Attribute("class") : "";
+      const char* b = e->Attribute("data-benchmark") ? e->Attribute("data-benchmark") : bench;
+      if (cls == "point") {
+        const std::string level = e->Attribute("data-level");
+        ++points_per_level[level];
+        if (b && std::string(b).find("naive") != std::string::npos) {
+          const auto* shape = e->FirstChildElement("title")->NextSiblingElement();
+          naive_x[level] = shape->DoubleAttribute("cx", shape->DoubleAttribute("x", 0));
+          if (std::string(shape->Name()) == "path") naive_x[level] = std::stod(std::string(shape->Attribute("d")).substr(2));
+        }
+      }
+      if (cls == "ceiling" && e->Attribute("data-level")) ++roofs_per_level[e->Attribute("data-level")];
+      visit(e->FirstChildElement(), b);
+    }
+  };
+  visit(doc.RootElement(), nullptr);
+  EXPECT_EQ(points_per_level, (std::map<std::string, int>{{"dram", 2}, {"l1", 2}, {"l2", 2}}));
+  // One bandwidth roof per level; shared memory's stands in for L1.
+  EXPECT_EQ(roofs_per_level, (std::map<std::string, int>{{"dram", 1}, {"l1", 1}, {"l2", 1}}));
+  // The naive GEMM's reuse: L1 and L2 points sit left of (at lower intensity than) its HBM point.
+  EXPECT_LT(naive_x.at("l1"), naive_x.at("l2"));
+  EXPECT_LT(naive_x.at("l2"), naive_x.at("dram"));
+}
+
+TEST(SvgHierarchy, NothingToDrawWithoutCounters) {
+  Results r = hierarchy_sample();
+  EXPECT_FALSE(render_svg_hierarchy(r).empty());
+  r.benchmarks[0].counters->error = "no permission";
+  r.benchmarks[1].counters.reset();
+  EXPECT_EQ(render_svg_hierarchy(r), "");
 }

@@ -1,0 +1,72 @@
+#pragma once
+// CUPTI's Profiler Host API: metric names, configuration images and pass counts for a named
+// chip. It needs no GPU and no permissions (libcupti does not load the driver for it), so CI
+// checks every default metric set against GH100 (H100/H200) on a machine without a GPU.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace roofbench::cupti {
+
+// The chips this CUPTI knows ("GH100", "AD102", ...).
+std::vector<std::string> supported_chips();
+
+// Why counters could not be read, in one line a user can act on, from CUPTI's result code and
+// the call that returned it (privileges, virtualized GPU, another CUPTI client, MIG, ...).
+struct Failure {
+  std::string reason;  // one line, e.g. "no permission to read GPU performance counters (...)"
+  std::string hint;    // how to fix it, where there is a fix; else empty
+};
+Failure explain_failure(int cupti_result, const std::string& call);
+
+// cuptiProfilerDeviceSupported's answer, one CUpti_Profiler_Support_Level per field
+// (0 unknown, 1 unsupported, 2 disabled, 3 supported). Empty when supported, else why not.
+struct DeviceSupport {
+  int overall = 3, architecture = 3, sli = 3, vgpu = 3, confidential_compute = 3, cmp = 3, wsl = 3;
+};
+std::string unsupported_reason(const DeviceSupport& s);
+
+class MetricHost {
+ public:
+  // `availability`: the device's counter-availability image (empty: assume every counter is
+  // there, as for a chip named without a GPU). Throws InputError for a chip CUPTI does not know.
+  explicit MetricHost(std::string chip, std::vector<std::uint8_t> availability = {});
+  ~MetricHost();
+  MetricHost(const MetricHost&) = delete;
+  MetricHost& operator=(const MetricHost&) = delete;
+
+  const std::string& chip() const { return chip_; }
+
+  // Every base metric of the chip (counters, ratios, throughputs), sorted.
+  const std::vector<std::string>& base_metrics();
+
+  // The names this chip does not have, each with the nearest names it does have.
+  struct Unknown {
+    std::string name;
+    std::vector<std::string> near;
+  };
+  std::vector<Unknown> unknown(const std::vector<std::string>& names);
+  // Throws InputError naming every unknown metric and its near names; `what` says whose list.
+  void require_known(const std::vector<std::string>& names, const std::string& what);
+
+  // The configuration image that schedules `names`, and the replay passes it needs.
+  std::vector<std::uint8_t> config_image(const std::vector<std::string>& names);
+  int passes(const std::vector<std::string>& names);
+  static int passes_of(const std::vector<std::uint8_t>& config_image);
+
+  // Metric values of one range of a decoded counter-data image.
+  std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range,
+                               const std::vector<std::string>& names);
+
+  // The most hardware (non-SASS) metrics CUPTI can schedule in one pass on this chip.
+  int max_hardware_metrics_per_pass();
+
+ private:
+  struct Object;  // one cuptiProfilerHostInitialize'd object
+  std::string chip_;
+  std::vector<std::uint8_t> availability_;
+  Object* obj_ = nullptr;
+  std::vector<std::string> base_;
+};
+
+}  // namespace roofbench::cupti

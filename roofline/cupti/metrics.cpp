@@ -1,0 +1,175 @@
+#include "roofline/cupti/metrics.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+
+#include "bench/types.h"
+
+namespace roofbench::cupti {
+namespace {
+
+const char* kTime = "gpu__time_duration.sum";                 // ns
+const char* kCycles = "sm__cycles_elapsed.avg";               // per SM
+const char* kClock = "sm__cycles_elapsed.avg.per_second";     // Hz
+const char* kDramRead = "dram__bytes_read.sum";
+const char* kDramWrite = "dram__bytes_write.sum";
+const char* kL2Sectors = "lts__t_sectors_srcunit_tex.sum";    // 32-byte sectors
+const char* kL1Bytes = "l1tex__t_bytes.sum";
+const char* kThreadInst = "smsp__thread_inst_executed.sum";
+const char* kWarpInst = "smsp__inst_executed.sum";
+const char* kBranchTargets = "smsp__sass_branch_targets.sum";
+const char* kBranchUniform = "smsp__sass_branch_targets_threads_uniform.sum";
+
+std::string sass_op(char prefix, const char* op) {
+  return fmt::format("smsp__sass_thread_inst_executed_op_{}{}_pred_on.sum", prefix, op);
+}
+
+char sass_prefix(Precision p) {
+  switch (p) {
+    case Precision::fp64: return 'd';
+    case Precision::fp32: return 'f';
+    case Precision::fp16:
+    case Precision::bf16: return 'h';  // HADD2/HMUL2/HFMA2 and their .BF16 forms
+  }
+  return 'f';
+}
+
+// The tensor path's ops by input type. FP16 counts both FP16 and FP32 accumulation.
+std::string tensor_ops(Precision input) {
+  return input == Precision::bf16 ? "sm__ops_path_tensor_src_bf16_dst_fp32.sum" : "sm__ops_path_tensor_src_fp16.sum";
+}
+
+std::optional<double> value(const Counters& c, const std::string& name) {
+  auto it = c.values.find(name);
+  if (it == c.values.end()) return std::nullopt;
+  return it->second;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+}  // namespace
+
+std::vector<std::string> default_metrics(const BenchmarkResult& b) {
+  std::vector<std::string> m = {kTime, kCycles, kClock, kDramRead, kDramWrite, kL2Sectors, kL1Bytes};
+  if (b.unit == "tensor") {
+    m.push_back(tensor_ops(b.precision));
+  } else {
+    const char x = sass_prefix(b.roof_precision());
+    for (const char* op : {"add", "mul", "fma"}) m.push_back(sass_op(x, op));
+  }
+  if (b.family == "divergence") {
+    for (const char* name : {kThreadInst, kWarpInst, kBranchTargets, kBranchUniform}) m.push_back(name);
+  }
+  return m;
+}
+
+std::vector<std::string> parse_metric_list(const std::string& csv) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = csv.find(',', start);
+    const std::string name = trim(csv.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (name.empty()) throw InputError("--metrics '" + csv + "': empty metric name (expected a,b,c)");
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> near_names(const std::string& name, const std::vector<std::string>& known, std::size_t n) {
+  // The base name is what users misspell; the rollup (.sum, .avg.per_second) is kept as typed.
+  const std::size_t dot = name.find('.');
+  const std::string base = name.substr(0, dot);
+  const std::string rollup = dot == std::string::npos ? "" : name.substr(dot);
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& k : known) {
+    std::size_t prefix = 0;
+    while (prefix < k.size() && prefix < base.size() && k[prefix] == base[prefix]) ++prefix;
+    // Distance first; among equals, the longer shared prefix (same unit and counter family).
+    scored.push_back({edit_distance(base, k) * 1000 + (1000 - std::min<std::size_t>(prefix, 999)), k});
+  }
+  const std::size_t keep = std::min(n, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep), scored.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < keep; ++i) out.push_back(scored[i].second + rollup);
+  return out;
+}
+
+void derive(Counters& c) {
+  c.flops.reset();
+  c.flops_formula.clear();
+  c.bytes.clear();
+  c.time_s = c.sm_clock_hz = c.threads_per_instruction = c.branch_uniformity = std::nullopt;
+  if (c.values.empty()) return;
+
+  // FLOPs: every FP family present, each as add + mul + 2·fma thread instructions. Half
+  // precision counts HADD2/HMUL2/HFMA2 instructions, two lanes each (as Nsight Compute's half
+  // roofline does): 2·hadd + 2·hmul + 4·hfma. Tensor ops are the tensor path's math ops.
+  double flops = 0;
+  bool any = false;
+  std::string formula;
+  const auto add_term = [&](double v, const std::string& what) {
+    flops += v;
+    any = true;
+    formula += (formula.empty() ? "" : " + ") + what;
+  };
+  for (const char x : {'d', 'f', 'h'}) {
+    const auto a = value(c, sass_op(x, "add")), m = value(c, sass_op(x, "mul")), f = value(c, sass_op(x, "fma"));
+    if (!a && !m && !f) continue;
+    const double lanes = x == 'h' ? 2 : 1;
+    add_term(lanes * (a.value_or(0) + m.value_or(0) + 2 * f.value_or(0)),
+             x == 'h' ? "2·hadd + 2·hmul + 4·hfma (SASS, per thread)"
+                      : fmt::format("{0}add + {0}mul + 2·{0}fma (SASS, per thread)", x));
+  }
+  for (const auto& [name, v] : c.values)
+    if (name.rfind("sm__ops_path_tensor_", 0) == 0 && name.size() > 4 && name.compare(name.size() - 4, 4, ".sum") == 0)
+      add_term(v, name + " (tensor ops)");
+  if (any) {
+    c.flops = flops;
+    c.flops_formula = formula;
+  }
+
+  const auto rd = value(c, kDramRead), wr = value(c, kDramWrite);
+  if (rd || wr) c.bytes["dram"] = rd.value_or(0) + wr.value_or(0);
+  if (const auto s = value(c, kL2Sectors)) c.bytes["l2"] = 32 * *s;
+  if (const auto b = value(c, kL1Bytes)) c.bytes["l1"] = *b;
+
+  if (const auto t = value(c, kTime)) c.time_s = *t * 1e-9;
+  if (const auto hz = value(c, kClock)) c.sm_clock_hz = *hz;
+  const auto ti = value(c, kThreadInst), wi = value(c, kWarpInst);
+  if (ti && wi && *wi > 0) c.threads_per_instruction = *ti / *wi;
+  const auto bt = value(c, kBranchTargets), bu = value(c, kBranchUniform);
+  if (bt && bu && *bt > 0) c.branch_uniformity = *bu / *bt;
+}
+
+std::map<std::string, double> measured_intensity(const Counters& c) {
+  std::map<std::string, double> out;
+  if (!c.flops || *c.flops <= 0) return out;
+  for (const auto& [level, b] : c.bytes)
+    if (b > 0) out[level] = *c.flops / b;
+  return out;
+}
+
+}  // namespace roofbench::cupti

@@ -1,0 +1,49 @@
+#pragma once
+// Which hardware counters a kernel gets, and what their values mean. Plain C++ (no CUPTI), so
+// the model and the reports use it everywhere; roofline/cupti/host.h checks the names against a
+// chip and counts the replay passes they need.
+//
+// The metric names are Hopper's (GH100, CUPTI 13.0), chosen so that a kernel's default set
+// stays within kPassBudget replay passes (../shared/reference/roofline_cupti.md §3):
+//   always   gpu__time_duration.sum, sm__cycles_elapsed.avg(.per_second)   time and SM clock
+//            dram__bytes_read.sum + dram__bytes_write.sum                   HBM bytes
+//            lts__t_sectors_srcunit_tex.sum × 32                            L2 bytes (SM-side requests;
+//                                                                            lts__t_bytes also counts the
+//                                                                            traffic between the two L2 halves)
+//            l1tex__t_bytes.sum                                             L1 bytes (LSU/TEX requests)
+//   FLOPs    CUDA cores: smsp__sass_thread_inst_executed_op_{x}{add,mul,fma}_pred_on.sum of the
+//            arithmetic's precision (x = d, f, h); tensor cores: the sm__ops_path_tensor_src_*
+//            counter of the input type (not 512 × tensor instructions: that factor was V100's)
+//   divergence  smsp__thread_inst_executed.sum / smsp__inst_executed.sum (threads per instruction)
+//            and smsp__sass_branch_targets{,_threads_uniform}.sum (branch uniformity)
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench/results.h"
+
+namespace roofbench::cupti {
+
+inline constexpr const char* kHopperChip = "GH100";  // H100 and H200
+inline constexpr int kPassBudget = 2;                // the most replay passes a default set may need
+
+// The default metric set of a benchmark, from what it declares (family, precision of its data
+// and of its arithmetic, the unit it runs on).
+std::vector<std::string> default_metrics(const BenchmarkResult& b);
+
+// "a,b, c" -> {"a","b","c"}; throws InputError on an empty list or an empty name.
+std::vector<std::string> parse_metric_list(const std::string& csv);
+
+// Up to `n` names from `known` closest to `name` (edit distance over the whole name, then
+// shared prefix), for "did you mean" messages.
+std::vector<std::string> near_names(const std::string& name, const std::vector<std::string>& known,
+                                    std::size_t n = 4);
+
+// Fills the derived fields of `c` from its values (FLOPs, bytes per level, time, clock,
+// divergence measures). Values that are absent leave their fields empty.
+void derive(Counters& c);
+
+// FLOP / byte at each level where both are known and the bytes are non-zero.
+std::map<std::string, double> measured_intensity(const Counters& c);
+
+}  // namespace roofbench::cupti

@@ -1,0 +1,343 @@
+// CUPTI's Range Profiler (cupti_range_profiler.h, CUDA 12.6+; the pass-based cuptiProfiler*
+// session API is deprecated in 13.0) with the Profiler Host API, in user-range, user-replay
+// mode: one range around one run of the kernel, replayed by us until CUPTI has every pass.
+// Call order (../shared/reference/roofline_cupti.md §7.1):
+//   open:    cuptiProfilerInitialize → DeviceSupported → DeviceGetChipName → GetCounterAvailability
+//   collect: RangeProfilerEnable → GetCounterDataSize → CounterDataImageInitialize → SetConfig →
+//            { prepare inputs, flush; Start; PushRange; run; PopRange; Stop; sync } until all passes
+//            → DecodeData → GetCounterDataInfo → EvaluateToGpuValues → RangeProfilerDisable
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <cupti_version.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+#include "bench/counters.h"
+#include "bench/cuda_check.h"
+#include "bench/types.h"
+#include "roofline/cupti/cupti_check.h"
+#include "roofline/cupti/host.h"
+#include "roofline/cupti/metrics.h"
+
+namespace roofbench {
+namespace {
+
+using cupti::CuptiError;
+
+// Failures that hold for every later benchmark too: once one is seen, collection stops.
+bool session_wide(CUptiResult r) {
+  switch (r) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_SUPPORTED: return true;
+    default: return false;
+  }
+}
+
+// The driver's current context, without linking libcuda (the binary must start on machines
+// with no driver at all): the runtime hands out the driver's entry point.
+CUcontext current_context() {
+  using Fn = CUresult (*)(CUcontext*);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &q));
+  if (!fn || q != cudaDriverEntryPointSuccess) throw std::runtime_error("cuCtxGetCurrent not found in the driver");
+  CUcontext ctx = nullptr;
+  if (reinterpret_cast<Fn>(fn)(&ctx) != CUDA_SUCCESS || !ctx) throw std::runtime_error("no current CUDA context");
+  return ctx;
+}
+
+CUdevice driver_device(int index) {
+  using Fn = CUresult (*)(CUdevice*, int);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuDeviceGet", &fn, 12000, cudaEnableDefault, &q));
+  CUdevice d = 0;
+  if (!fn || q != cudaDriverEntryPointSuccess || reinterpret_cast<Fn>(fn)(&d, index) != CUDA_SUCCESS)
+    throw std::runtime_error("cuDeviceGet failed");
+  return d;
+}
+
+std::string list(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+class RangeProfiler final : public CounterCollector {
+ public:
+  RangeProfiler(int index, std::vector<std::string> user) : index_(index), user_(std::move(user)) {}
+  ~RangeProfiler() override {
+    host_.reset();
+    if (initialized_) {
+      auto p = CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
+      CUPTI_CHECK_NOEXCEPT(cuptiProfilerDeInitialize(&p));
+    }
+  }
+
+  // Everything that can fail before a kernel runs; throws CuptiError or returns a reason.
+  std::string open() {
+    CUDA_CHECK(cudaSetDevice(index_));
+    CUDA_CHECK(cudaFree(nullptr));  // the primary context exists from here on
+    ctx_ = current_context();
+    auto init = CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
+    CUPTI_CHECK(cuptiProfilerInitialize(&init));
+    initialized_ = true;
+
+    auto sup = CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
+    sup.cuDevice = driver_device(index_);
+    sup.api = CUPTI_PROFILER_RANGE_PROFILING;
+    CUPTI_CHECK(cuptiProfilerDeviceSupported(&sup));
+    cupti::DeviceSupport s;
+    s.overall = sup.isSupported;
+    s.architecture = sup.architecture;
+    s.sli = sup.sli;
+    s.vgpu = sup.vGpu;
+    s.confidential_compute = sup.confidentialCompute;
+    s.cmp = sup.cmp;
+    s.wsl = sup.wsl;
+    if (std::string why = cupti::unsupported_reason(s); !why.empty()) return why;
+
+    auto chip = CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
+    chip.deviceIndex = static_cast<std::size_t>(index_);
+    CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
+    chip_ = chip.pChipName ? chip.pChipName : "";
+
+    // Privileges show up here first (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES).
+    auto av = CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+    av.ctx = ctx_;
+    CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&av));
+    std::vector<std::uint8_t> availability(av.counterAvailabilityImageSize);
+    av.pCounterAvailabilityImage = availability.data();
+    CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&av));
+    host_ = std::make_unique<cupti::MetricHost>(chip_, std::move(availability));
+    return "";
+  }
+
+  void require_user_metrics() {
+    if (!user_.empty()) host_->require_known(user_, "--metrics");
+  }
+
+  std::vector<std::string> metrics_for(const BenchmarkResult& b) override {
+    if (!user_.empty()) return user_;
+    // A default name this chip lacks (the sets are Hopper's) is left out and listed in the status.
+    std::vector<std::string> out;
+    for (const auto& m : cupti::default_metrics(b)) {
+      auto it = known_.find(m);
+      if (it == known_.end()) it = known_.emplace(m, host_->unknown({m}).empty()).first;
+      if (it->second)
+        out.push_back(m);
+      else if (std::find(dropped_.begin(), dropped_.end(), m) == dropped_.end())
+        dropped_.push_back(m);
+    }
+    return out;
+  }
+
+  int passes_for(const std::vector<std::string>& metrics) override { return cupti::MetricHost::passes_of(config(metrics)); }
+
+  Counters collect(Device& dev, Instance& inst, const BenchmarkResult& b, std::uint64_t seed, bool cold) override {
+    Counters c;
+    c.set = user_.empty() ? "default" : "user";
+    c.metrics = metrics_for(b);
+    if (!disabled_.empty()) {
+      c.error = "not collected: " + disabled_;
+      return c;
+    }
+    try {
+      const std::vector<std::uint8_t>& cfg = config(c.metrics);
+      c.passes = cupti::MetricHost::passes_of(cfg);
+      const std::vector<double> values = profile(dev, inst, seed, cold, cfg, c.metrics);
+      for (std::size_t i = 0; i < c.metrics.size(); ++i) c.values[c.metrics[i]] = values[i];
+      cupti::derive(c);
+    } catch (const CuptiError& e) {
+      const cupti::Failure f = cupti::explain_failure(e.code, e.call);
+      c.error = f.reason;
+      c.values.clear();
+      if (session_wide(e.code)) {
+        disabled_ = f.reason;
+        disabled_hint_ = f.hint;
+      }
+    } catch (const std::exception& e) {
+      c.error = std::string("counter collection failed: ") + e.what();
+      c.values.clear();
+    }
+    return c;
+  }
+
+  nlohmann::json status() const override {
+    nlohmann::json j = {{"requested", true},
+                        {"available", disabled_.empty()},
+                        {"api", "CUPTI Range Profiler (user range, user replay) + Profiler Host API"},
+                        {"cupti_api_version", CUPTI_API_VERSION},
+                        {"chip", chip_},
+                        {"metrics", user_.empty() ? nlohmann::json("default") : nlohmann::json(user_)},
+                        {"pass_budget", cupti::kPassBudget},
+                        {"timing", "never from a profiled run: counters come from a separate pass after the timed "
+                                   "samples, inputs made afresh and caches flushed as for timing before every "
+                                   "replay pass"}};
+    if (!disabled_.empty()) {
+      j["reason"] = disabled_;
+      j["hint"] = disabled_hint_;
+    }
+    if (!dropped_.empty()) j["unavailable_metrics"] = dropped_;
+    return j;
+  }
+
+  const std::string& chip() const { return chip_; }
+
+ private:
+  const std::vector<std::uint8_t>& config(const std::vector<std::string>& metrics) {
+    const std::string key = list(metrics);
+    auto it = configs_.find(key);
+    if (it == configs_.end()) it = configs_.emplace(key, host_->config_image(metrics)).first;
+    return it->second;
+  }
+
+  std::vector<double> profile(Device& dev, Instance& inst, std::uint64_t seed, bool cold,
+                              const std::vector<std::uint8_t>& cfg, const std::vector<std::string>& metrics) {
+    auto en = CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+    en.ctx = ctx_;
+    CUPTI_CHECK(cuptiRangeProfilerEnable(&en));
+    CUpti_RangeProfiler_Object* obj = en.pRangeProfilerObject;
+    struct Disable {
+      CUpti_RangeProfiler_Object* obj;
+      ~Disable() {
+        auto p = CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
+        p.pRangeProfilerObject = obj;
+        CUPTI_CHECK_NOEXCEPT(cuptiRangeProfilerDisable(&p));
+      }
+    } disable{obj};
+
+    std::vector<const char*> names;
+    for (const auto& m : metrics) names.push_back(m.c_str());
+    auto sz = CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+    sz.pRangeProfilerObject = obj;
+    sz.pMetricNames = names.data();
+    sz.numMetrics = names.size();
+    sz.maxNumOfRanges = 1;
+    sz.maxNumRangeTreeNodes = 1;
+    CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&sz));
+    std::vector<std::uint8_t> data(sz.counterDataSize);
+    auto di = CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+    di.pRangeProfilerObject = obj;
+    di.counterDataSize = data.size();
+    di.pCounterData = data.data();
+    CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&di));
+
+    auto sc = CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+    sc.pRangeProfilerObject = obj;
+    sc.configSize = cfg.size();
+    sc.pConfig = cfg.data();
+    sc.counterDataImageSize = data.size();
+    sc.pCounterDataImage = data.data();
+    sc.range = CUPTI_UserRange;
+    sc.replayMode = CUPTI_UserReplay;
+    sc.maxRangesPerPass = 1;
+    sc.numNestingLevels = 1;
+    sc.minNestingLevel = 1;
+    sc.passIndex = 0;
+    sc.targetNestingLevel = 1;
+    CUPTI_CHECK(cuptiRangeProfilerSetConfig(&sc));
+
+    const int expected = cupti::MetricHost::passes_of(cfg);
+    bool all_submitted = false;
+    for (int pass = 0; !all_submitted; ++pass) {
+      if (pass > expected + 2)
+        throw std::runtime_error(fmt::format("CUPTI asked for more than {} replay passes", expected + 2));
+      // Every pass sees the work the timed samples saw: the same inputs, the same cache state.
+      inst.prepare(seed);
+      if (cold) dev.flush_cache();
+      dev.synchronize();
+      auto st = CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+      st.pRangeProfilerObject = obj;
+      CUPTI_CHECK(cuptiRangeProfilerStart(&st));
+      auto push = CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+      push.pRangeProfilerObject = obj;
+      push.pRangeName = "roofbench";
+      CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
+      inst.run();
+      auto pop = CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+      pop.pRangeProfilerObject = obj;
+      CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
+      auto stop = CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+      stop.pRangeProfilerObject = obj;
+      CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+      dev.synchronize();
+      all_submitted = stop.isAllPassSubmitted != 0;
+    }
+    auto dec = CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+    dec.pRangeProfilerObject = obj;
+    CUPTI_CHECK(cuptiRangeProfilerDecodeData(&dec));
+    if (dec.numOfRangeDropped) throw std::runtime_error(fmt::format("CUPTI dropped {} range(s)", dec.numOfRangeDropped));
+    auto info = CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+    info.pCounterDataImage = data.data();
+    info.counterDataImageSize = data.size();
+    CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
+    if (info.numTotalRanges != 1)
+      throw std::runtime_error(fmt::format("expected 1 profiled range, CUPTI has {}", info.numTotalRanges));
+    return host_->evaluate(data, 0, metrics);
+  }
+
+  int index_;
+  std::vector<std::string> user_;
+  bool initialized_ = false;
+  CUcontext ctx_ = nullptr;
+  std::string chip_;
+  std::unique_ptr<cupti::MetricHost> host_;
+  std::map<std::string, std::vector<std::uint8_t>> configs_;
+  std::map<std::string, bool> known_;
+  std::vector<std::string> dropped_;
+  std::string disabled_, disabled_hint_;
+};
+
+nlohmann::json unavailable(const std::string& reason, const std::string& hint) {
+  nlohmann::json j = {{"requested", true}, {"available", false}, {"reason", reason}};
+  if (!hint.empty()) j["hint"] = hint;
+  return j;
+}
+
+}  // namespace
+
+std::unique_ptr<CounterCollector> open_counters(Device& dev, const CounterRequest& req, nlohmann::json* status) {
+  if (!req.enabled) {
+    *status = nullptr;
+    return nullptr;
+  }
+  if (dev.backend() != Backend::cuda) {
+    *status = unavailable("hardware counters are read on CUDA devices only (this run is on the CPU)", "");
+    return nullptr;
+  }
+  auto p = std::make_unique<RangeProfiler>(dev.describe().value("index", 0), req.metrics);
+  try {
+    if (std::string why = p->open(); !why.empty()) {
+      *status = unavailable(why, "");
+      return nullptr;
+    }
+  } catch (const CuptiError& e) {
+    const cupti::Failure f = cupti::explain_failure(e.code, e.call);
+    *status = unavailable(f.reason, f.hint);
+    return nullptr;
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    *status = unavailable(std::string("counters unavailable: ") + e.what(), "");
+    return nullptr;
+  }
+  p->require_user_metrics();  // InputError: bad --metrics stop the run before it starts
+  *status = p->status();
+  return p;
+}
+
+}  // namespace roofbench

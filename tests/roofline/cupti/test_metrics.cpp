@@ -1,0 +1,162 @@
+// The counter model without CUPTI: which metrics a kernel gets, and what recorded values mean
+// (FLOPs, bytes per level, intensities, divergence measures).
+#include <gtest/gtest.h>
+
+#include "roofline/cupti/metrics.h"
+
+using namespace roofbench;
+using namespace roofbench::cupti;
+
+namespace {
+BenchmarkResult kernel(const std::string& family, Precision p, const std::string& unit,
+                       std::optional<Precision> math = std::nullopt) {
+  BenchmarkResult b;
+  b.family = family;
+  b.precision = p;
+  b.unit = unit;
+  b.math = math;
+  b.backend = Backend::cuda;
+  return b;
+}
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+}  // namespace
+
+TEST(DefaultMetrics, EveryKernelGetsTimeClockAndBytesAtEachLevel) {
+  const auto m = default_metrics(kernel("stream", Precision::fp32, "simt"));
+  for (const char* name : {"gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "dram__bytes_read.sum",
+                           "dram__bytes_write.sum", "lts__t_sectors_srcunit_tex.sum", "l1tex__t_bytes.sum"})
+    EXPECT_TRUE(has(m, name)) << name;
+}
+
+TEST(DefaultMetrics, FlopCountersFollowThePrecisionOfTheArithmetic) {
+  const auto fp32 = default_metrics(kernel("gemm", Precision::fp32, "simt"));
+  EXPECT_TRUE(has(fp32, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"));
+  EXPECT_FALSE(has(fp32, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"));
+  // FP16 inputs widened to FP32 on the CUDA cores run FP32 instructions.
+  const auto widened = default_metrics(kernel("gemm", Precision::fp16, "simt", Precision::fp32));
+  EXPECT_TRUE(has(widened, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"));
+  const auto half2 = default_metrics(kernel("ceiling", Precision::fp16, "simt"));
+  EXPECT_TRUE(has(half2, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"));
+  const auto fp64 = default_metrics(kernel("ceiling", Precision::fp64, "simt"));
+  EXPECT_TRUE(has(fp64, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum"));
+}
+
+TEST(DefaultMetrics, TensorKernelsCountTheTensorPathOfTheirInputTypeNotInstructions) {
+  const auto bf16 = default_metrics(kernel("gemm", Precision::bf16, "tensor"));
+  EXPECT_TRUE(has(bf16, "sm__ops_path_tensor_src_bf16_dst_fp32.sum"));
+  const auto fp16 = default_metrics(kernel("gemm", Precision::fp16, "tensor"));
+  EXPECT_TRUE(has(fp16, "sm__ops_path_tensor_src_fp16.sum"));
+  for (const auto& m : fp16) EXPECT_EQ(m.find("sm__inst_executed_pipe_tensor"), std::string::npos) << m;
+  for (const auto& m : fp16) EXPECT_EQ(m.find("_sass_"), std::string::npos) << m;  // SASS metrics add a pass
+}
+
+TEST(DefaultMetrics, DivergenceKernelsAlsoGetThreadsPerInstructionAndBranchUniformity) {
+  const auto m = default_metrics(kernel("divergence", Precision::fp32, "simt"));
+  for (const char* name : {"smsp__thread_inst_executed.sum", "smsp__inst_executed.sum", "smsp__sass_branch_targets.sum",
+                           "smsp__sass_branch_targets_threads_uniform.sum"})
+    EXPECT_TRUE(has(m, name)) << name;
+  EXPECT_FALSE(has(default_metrics(kernel("stream", Precision::fp32, "simt")), "smsp__inst_executed.sum"));
+}
+
+TEST(Derive, Fp32FlopsAreAddPlusMulPlusTwiceFma) {
+  Counters c;
+  c.values = {{"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", 100},
+              {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", 50},
+              {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 1000}};
+  derive(c);
+  ASSERT_TRUE(c.flops);
+  EXPECT_DOUBLE_EQ(*c.flops, 100 + 50 + 2 * 1000);
+  EXPECT_NE(c.flops_formula.find("2·ffma"), std::string::npos) << c.flops_formula;
+}
+
+TEST(Derive, HalfInstructionsCountTwoLanes) {
+  Counters c;
+  c.values = {{"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", 10},
+              {"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", 0},
+              {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", 100}};
+  derive(c);
+  EXPECT_DOUBLE_EQ(*c.flops, 2 * 10 + 4 * 100);
+}
+
+TEST(Derive, TensorOpsAreFlopsAndSumWithCudaCoreFlops) {
+  Counters c;
+  // A 4096³ BF16 GEMM: 2·M·N·K tensor ops, plus an FP32 epilogue of one FMUL per output.
+  const double n = 4096;
+  c.values = {{"sm__ops_path_tensor_src_bf16_dst_fp32.sum", 2 * n * n * n},
+              {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", n * n}};
+  derive(c);
+  EXPECT_DOUBLE_EQ(*c.flops, 2 * n * n * n + n * n);
+  EXPECT_NE(c.flops_formula.find("tensor ops"), std::string::npos);
+}
+
+TEST(Derive, BytesPerLevelAndIntensities) {
+  // Recorded shape of a SAXPY over 2^26 floats: 12 bytes per element at HBM.
+  const double n = 67108864;
+  Counters c;
+  c.values = {{"gpu__time_duration.sum", 210000},  // ns
+              {"sm__cycles_elapsed.avg.per_second", 1.755e9},
+              {"dram__bytes_read.sum", 8 * n},
+              {"dram__bytes_write.sum", 4 * n},
+              {"lts__t_sectors_srcunit_tex.sum", 12 * n / 32},
+              {"l1tex__t_bytes.sum", 12 * n},
+              {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", n}};
+  derive(c);
+  EXPECT_DOUBLE_EQ(c.bytes.at("dram"), 12 * n);
+  EXPECT_DOUBLE_EQ(c.bytes.at("l2"), 12 * n);  // 32 bytes per sector
+  EXPECT_DOUBLE_EQ(c.bytes.at("l1"), 12 * n);
+  EXPECT_DOUBLE_EQ(*c.time_s, 210e-6);
+  EXPECT_DOUBLE_EQ(*c.sm_clock_hz, 1.755e9);
+  const auto ai = measured_intensity(c);
+  EXPECT_DOUBLE_EQ(ai.at("dram"), 2.0 / 12);
+  EXPECT_DOUBLE_EQ(ai.at("l2"), 2.0 / 12);
+}
+
+TEST(Derive, ZeroBytesOrNoFlopsGiveNoIntensity) {
+  Counters c;
+  c.values = {{"dram__bytes_read.sum", 0}, {"dram__bytes_write.sum", 0}, {"l1tex__t_bytes.sum", 64}};
+  derive(c);
+  EXPECT_FALSE(c.flops);
+  EXPECT_TRUE(measured_intensity(c).empty());
+  c.values["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"] = 16;
+  derive(c);
+  const auto ai = measured_intensity(c);
+  EXPECT_EQ(ai.count("dram"), 0u);  // no HBM traffic: no HBM point, never a division by zero
+  EXPECT_DOUBLE_EQ(ai.at("l1"), 0.25);
+}
+
+TEST(Derive, DivergenceMeasures) {
+  Counters c;
+  // A 2-way split: half the lanes idle on every instruction of each side.
+  c.values = {{"smsp__thread_inst_executed.sum", 16e6}, {"smsp__inst_executed.sum", 1e6},
+              {"smsp__sass_branch_targets.sum", 1000}, {"smsp__sass_branch_targets_threads_uniform.sum", 250}};
+  derive(c);
+  EXPECT_DOUBLE_EQ(*c.threads_per_instruction, 16);
+  EXPECT_DOUBLE_EQ(*c.branch_uniformity, 0.25);
+}
+
+TEST(Derive, ClearsWhatItDerivedBefore) {
+  Counters c;
+  c.values = {{"dram__bytes_read.sum", 10}};
+  derive(c);
+  c.values.clear();
+  derive(c);
+  EXPECT_TRUE(c.bytes.empty());
+}
+
+TEST(MetricList, ParsesTrimsAndDropsRepeats) {
+  EXPECT_EQ(parse_metric_list("a.sum, b.sum,a.sum"), (std::vector<std::string>{"a.sum", "b.sum"}));
+  EXPECT_THROW(parse_metric_list(""), InputError);
+  EXPECT_THROW(parse_metric_list("a.sum,,b.sum"), InputError);
+  EXPECT_THROW(parse_metric_list("a.sum,"), InputError);
+}
+
+TEST(MetricList, NearNamesPutTheMisspelledOneFirstAndKeepTheRollup) {
+  const std::vector<std::string> known = {"dram__bytes_read", "dram__bytes_write", "dram__bytes", "lts__t_bytes",
+                                          "sm__cycles_elapsed"};
+  const auto near = near_names("dram__bytes_reed.sum", known, 3);
+  ASSERT_EQ(near.size(), 3u);
+  EXPECT_EQ(near[0], "dram__bytes_read.sum");
+  EXPECT_EQ(near_names("x", {}, 3).size(), 0u);
+}
