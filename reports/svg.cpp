@@ -158,20 +158,12 @@ double ChartLayout::px_y(double v) const {
   return bottom - f * (bottom - top);
 }
 
-ChartLayout layout_chart(const Results& r) {
+namespace {
+// Decade-aligned ranges around the given intensities and rates, at least 3 decades each way.
+ChartLayout layout_around(std::vector<double> xs, std::vector<double> ys) {
   ChartLayout L;
-  std::vector<double> xs, ys;
-  for (const auto& b : r.benchmarks)
-    if (plotted(b)) {
-      xs.push_back(*b.placement->intensity);
-      ys.push_back(b.placement->flop_per_s);
-    }
-  for (const auto& rp : r.ridge_points) xs.push_back(rp.intensity);
-  for (const auto& c : r.ceilings)
-    if (c.kind == "compute" && c.value > 0) ys.push_back(c.value);
   if (xs.empty()) xs = {0.1, 10};
   if (ys.empty()) ys = {1e9, 1e12};
-
   L.x_min = floor_decade(*std::min_element(xs.begin(), xs.end()) / 2);
   L.x_max = ceil_decade(*std::max_element(xs.begin(), xs.end()) * 3);
   for (bool low = true; std::log10(L.x_max / L.x_min) < 3 - 1e-9; low = !low) (low ? L.x_min /= 10 : L.x_max *= 10);
@@ -181,6 +173,20 @@ ChartLayout layout_chart(const Results& r) {
   if (std::log10(L.y_max / L.y_min) < 3 - 1e-9) L.y_min = L.y_max / 1e3;
   if (std::log10(L.y_max / L.y_min) > 8 + 1e-9) L.y_min = L.y_max / 1e8;  // keep the top readable
   return L;
+}
+}  // namespace
+
+ChartLayout layout_chart(const Results& r) {
+  std::vector<double> xs, ys;
+  for (const auto& b : r.benchmarks)
+    if (plotted(b)) {
+      xs.push_back(*b.placement->intensity);
+      ys.push_back(b.placement->flop_per_s);
+    }
+  for (const auto& rp : r.ridge_points) xs.push_back(rp.intensity);
+  for (const auto& c : r.ceilings)
+    if (c.kind == "compute" && c.value > 0) ys.push_back(c.value);
+  return layout_around(std::move(xs), std::move(ys));
 }
 
 const char* series_colour(std::size_t i) {
@@ -513,20 +519,13 @@ std::string render_svg_hierarchy(const Results& r) {
   static const std::vector<std::pair<std::string, std::string>> kLevels = {
       {"l1", "L1"}, {"l2", "L2"}, {"dram", "HBM"}};
 
-  ChartLayout L;
   std::vector<double> xs, ys;
   for (const auto& p : points) {
     ys.push_back(p.flop_per_s);
     for (const auto& [level, ai] : p.intensity) xs.push_back(ai);
   }
   for (const auto& [key, c] : roofs.compute) ys.push_back(c->value);
-  L.x_min = floor_decade(*std::min_element(xs.begin(), xs.end()) / 2);
-  L.x_max = ceil_decade(*std::max_element(xs.begin(), xs.end()) * 3);
-  for (bool low = true; std::log10(L.x_max / L.x_min) < 3 - 1e-9; low = !low) (low ? L.x_min /= 10 : L.x_max *= 10);
-  L.y_max = ceil_decade(*std::max_element(ys.begin(), ys.end()) * 1.5);
-  L.y_min = floor_decade(*std::min_element(ys.begin(), ys.end()) / 3);
-  if (std::log10(L.y_max / L.y_min) < 3 - 1e-9) L.y_min = L.y_max / 1e3;
-  if (std::log10(L.y_max / L.y_min) > 8 + 1e-9) L.y_min = L.y_max / 1e8;
+  const ChartLayout L = layout_around(std::move(xs), std::move(ys));
 
   std::string s;
   auto out = [&s](const std::string& line) {
