@@ -101,13 +101,17 @@ std::vector<Job> ceiling_jobs(Backend backend, bool quick, const std::string& ta
 
 constexpr const char* kEndPass = "pass:end";
 
-std::vector<Job> kernel_jobs(Backend backend, bool quick, const std::string& filter) {
-  std::regex re;
+// --filter as a regular expression; empty matches everything.
+std::regex filter_regex(const std::string& filter) {
   try {
-    re = std::regex(filter.empty() ? "." : filter);
+    return std::regex(filter.empty() ? "." : filter);
   } catch (const std::regex_error&) {
     throw InputError("--filter '" + filter + "' is not a valid regular expression");
   }
+}
+
+std::vector<Job> kernel_jobs(Backend backend, bool quick, const std::string& filter) {
+  const std::regex re = filter_regex(filter);
   std::vector<Job> jobs;
   for (const auto& v : registry())
     if (v.backend == backend && !v.ceiling)
@@ -426,12 +430,7 @@ int cmd_metrics(const MetricsArgs& a) {
     user = cupti::parse_metric_list(a.metrics);
     host.require_known(user, "--metrics");
   }
-  std::regex re;
-  try {
-    re = std::regex(a.filter.empty() ? "." : a.filter);
-  } catch (const std::regex_error&) {
-    throw InputError("--filter '" + a.filter + "' is not a valid regular expression");
-  }
+  const std::regex re = filter_regex(a.filter);
   std::cout << fmt::format("chip {}: at most {} hardware metrics per pass; default sets stay within {} passes\n",
                            host.chip(), host.max_hardware_metrics_per_pass(), cupti::kPassBudget);
   std::map<std::vector<std::string>, int> passes;

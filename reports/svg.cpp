@@ -102,6 +102,30 @@ std::string shape(Precision p, double x, double y, const std::string& fill, cons
   }
 }
 
+// The opening of every log-log chart: the <svg> element, its <title>, a white background, the
+// headline and the grey line under it. Texts are given XML-escaped.
+std::string chart_head(const ChartLayout& L, const std::string& title, const std::string& headline,
+                       const std::string& subtitle) {
+  return fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
+                     R"(font-family="Helvetica, Arial, sans-serif" font-size="12">)"
+                     "\n<title>{2}</title>\n"
+                     R"(<rect width="{0}" height="{1}" fill="#ffffff"/>)"
+                     "\n"
+                     R"(<text x="{3}" y="24" font-size="16" font-weight="bold">{4}</text>)"
+                     "\n"
+                     R"(<text x="{3}" y="42" font-size="11" fill="#555555">{5}</text>)"
+                     "\n",
+                     L.width, L.height, title, L.left, headline, subtitle);
+}
+
+// A hierarchical-roofline marker centred on (x, y): a circle for L1, a square for L2, a
+// triangle for HBM; `attrs` are added to the element.
+std::string level_marker(const std::string& level, double x, double y, const std::string& attrs) {
+  if (level == "l1") return fmt::format(R"(<circle cx="{:.2f}" cy="{:.2f}" r="4.5" {}/>)", x, y, attrs);
+  if (level == "l2") return fmt::format(R"(<rect x="{:.2f}" y="{:.2f}" width="8" height="8" {}/>)", x - 4, y - 4, attrs);
+  return fmt::format(R"(<path d="M {:.2f} {:.2f} l 5 9 l -10 0 z" {}/>)", x, y - 5, attrs);
+}
+
 // The plot area's clip path, grid (a line per decade, and with `minor` light lines at 2..9),
 // frame, decade labels and axis titles: shared by every log-log chart.
 std::string plot_frame(const ChartLayout& L, bool minor,
@@ -205,15 +229,8 @@ std::string render_svg(const Results& r) {
     s += '\n';
   };
 
-  out(fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
-                  R"(font-family="Helvetica, Arial, sans-serif" font-size="12">)",
-                  L.width, L.height));
-  out(fmt::format("<title>Roofline: {}</title>", xml_escape(r.device.value("name", "device"))));
-  out(fmt::format(R"(<rect width="{}" height="{}" fill="#ffffff"/>)", L.width, L.height));
-  out(fmt::format(R"(<text x="{}" y="24" font-size="16" font-weight="bold">Roofline: {}</text>)", L.left,
-                  xml_escape(device_line(r))));
-  out(fmt::format(R"(<text x="{}" y="42" font-size="11" fill="#555555">{}</text>)", L.left,
-                  xml_escape(provenance_line(r))));
+  s += chart_head(L, "Roofline: " + xml_escape(r.device.value("name", "device")),
+                  "Roofline: " + xml_escape(device_line(r)), xml_escape(provenance_line(r)));
   s += plot_frame(L, true);
 
   // Ceilings. The bandwidth lines rise until they meet the highest compute roof; compute roofs
@@ -414,16 +431,9 @@ std::string render_svg_machines(const std::vector<const Results*>& runs, const s
     s += line;
     s += '\n';
   };
-  out(fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
-                  R"(font-family="Helvetica, Arial, sans-serif" font-size="12">)",
-                  L.width, L.height));
-  out("<title>Rooflines of several machines</title>");
-  out(fmt::format(R"(<rect width="{}" height="{}" fill="#ffffff"/>)", L.width, L.height));
-  out(fmt::format(R"(<text x="{}" y="24" font-size="16" font-weight="bold">Rooflines: {} machines on one chart</text>)",
-                  L.left, runs.size()));
-  out(fmt::format(R"(<text x="{}" y="42" font-size="11" fill="#555555">each machine's ceilings as measured in its own )"
-                  R"(run; ◇ ridge points: the intensity a kernel needs before it is compute-bound</text>)",
-                  L.left));
+  s += chart_head(L, "Rooflines of several machines", fmt::format("Rooflines: {} machines on one chart", runs.size()),
+                  "each machine's ceilings as measured in its own run; ◇ ridge points: the intensity a kernel needs "
+                  "before it is compute-bound");
   s += plot_frame(L, false);
 
   double ly = L.top + 4;
@@ -532,16 +542,10 @@ std::string render_svg_hierarchy(const Results& r) {
     s += line;
     s += '\n';
   };
-  out(fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
-                  R"(font-family="Helvetica, Arial, sans-serif" font-size="12">)",
-                  L.width, L.height));
-  out(fmt::format("<title>Hierarchical roofline: {}</title>", xml_escape(r.device.value("name", "device"))));
-  out(fmt::format(R"(<rect width="{}" height="{}" fill="#ffffff"/>)", L.width, L.height));
-  out(fmt::format(R"(<text x="{}" y="24" font-size="16" font-weight="bold">Hierarchical roofline: {}</text>)", L.left,
-                  xml_escape(device_line(r))));
-  out(fmt::format(R"(<text x="{}" y="42" font-size="11" fill="#555555">{}</text>)", L.left,
-                  xml_escape("one point per memory level: measured FLOPs over the bytes counted there (CUPTI), "
-                             "at the FLOP rate of the timed median; roofs measured in the same run")));
+  s += chart_head(L, "Hierarchical roofline: " + xml_escape(r.device.value("name", "device")),
+                  "Hierarchical roofline: " + xml_escape(device_line(r)),
+                  "one point per memory level: measured FLOPs over the bytes counted there (CUPTI), at the FLOP rate "
+                  "of the timed median; roofs measured in the same run");
   s += plot_frame(L, true, "Arithmetic intensity (FLOP/byte, measured by counters)");
 
   // A bandwidth roof per level, in that level's colour, up to the highest compute roof.
@@ -589,17 +593,9 @@ std::string render_svg_hierarchy(const Results& r) {
     out(fmt::format(R"(<line x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" stroke="{}" stroke-width="1" opacity="0.6"/>)",
                     L.px_x(x_lo), y, L.px_x(x_hi), y, colour));
     for (const auto& [level, ai] : p.intensity) {
-      const double x = L.px_x(ai);
-      std::string shape_svg;
-      if (level == "l1")
-        shape_svg = fmt::format(R"(<circle cx="{:.2f}" cy="{:.2f}" r="4.5")", x, y);
-      else if (level == "l2")
-        shape_svg = fmt::format(R"(<rect x="{:.2f}" y="{:.2f}" width="8" height="8")", x - 4, y - 4);
-      else
-        shape_svg = fmt::format(R"(<path d="M {:.2f} {:.2f} l 5 9 l -10 0 z")", x, y - 5);
-      out(fmt::format(R"(<g class="point" data-level="{}"><title>{} at {}: {} FLOP/B, {}</title>{} fill="{}" stroke="#ffffff"/></g>)",
-                      level, xml_escape(p.benchmark->name), level, intensity(ai), si(p.flop_per_s, "FLOP/s"),
-                      shape_svg, colour));
+      out(fmt::format(R"(<g class="point" data-level="{}"><title>{} at {}: {} FLOP/B, {}</title>{}</g>)", level,
+                      xml_escape(p.benchmark->name), level, intensity(ai), si(p.flop_per_s, "FLOP/s"),
+                      level_marker(level, L.px_x(ai), y, fmt::format(R"(fill="{}" stroke="#ffffff")", colour))));
     }
     out("</g>");
   }
@@ -612,11 +608,8 @@ std::string render_svg_hierarchy(const Results& r) {
   out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Levels</text>)", lx, ly));
   for (const auto& [level, label] : kLevels) {
     ly += 16;
-    const std::string marker =
-        level == "l1"   ? fmt::format(R"(<circle cx="{}" cy="{}" r="4.5" fill="#555555"/>)", lx + 5, ly - 4)
-        : level == "l2" ? fmt::format(R"(<rect x="{}" y="{}" width="8" height="8" fill="#555555"/>)", lx + 1, ly - 8)
-                        : fmt::format(R"(<path d="M {} {} l 5 9 l -10 0 z" fill="#555555"/>)", lx + 5, ly - 9);
-    out(marker + fmt::format(R"(<text x="{}" y="{}">{}</text>)", lx + 16, ly, label));
+    out(level_marker(level, lx + 5, ly - 4, R"(fill="#555555")") +
+        fmt::format(R"(<text x="{}" y="{}">{}</text>)", lx + 16, ly, label));
   }
   ly += 26;
   out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Families</text>)", lx, ly));

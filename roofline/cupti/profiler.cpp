@@ -158,7 +158,7 @@ class RangeProfiler final : public CounterCollector {
     try {
       const std::vector<std::uint8_t>& cfg = config(c.metrics);
       c.passes = cupti::MetricHost::passes_of(cfg);
-      const std::vector<double> values = profile(dev, inst, seed, cold, cfg, c.metrics);
+      const std::vector<double> values = profile(dev, inst, seed, cold, cfg, c.passes, c.metrics);
       for (std::size_t i = 0; i < c.metrics.size(); ++i) c.values[c.metrics[i]] = values[i];
       cupti::derive(c);
     } catch (const CuptiError& e) {
@@ -206,7 +206,8 @@ class RangeProfiler final : public CounterCollector {
   }
 
   std::vector<double> profile(Device& dev, Instance& inst, std::uint64_t seed, bool cold,
-                              const std::vector<std::uint8_t>& cfg, const std::vector<std::string>& metrics) {
+                              const std::vector<std::uint8_t>& cfg, int expected_passes,
+                              const std::vector<std::string>& metrics) {
     auto en = CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
     en.ctx = ctx_;
     CUPTI_CHECK(cuptiRangeProfilerEnable(&en));
@@ -251,11 +252,10 @@ class RangeProfiler final : public CounterCollector {
     sc.targetNestingLevel = 1;
     CUPTI_CHECK(cuptiRangeProfilerSetConfig(&sc));
 
-    const int expected = cupti::MetricHost::passes_of(cfg);
     bool all_submitted = false;
     for (int pass = 0; !all_submitted; ++pass) {
-      if (pass > expected + 2)
-        throw std::runtime_error(fmt::format("CUPTI asked for more than {} replay passes", expected + 2));
+      if (pass > expected_passes + 2)
+        throw std::runtime_error(fmt::format("CUPTI asked for more than {} replay passes", expected_passes + 2));
       // Every pass sees the work the timed samples saw: the same inputs, the same cache state.
       inst.prepare(seed);
       if (cold) dev.flush_cache();
