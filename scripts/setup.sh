@@ -26,3 +26,35 @@ fi
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: no CUDA toolkit found: building the CPU backend only"
 fi
+
+# cuobjdump and nvdisasm, for the test that reads the divergence kernels' SASS
+# (tests/kernels/test_sass.cpp). This toolkit image ships neither; NVIDIA publishes both on PyPI.
+# Pinned; they go to .tools/cuda/bin, which CMake searches before the toolkit's bin/.
+sass_tools_version=13.2.86
+tools=$(cd "$(dirname "$0")/.." && pwd)/.tools/cuda
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  if [ ! -x "$tools/bin/cuobjdump" ] || [ ! -x "$tools/bin/nvdisasm" ] ||
+     [ "$(cat "$tools/version" 2>/dev/null)" != "$sass_tools_version" ]; then
+    echo "setup: fetching cuobjdump and nvdisasm $sass_tools_version from PyPI into .tools/cuda"
+    wheels=$(mktemp -d)
+    trap 'rm -rf "$wheels"' EXIT
+    python3 -m pip download --quiet --no-deps --dest "$wheels" \
+      "nvidia-cuda-cuobjdump==$sass_tools_version" "nvidia-cuda-nvdisasm==$sass_tools_version"
+    rm -rf "$tools" && mkdir -p "$tools/bin"
+    python3 - "$wheels" "$tools/bin" <<'PY'
+import pathlib, sys, zipfile
+wheels, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+for wheel in wheels.glob("*.whl"):
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            if name.endswith("/bin/cuobjdump") or name.endswith("/bin/nvdisasm"):
+                target = out / pathlib.Path(name).name
+                target.write_bytes(z.read(name))
+                target.chmod(0o755)
+PY
+    for t in cuobjdump nvdisasm; do
+      "$tools/bin/$t" --version >/dev/null || { echo "setup: $tools/bin/$t does not run" >&2; exit 1; }
+    done
+    echo "$sass_tools_version" >"$tools/version"
+  fi
+fi
