@@ -51,6 +51,7 @@ class CudaDevice final : public Device {
   explicit CudaDevice(int index) : index_(index) {
     CUDA_CHECK(cudaSetDevice(index_));
     CUDA_CHECK(cudaGetDeviceProperties(&prop_, index_));
+    require_code_for_this_gpu();
     l2_bytes_ = static_cast<std::size_t>(attr(cudaDevAttrL2CacheSize, index_));
     flush_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(2 * l2_bytes_, 1u << 20));
     CUDA_CHECK(cudaMemset(flush_.get(), 0x01, flush_.bytes()));
@@ -133,6 +134,21 @@ class CudaDevice final : public Device {
   }
 
  private:
+  // A build without code for this GPU's architecture would fail every launch with "no kernel
+  // image": say so once, with the fix, before anything runs.
+  void require_code_for_this_gpu() const {
+    cudaFuncAttributes fa{};
+    const cudaError_t e = cudaFuncGetAttributes(&fa, flush_read_kernel);
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+      (void)cudaGetLastError();
+      throw InputError(fmt::format(
+          "this roofbench has no code for {} (sm_{}{}): it was built with CMAKE_CUDA_ARCHITECTURES={}; rebuild with "
+          "cmake --preset release -DCMAKE_CUDA_ARCHITECTURES=\"{}{}\" (or add it to the list)",
+          prop_.name, prop_.major, prop_.minor, ROOFBENCH_CUDA_ARCHITECTURES, prop_.major, prop_.minor));
+    }
+    CUDA_CHECK(e);
+  }
+
   int index_;
   cudaDeviceProp prop_{};
   std::size_t l2_bytes_ = 0;

@@ -91,10 +91,25 @@ nlohmann::json provenance(int argc, char** argv) {
   return p;
 }
 
-std::vector<Job> ceiling_jobs(Backend backend, bool quick, const std::string& tag = "") {
+// The device a run selects benchmarks for: its backend and, for a GPU, its compute capability
+// (variants built for another architecture are left out, each with why, in `left_out`).
+struct Target {
+  Backend backend;
+  std::string compute_capability;  // "9.0"; empty for the CPU
+  bool runs(const Variant& v, std::vector<NotRun>* left_out) const {
+    if (v.backend != backend) return false;
+    const std::string why = not_here(v, compute_capability);
+    if (why.empty()) return true;
+    if (left_out) left_out->push_back({v.base_name(), why});
+    return false;
+  }
+};
+
+std::vector<Job> ceiling_jobs(const Target& t, bool quick, const std::string& tag = "",
+                              std::vector<NotRun>* left_out = nullptr) {
   std::vector<Job> jobs;
   for (const auto& v : registry())
-    if (v.backend == backend && v.ceiling)
+    if (v.ceiling && t.runs(v, left_out))
       for (const auto& p : quick ? v.quick_sizes : v.sizes) jobs.push_back({&v, p, tag});
   return jobs;
 }
@@ -110,16 +125,25 @@ std::regex filter_regex(const std::string& filter) {
   }
 }
 
-std::vector<Job> kernel_jobs(Backend backend, bool quick, const std::string& filter) {
+std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& filter, std::vector<NotRun>* left_out) {
   const std::regex re = filter_regex(filter);
   std::vector<Job> jobs;
-  for (const auto& v : registry())
-    if (v.backend == backend && !v.ceiling)
-      for (const auto& p : quick ? v.quick_sizes : v.sizes)
-        if (std::regex_search(v.name(p), re)) jobs.push_back({&v, p, ""});
-  if (jobs.empty())
-    throw InputError(fmt::format("--filter '{}' matches no benchmark on the {} device (see `roofbench list`)", filter,
-                                 to_string(backend)));
+  for (const auto& v : registry()) {
+    if (v.ceiling || v.backend != t.backend) continue;
+    const auto& sizes = quick ? v.quick_sizes : v.sizes;
+    const bool matched = std::any_of(sizes.begin(), sizes.end(), [&](const Params& p) {
+      return std::regex_search(v.name(p), re);
+    });
+    if (!matched || !t.runs(v, left_out)) continue;
+    for (const auto& p : sizes)
+      if (std::regex_search(v.name(p), re)) jobs.push_back({&v, p, ""});
+  }
+  if (jobs.empty()) {
+    std::string why;
+    for (const auto& n : *left_out) why += fmt::format("; {} is {}", n.benchmark, n.why);
+    throw InputError(fmt::format("--filter '{}' matches no benchmark that runs on the {} device{} (see `roofbench list`)",
+                                 filter, to_string(t.backend), why));
+  }
   return jobs;
 }
 
@@ -208,12 +232,16 @@ void print_counter_plan(CounterCollector& cc, const std::vector<Job>& jobs, std:
 
 int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   auto dev = open_device(a.device);
+  Results r;
+  r.device = dev->describe();
+  const Target target{dev->backend(), r.device.value("compute_capability", std::string())};
   // Ceilings first, then the kernels, then the ceilings again: the pair shows whether the
   // machine held steady through the run (ceiling warnings say when it did not).
-  std::vector<Job> jobs = ceiling_jobs(dev->backend(), a.quick);
+  std::vector<Job> jobs = ceiling_jobs(target, a.quick, "", &r.not_run);
+  const std::size_t start_ceilings = jobs.size();
   if (!ceilings_only) {
-    auto k = kernel_jobs(dev->backend(), a.quick, a.filter);
-    auto e = ceiling_jobs(dev->backend(), a.quick, kEndPass);
+    auto k = kernel_jobs(target, a.quick, a.filter, &r.not_run);
+    auto e = ceiling_jobs(target, a.quick, kEndPass);
     jobs.insert(jobs.end(), k.begin(), k.end());
     jobs.insert(jobs.end(), e.begin(), e.end());
   }
@@ -233,9 +261,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   nlohmann::json counter_status;
   std::unique_ptr<CounterCollector> counters = open_counters(*dev, creq, &counter_status);
 
-  Results r;
   r.provenance = provenance(argc, argv);
-  r.device = dev->describe();
   r.settings = opt.to_json();
   r.settings["quick"] = a.quick;
   r.settings["filter"] = a.filter;
@@ -244,8 +270,9 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
 
   std::cout << fmt::format(
       "roofbench {} on {}: {} benchmarks ({} ceilings first{}), cache {}\n", ROOFBENCH_VERSION, device_line(r),
-      jobs.size(), ceiling_jobs(dev->backend(), a.quick).size(), ceilings_only ? "" : " and again last",
+      jobs.size(), start_ceilings, ceilings_only ? "" : " and again last",
       opt.cold_cache ? fmt::format("flushed with {} before every sample", si(dev->flush_bytes(), "B")) : "warm");
+  for (const auto& n : r.not_run) std::cout << fmt::format("left out: {} ({})\n", n.benchmark, n.why);
   if (counters) {
     std::cout << "counters: CUPTI Range Profiler on " << counter_status.value("chip", std::string("?"))
               << ", in a pass of their own after each benchmark's timed samples\n";

@@ -1,7 +1,11 @@
 #include "bench/registry.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 
 namespace roofbench {
 
@@ -34,11 +38,23 @@ bool register_variant(Variant v) {
   if (v.sizes.empty() || v.quick_sizes.empty() || v.test_sizes.empty()) bad_declaration(v, "no sizes");
   if (v.ceiling && v.ceiling->kind != "bandwidth" && v.ceiling->kind != "compute")
     bad_declaration(v, "ceiling kind must be bandwidth or compute");
+  if (!v.only_on.empty() && (v.backend != Backend::cuda || !std::regex_match(v.only_on, std::regex(R"(\d+\.\d+)"))))
+    bad_declaration(v, "only_on is a compute capability such as 9.0, for CUDA variants");
   for (const auto& other : mutable_registry())
     if (other.backend == v.backend && other.base_name() == v.base_name())
       bad_declaration(v, "registered twice for the same backend");
   mutable_registry().push_back(std::move(v));
   return true;
+}
+
+std::string not_here(const Variant& v, const std::string& compute_capability) {
+  if (v.only_on.empty() || v.only_on == compute_capability) return "";
+  auto sm = [](std::string cc) {
+    cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
+    return "sm_" + cc;
+  };
+  return fmt::format("built for {}a only; this GPU is {}", sm(v.only_on),
+                     compute_capability.empty() ? std::string("not a GPU") : sm(compute_capability));
 }
 
 std::vector<Params> square_gemm_sizes(std::initializer_list<std::int64_t> ns) {

@@ -55,12 +55,19 @@ struct Variant {
   std::function<std::unique_ptr<Instance>(const Params&)> make;
   std::optional<CeilingSpec> ceiling;
   std::string compared_with;  // the lesson families: base name of the form it is measured against
+  // CUDA only: the one compute capability ("9.0") its code runs on (sm_90a features: wgmma,
+  // TMA). Empty: every GPU the build has code for. Elsewhere it is left out of a run, with why.
+  std::string only_on;
 
   std::string base_name() const;  // family/variant/precision
   std::string name(const Params& p) const { return base_name() + "/" + params_to_string(p); }
 };
 
 const std::vector<Variant>& registry();
+
+// Why `v` cannot run on a device of this compute capability ("8.0"; empty for the CPU), or ""
+// when it can.
+std::string not_here(const Variant& v, const std::string& compute_capability);
 // Validates and adds; aborts with a message on a malformed or duplicate declaration (a
 // programming error caught the first time the binary starts).
 bool register_variant(Variant v);

@@ -314,6 +314,7 @@ void to_json(json& j, const Results& r) {
                                  {"intensity", rp.intensity}});
   j["benchmarks"] = json::array();
   for (const auto& b : r.benchmarks) j["benchmarks"].push_back(benchmark_json(b));
+  for (const auto& n : r.not_run) j["not_run"].push_back({{"benchmark", n.benchmark}, {"why", n.why}});
 }
 
 void from_json(const json& j, Results& r) {
@@ -339,6 +340,9 @@ void from_json(const json& j, Results& r) {
                                 rp.at("bandwidth_ceiling").get<std::string>(), rp.at("intensity").get<double>()});
     r.benchmarks.clear();
     for (const auto& b : j.at("benchmarks")) r.benchmarks.push_back(benchmark_from(b));
+    r.not_run.clear();
+    if (auto n = j.find("not_run"); n != j.end())
+      for (const auto& e : *n) r.not_run.push_back({e.at("benchmark").get<std::string>(), e.at("why").get<std::string>()});
   } catch (const json::exception& e) {
     // nlohmann's messages start with "[json.exception.type_error.302] "; keep the readable part.
     std::string what = e.what();

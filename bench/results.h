@@ -146,6 +146,13 @@ struct RidgePoint {
   double intensity = 0;  // FLOP/byte where the two roofs meet
 };
 
+// A registered benchmark this device cannot run (code for another GPU architecture): left out
+// of the run rather than failed.
+struct NotRun {
+  std::string benchmark;  // family/variant/precision
+  std::string why;        // one line
+};
+
 struct Results {
   std::string schema = kResultsSchema;
   nlohmann::json provenance = nlohmann::json::object();  // version, git, command line, time, host
@@ -157,6 +164,7 @@ struct Results {
   std::vector<Ceiling> ceilings;
   std::vector<RidgePoint> ridge_points;
   std::vector<BenchmarkResult> benchmarks;
+  std::vector<NotRun> not_run;  // written only when some were left out
 };
 
 void to_json(nlohmann::json& j, const Results& r);

@@ -17,6 +17,9 @@
 
 namespace roofbench {
 
+// Variant::only_on for every sm_90a-only variant: the run leaves it out on other GPUs.
+inline constexpr const char* kSm90Only = "9.0";
+
 // Throws InputError naming `what` unless the current GPU is sm_90 (the only one sm_90a code runs on).
 inline void require_sm90(const std::string& what) {
   int dev = 0, major = 0, minor = 0;

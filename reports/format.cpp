@@ -238,6 +238,7 @@ std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r) 
     for (const auto& w : c.warnings) out.emplace_back("ceiling " + c.name, w);
   for (const auto& b : r.benchmarks)
     for (const auto& w : b.warnings) out.emplace_back(b.name, w);
+  for (const auto& n : r.not_run) out.emplace_back(n.benchmark, "not run: " + n.why);
   return out;
 }
 

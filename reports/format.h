@@ -95,7 +95,8 @@ struct CounterRow {
 };
 std::vector<CounterRow> counter_rows(const Results& r);
 
-// Every warning of a run, ceilings first, as (what it is about, the warning).
+// Every warning of a run, ceilings first, then the benchmarks left out of it, as (what it is
+// about, the warning).
 std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r);
 
 }  // namespace roofbench

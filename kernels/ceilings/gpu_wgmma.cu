@@ -135,6 +135,7 @@ Variant make() {
   v.precision = kBf16 ? Precision::bf16 : Precision::fp16;
   v.backend = Backend::cuda;
   v.unit = "tensor";
+  v.only_on = kSm90Only;
   v.summary = fmt::format("wgmma m64n256k16 {} -> FP32 from shared memory, 2 warpgroups per block", type);
   v.source = __FILE__;
   // Every warpgroup: iters x mmas wgmmas of 2·64·256·16 flops; every thread writes one double.

@@ -280,6 +280,7 @@ template <class T>
 Variant make() {
   Variant v = gpu_gemm_variant<T>("tensor");
   v.variant = "wgmma";
+  v.only_on = kSm90Only;
   v.summary = "TMA tile loads into 128B-swizzled smem, 64x128x16 wgmma from 2 consumer warpgroups, 4-stage mbarrier pipeline";
   v.source = __FILE__;
   v.sizes = fixed_tile_sweep();

@@ -63,6 +63,19 @@ MeasureOptions fast() {
 
 }  // namespace
 
+TEST(Registry, AVariantTiedToOneArchitectureSaysWhyItDoesNotRunElsewhere) {
+  Variant v;
+  v.family = "gemm";
+  v.variant = "wgmma";
+  v.precision = Precision::bf16;
+  v.backend = Backend::cuda;
+  EXPECT_EQ(not_here(v, "8.0"), "");  // not tied to one: runs everywhere
+  v.only_on = "9.0";
+  EXPECT_EQ(not_here(v, "9.0"), "");
+  EXPECT_EQ(not_here(v, "8.0"), "built for sm_90a only; this GPU is sm_80");
+  EXPECT_EQ(not_here(v, "10.0"), "built for sm_90a only; this GPU is sm_100");
+}
+
 TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {
   auto dev = make_cpu_device();
   const Variant v = toy("good", Defect::none);

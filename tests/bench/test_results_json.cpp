@@ -139,6 +139,21 @@ TEST(ResultsJson, CountersRoundTripAndTheirDerivedValuesAreRecomputed) {
   EXPECT_THROW(bad.get<Results>(), InputError);
 }
 
+TEST(ResultsJson, BenchmarksLeftOutOfTheRunRoundTripAndAreAbsentWhenNone) {
+  Results r = full_sample();
+  EXPECT_FALSE(json::parse(dump_results(r)).contains("not_run"));
+  r.not_run = {{"gemm/wgmma/bf16", "built for sm_90a only; this GPU is sm_80"}};
+  const json j = json::parse(dump_results(r));
+  ASSERT_EQ(j.at("not_run").size(), 1u);
+  EXPECT_EQ(j.at("not_run")[0].at("benchmark"), "gemm/wgmma/bf16");
+  const Results back = j.get<Results>();
+  ASSERT_EQ(back.not_run.size(), 1u);
+  EXPECT_EQ(back.not_run[0].why, "built for sm_90a only; this GPU is sm_80");
+  json bad = j;
+  bad["not_run"][0].erase("why");
+  EXPECT_THROW(bad.get<Results>(), InputError);
+}
+
 TEST(ResultsJson, HasTheDocumentedTopLevelFields) {
   const json j = json::parse(dump_results(full_sample()));
   EXPECT_EQ(j.at("schema"), kResultsSchema);

@@ -22,6 +22,10 @@ std::vector<const Variant*> cuda_gemm_variants() {
     if (v->family == "gemm") out.push_back(v);
   return out;
 }
+// Why `v` does not run on this GPU (code built for another architecture), or "".
+std::string not_on(const Variant& v, const Device& dev) {
+  return not_here(v, dev.describe().value("compute_capability", std::string()));
+}
 }  // namespace
 
 class CudaVariant : public ::testing::TestWithParam<const Variant*> {};
@@ -30,6 +34,7 @@ TEST_P(CudaVariant, MatchesItsReferenceAtEveryTestSize) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU visible: CUDA kernels are not checked on this machine";
   const Variant& v = *GetParam();
   auto dev = make_cuda_device(0);
+  if (const auto why = not_on(v, *dev); !why.empty()) GTEST_SKIP() << v.base_name() << ": " << why;
   for (const auto& p : v.test_sizes) {
     auto inst = v.make(p);
     const Verification r = prepare_and_verify(*dev, *inst, 1234);
@@ -42,6 +47,7 @@ TEST_P(CudaVariant, IsMeasuredAfterVerification) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU visible: CUDA kernels are not timed on this machine";
   const Variant& v = *GetParam();
   auto dev = make_cuda_device(0);
+  if (const auto why = not_on(v, *dev); !why.empty()) GTEST_SKIP() << v.base_name() << ": " << why;
   MeasureOptions o = MeasureOptions::quick();
   o.min_samples = 3;
   o.min_time_s = 0;
@@ -62,6 +68,7 @@ TEST_P(CudaGemmVariant, HandlesOrRejectsEveryAwkwardShape) {
   const Variant& v = *GetParam();
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU visible: CUDA kernels are not checked on this machine";
   auto dev = make_cuda_device(0);
+  if (const auto why = not_on(v, *dev); !why.empty()) GTEST_SKIP() << v.base_name() << ": " << why;
   for (const auto& p : gemm::test_shapes()) {
     std::unique_ptr<Instance> inst;
     try {
@@ -110,6 +117,9 @@ TEST(CudaRegistry, HasTheGemmLadderInEveryPrecision) {
   for (const char* n : {"gemm/wgmma/fp16", "gemm/wgmma/bf16", "ceiling/fp16_wgmma/fp16", "ceiling/bf16_wgmma/bf16"})
     EXPECT_TRUE(names.count(n)) << n;
 #endif
+  // Only the sm_90a code is tied to one architecture; everything else runs on any GPU built for.
+  for (const auto* v : cuda_variants())
+    EXPECT_EQ(v->only_on, v->variant.find("wgmma") != std::string::npos ? "9.0" : "") << v->base_name();
 }
 
 TEST(CudaRegistry, EachGemmIsPlacedAgainstTheUnitItRunsOn) {

@@ -101,6 +101,19 @@ TEST(Console, PrintsEveryBenchmarkWithItsStatus) {
   EXPECT_NE(out.find("warning: gemm/fast|pipe/fp32/n:1"), std::string::npos);
 }
 
+TEST(Reports, EveryReportSaysWhichBenchmarksWereLeftOutAndWhy) {
+  Results r = report_sample();
+  r.not_run = {{"gemm/wgmma/bf16", "built for sm_90a only; this GPU is sm_80"}};
+  const std::string line = "gemm/wgmma/bf16";
+  const std::string why = "not run: built for sm_90a only; this GPU is sm_80";
+  const std::string out = render_console(r);
+  EXPECT_NE(out.find("warning: " + line + ": " + why), std::string::npos) << out;
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("- `" + line + "`: " + why), std::string::npos) << md;
+  const std::string html = render_html(r);
+  EXPECT_NE(html.find(why), std::string::npos);
+}
+
 TEST(Reports, AllThreeFilesAreRendered) {
   const auto files = render_reports(report_sample());
   ASSERT_EQ(files.size(), 3u);
