@@ -131,9 +131,8 @@ std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& fil
   for (const auto& v : registry()) {
     if (v.ceiling || v.backend != t.backend) continue;
     const auto& sizes = quick ? v.quick_sizes : v.sizes;
-    const bool matched = std::any_of(sizes.begin(), sizes.end(), [&](const Params& p) {
-      return std::regex_search(v.name(p), re);
-    });
+    const bool matched =
+        std::any_of(sizes.begin(), sizes.end(), [&](const Params& p) { return std::regex_search(v.name(p), re); });
     if (!matched || !t.runs(v, left_out)) continue;
     for (const auto& p : sizes)
       if (std::regex_search(v.name(p), re)) jobs.push_back({&v, p, ""});
@@ -141,8 +140,9 @@ std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& fil
   if (jobs.empty()) {
     std::string why;
     for (const auto& n : *left_out) why += fmt::format("; {} is {}", n.benchmark, n.why);
-    throw InputError(fmt::format("--filter '{}' matches no benchmark that runs on the {} device{} (see `roofbench list`)",
-                                 filter, to_string(t.backend), why));
+    throw InputError(
+        fmt::format("--filter '{}' matches no benchmark that runs on the {} device{} (see `roofbench list`)", filter,
+                    to_string(t.backend), why));
   }
   return jobs;
 }
@@ -219,7 +219,8 @@ struct RunArgs {
 void print_counter_plan(CounterCollector& cc, const std::vector<Job>& jobs, std::ostream& out) {
   std::map<std::vector<std::string>, std::vector<std::string>> sets;  // metrics -> benchmarks
   for (const auto& j : jobs)
-    if (j.tag.empty()) sets[cc.metrics_for(declare(*j.variant, j.params))].push_back(j.variant->base_name());
+    if (j.tag.empty() && j.variant->launches_kernels)
+      sets[cc.metrics_for(declare(*j.variant, j.params))].push_back(j.variant->base_name());
   for (auto& [metrics, names] : sets) {
     names.erase(std::unique(names.begin(), names.end()), names.end());
     const int passes = cc.passes_for(metrics);
@@ -463,7 +464,8 @@ int cmd_metrics(const MetricsArgs& a) {
   std::map<std::vector<std::string>, int> passes;
   int shown = 0;
   for (const auto& v : registry()) {
-    if (v.backend != Backend::cuda || v.sizes.empty() || !std::regex_search(v.base_name(), re)) continue;
+    if (v.backend != Backend::cuda || !v.launches_kernels || v.sizes.empty() || !std::regex_search(v.base_name(), re))
+      continue;
     const BenchmarkResult b = declare(v, v.sizes.front());
     const std::vector<std::string> metrics = user.empty() ? cupti::default_metrics(b) : user;
     auto it = passes.find(metrics);

@@ -135,7 +135,7 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
       if (!m.throttled.empty()) notes += fmt::format(", {} throttled", m.throttled.size());
       progress << fmt::format(" (verified, {} checked{})\n", res->verification.checked, notes) << std::flush;
       // Counters last, in a pass of their own: nothing above was timed under the profiler.
-      if (counters && job.tag.empty() && *runs == 1) {
+      if (counters && job.tag.empty() && *runs == 1 && job.variant->launches_kernels) {
         res->counters = counters->collect(dev, *inst, *res, opt.seed, opt.cold_cache);
         const Counters& c = *res->counters;
         if (!c.error.empty())

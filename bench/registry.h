@@ -58,6 +58,9 @@ struct Variant {
   // CUDA only: the one compute capability ("9.0") its code runs on (sm_90a features: wgmma,
   // TMA). Empty: every GPU the build has code for. Elsewhere it is left out of a run, with why.
   std::string only_on;
+  // False for work that launches no kernel (host<->device copies): hardware counters have nothing
+  // to count there, so `run --counters` does not profile it.
+  bool launches_kernels = true;
 
   std::string base_name() const;  // family/variant/precision
   std::string name(const Params& p) const { return base_name() + "/" + params_to_string(p); }

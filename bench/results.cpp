@@ -342,7 +342,8 @@ void from_json(const json& j, Results& r) {
     for (const auto& b : j.at("benchmarks")) r.benchmarks.push_back(benchmark_from(b));
     r.not_run.clear();
     if (auto n = j.find("not_run"); n != j.end())
-      for (const auto& e : *n) r.not_run.push_back({e.at("benchmark").get<std::string>(), e.at("why").get<std::string>()});
+      for (const auto& e : *n)
+        r.not_run.push_back({e.at("benchmark").get<std::string>(), e.at("why").get<std::string>()});
   } catch (const json::exception& e) {
     // nlohmann's messages start with "[json.exception.type_error.302] "; keep the readable part.
     std::string what = e.what();

@@ -3,6 +3,7 @@
 #include <functional>
 #include <sstream>
 
+#include "bench/counters.h"
 #include "bench/gbench_runner.h"
 #include "bench/harness.h"
 #include "bench/nvml.h"
@@ -250,6 +251,42 @@ TEST(GbenchRunner, RunsUnderGoogleBenchmarkWithRatesAsCounters) {
   EXPECT_NEAR(g.at("FLOP/s").get<double>(), 1024 / (real_time_us * 1e-6), 1e-6 * g.at("FLOP/s").get<double>());
   EXPECT_TRUE(g.contains("bytes/s"));
   EXPECT_TRUE(j["benchmarks"][1].at("error_occurred").get<bool>());
+}
+
+// Records which benchmarks it was asked to profile, and how often.
+class RecordingCollector final : public CounterCollector {
+ public:
+  std::vector<std::string> collected;
+  std::vector<std::string> metrics_for(const BenchmarkResult&) override { return {"gpu__time_duration.sum"}; }
+  int passes_for(const std::vector<std::string>&) override { return 1; }
+  Counters collect(Device&, Instance&, const BenchmarkResult& b, std::uint64_t, bool) override {
+    collected.push_back(b.name);
+    Counters c;
+    c.metrics = {"gpu__time_duration.sum"};
+    c.values = {{"gpu__time_duration.sum", 1000.0}};
+    c.passes = 1;
+    return c;
+  }
+  nlohmann::json status() const override { return {{"available", true}}; }
+};
+
+TEST(GbenchRunner, CountersOnceForEveryUntaggedJobThatLaunchesKernels) {
+  auto dev = make_cpu_device();
+  Variant kernel = toy("kernel", Defect::none), copy = toy("copy", Defect::none);
+  copy.launches_kernels = false;  // like the PCIe ceilings: cudaMemcpy only, nothing to count
+  RecordingCollector rec;
+  std::ostringstream progress;
+  const JobsOutput out = run_jobs(*dev,
+                                  {{&kernel, kernel.sizes[0]},
+                                   {&copy, copy.sizes[0]},
+                                   {&kernel, kernel.sizes[0], "pass:end"}},  // a ceiling's second pass
+                                  fast(), {"--benchmark_repetitions=2"}, progress, &rec);
+  ASSERT_EQ(out.results.size(), 3u);
+  EXPECT_EQ(rec.collected, (std::vector<std::string>{"toy/kernel/fp32/n:1024"}));  // once, not per repetition
+  ASSERT_TRUE(out.results[0].result.counters);
+  EXPECT_TRUE(out.results[0].result.counters->ok());
+  EXPECT_FALSE(out.results[1].result.counters);
+  EXPECT_FALSE(out.results[2].result.counters);
 }
 
 TEST(GbenchRunner, GoogleBenchmarkFilterSelectsJobs) {

@@ -140,7 +140,8 @@ class DivergenceSass : public ::testing::Test {
     const std::string object = divergence_object();
     ASSERT_FALSE(object.empty()) << "no divergence.cu object in " << ROOFBENCH_KERNEL_OBJECTS;
     int status = 0;
-    const std::string text = run_command("'" + std::string(ROOFBENCH_CUOBJDUMP) + "' -sass '" + object + "' 2>&1", status);
+    const std::string text =
+        run_command("'" + std::string(ROOFBENCH_CUOBJDUMP) + "' -sass '" + object + "' 2>&1", status);
     ASSERT_EQ(status, 0) << "cuobjdump -sass " << object << " failed:\n" << text.substr(0, 2000);
     for (auto& f : parse_sass(text)) {
       // divergence_kernel<How>: How 0 divergent, 1 uniform, 2 branchless (see divergence.cu).
