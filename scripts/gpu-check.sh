@@ -14,28 +14,16 @@ set -uo pipefail
 archive=$1 out=$2
 shift 2
 mkdir -p "$out"
-stage=$(mktemp -d)
-tar -xJf "$archive" -C "$stage" || { echo "gpu-check: cannot unpack $archive" >&2; exit 2; }
-bin=$stage/roofbench/bin
-
-# CUPTI dlopens libnvperf_host from the archive's lib/ (pack-build.sh puts it there).
-export LD_LIBRARY_PATH=$stage/roofbench/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-# cuBLAS is not in the archive (see pack-build.sh): use the toolkit's.
-if ! ldd "$bin/roofbench" | grep -q 'libcublas.*=> /'; then
-  lib=$(dirname "$(find / -name 'libcublasLt.so.1[0-9]' -print -quit 2>/dev/null)")
-  [ -n "$lib" ] && [ "$lib" != . ] && export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+source "$(dirname "$0")/unpack-build.sh"
+unpack_build "$archive"
+unpacked=$?
 {
   nvidia-smi || true
   nvcc --version || true
   echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
-  for b in "$bin"/*; do echo "== $(basename "$b")"; ldd "$b"; done
+  echo "${libs_report:-}"
 } >"$out/env.log" 2>&1
-if grep -q '=> not found' "$out/env.log"; then
-  echo "gpu-check: a library is missing (see $out/env.log):" >&2
-  grep '=> not found' "$out/env.log" | sort -u >&2
-  exit 1
-fi
+[ $unpacked -eq 0 ] || { echo "gpu-check: see $out/env.log" >&2; exit $unpacked; }
 
 status=0
 for t in "$bin"/test_*; do
