@@ -32,7 +32,8 @@ for b in "${bins[@]}"; do ldd "$b"; done | awk '/=> \// {print $3}' | sort -u | 
 done
 # CUPTI loads its metric tables (libnvperf_host) and target code (libnvperf_target) at run time,
 # from beside itself: they travel with it.
-cupti=$(for b in "${bins[@]}"; do ldd "$b"; done | awk '/libcupti\.so/ {print $3; exit}')
+# (awk reads to the end: exiting early would kill ldd with SIGPIPE, and pipefail would end the script.)
+cupti=$(for b in "${bins[@]}"; do ldd "$b"; done | awk '/libcupti\.so/ && !found {print $3; found = 1}')
 if [ -n "$cupti" ]; then
   for extra in libnvperf_host.so libnvperf_target.so; do
     [ -f "$(dirname "$cupti")/$extra" ] && cp -L "$(dirname "$cupti")/$extra" "$stage/roofbench/lib/"
