@@ -47,6 +47,37 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// Fragment loads from shared memory. For FP16, wmma::load_matrix_sync compiles to
+// `wmma.load....shared.f16` and then to ldmatrix (LDSM). For BF16, CUDA 13's header passes a
+// generic pointer to its builtin and the PTX is `wmma.load....bf16` without `.shared`: generic
+// loads (LD.E), which go through the address-space check on every fragment. The BF16 loads are
+// therefore written out with the state space named; the fragment's four 32-bit registers are
+// the instruction's four results, in the order the builtin writes them.
+// (tests/kernels/test_sass.cpp checks that neither precision issues a generic load.)
+template <class Use, class Layout>
+__device__ __forceinline__ void load_shared(wmma::fragment<Use, 16, 16, 16, __half, Layout>& f, const __half* p,
+                                            unsigned ld) {
+  wmma::load_matrix_sync(f, p, ld);
+}
+__device__ __forceinline__ void load_shared(
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>& f, const __nv_bfloat16* p,
+    unsigned ld) {
+  static_assert(sizeof(f.x) == 4 * sizeof(unsigned), "a BF16 m16n16k16 A fragment is four 32-bit registers");
+  unsigned* r = reinterpret_cast<unsigned*>(f.x);
+  asm volatile("wmma.load.a.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "r"(ld));
+}
+__device__ __forceinline__ void load_shared(
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major>& f, const __nv_bfloat16* p,
+    unsigned ld) {
+  static_assert(sizeof(f.x) == 4 * sizeof(unsigned), "a BF16 m16n16k16 B fragment is four 32-bit registers");
+  unsigned* r = reinterpret_cast<unsigned*>(f.x);
+  asm volatile("wmma.load.b.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "r"(ld));
+}
+
 // K and N are multiples of 8 (checked on the host), so a 16-byte chunk is wholly inside or
 // wholly outside the matrix and every row starts 16-byte aligned.
 template <class D>
@@ -105,9 +136,9 @@ __global__ void __launch_bounds__(kThreads, 2)
       wmma::fragment<wmma::matrix_a, 16, 16, 16, D, wmma::row_major> a[kFragM];
       wmma::fragment<wmma::matrix_b, 16, 16, 16, D, wmma::row_major> b[kFragN];
 #pragma unroll
-      for (int i = 0; i < kFragM; ++i) wmma::load_matrix_sync(a[i], as + (wm * WM + i * 16) * kLdA + kk, kLdA);
+      for (int i = 0; i < kFragM; ++i) load_shared(a[i], as + (wm * WM + i * 16) * kLdA + kk, kLdA);
 #pragma unroll
-      for (int j = 0; j < kFragN; ++j) wmma::load_matrix_sync(b[j], bs + kk * kLdB + wn * WN + j * 16, kLdB);
+      for (int j = 0; j < kFragN; ++j) load_shared(b[j], bs + kk * kLdB + wn * WN + j * 16, kLdB);
 #pragma unroll
       for (int i = 0; i < kFragM; ++i)
 #pragma unroll
