@@ -121,36 +121,55 @@ Shape shape_of(const SassFunction& f) {
   return s;
 }
 
-// The kernels' object file for divergence.cu, from the list CMake wrote at generate time.
-std::string divergence_object() {
-  std::ifstream list(ROOFBENCH_KERNEL_OBJECTS);
-  std::string path;
-  while (std::getline(list, path))
-    if (const std::string tail = "/divergence.cu.o";
-        path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0)
-      return path;
-  return {};
+// The SASS of one of the kernels' object files ("divergence.cu"), found in the list CMake wrote
+// at generate time and disassembled once per test binary. Empty, with *why set, when it cannot.
+const std::vector<SassFunction>& sass_of(const std::string& source, std::string* why) {
+  static std::map<std::string, std::pair<std::vector<SassFunction>, std::string>> cache;
+  auto it = cache.find(source);
+  if (it == cache.end()) {
+    std::vector<SassFunction> functions;
+    std::string error, object, path;
+    std::ifstream list(ROOFBENCH_KERNEL_OBJECTS);
+    const std::string tail = "/" + source + ".o";
+    while (std::getline(list, path))
+      if (path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0) object = path;
+    if (object.empty()) {
+      error = "no " + source + " object in " + ROOFBENCH_KERNEL_OBJECTS;
+    } else {
+      int status = 0;
+      const std::string text =
+          run_command("'" + std::string(ROOFBENCH_CUOBJDUMP) + "' -sass '" + object + "' 2>&1", status);
+      if (status != 0)
+        error = "cuobjdump -sass " + object + " failed:\n" + text.substr(0, 2000);
+      else
+        functions = parse_sass(text);
+    }
+    it = cache.emplace(source, std::make_pair(std::move(functions), std::move(error))).first;
+  }
+  *why = it->second.second;
+  return it->second.first;
 }
+
+bool have_cuobjdump() {
+  return !std::string(ROOFBENCH_CUOBJDUMP).empty();
+}
+constexpr const char* kNoCuobjdump =
+    "cuobjdump was not found when CMake ran: scripts/setup.sh fetches it into .tools/cuda/bin";
 
 class DivergenceSass : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string(ROOFBENCH_CUOBJDUMP).empty())
-      GTEST_SKIP() << "cuobjdump was not found when CMake ran: scripts/setup.sh fetches it into .tools/cuda/bin";
-    const std::string object = divergence_object();
-    ASSERT_FALSE(object.empty()) << "no divergence.cu object in " << ROOFBENCH_KERNEL_OBJECTS;
-    int status = 0;
-    const std::string text =
-        run_command("'" + std::string(ROOFBENCH_CUOBJDUMP) + "' -sass '" + object + "' 2>&1", status);
-    ASSERT_EQ(status, 0) << "cuobjdump -sass " << object << " failed:\n" << text.substr(0, 2000);
-    for (auto& f : parse_sass(text)) {
+    if (!have_cuobjdump()) GTEST_SKIP() << kNoCuobjdump;
+    std::string why;
+    const auto& functions = sass_of("divergence.cu", &why);
+    ASSERT_TRUE(why.empty()) << why;
+    for (const auto& f : functions) {
       // divergence_kernel<How>: How 0 divergent, 1 uniform, 2 branchless (see divergence.cu).
       static const std::regex kernel_re(R"(divergence_kernelIL\w*HowE([012])E)");
       std::smatch m;
-      if (std::regex_search(f.name, m, kernel_re)) kernels_[std::stoi(m[1])].push_back(std::move(f));
+      if (std::regex_search(f.name, m, kernel_re)) kernels_[std::stoi(m[1])].push_back(f);
     }
-    ASSERT_EQ(kernels_.size(), 3u) << "expected the three divergence_kernel<How> instantiations in the SASS of "
-                                   << object;
+    ASSERT_EQ(kernels_.size(), 3u) << "expected the three divergence_kernel<How> instantiations in divergence.cu's SASS";
   }
   std::map<int, std::vector<SassFunction>> kernels_;
 };
@@ -179,6 +198,107 @@ TEST_F(DivergenceSass, TheBranchlessKernelIsOneChainWithItsConstantsFromTheTable
     EXPECT_GT(s.ffma, 0);
   }
 }
+
+// ---------------------------------------------------------------- the units each kernel uses
+// A ceiling measures a unit only if its loop runs on that unit, and a GEMM rung's lesson holds
+// only if it uses what it says: the compiler could quietly widen BF16 math to FP32 FFMAs, route
+// fragment loads through generic memory, or spill a register tile. Each case names a kernel
+// (by its source and a pattern of its mangled name), instructions it must contain (full SASS
+// opcode with its modifiers, at least so many) and instructions it must not contain.
+struct Need {
+  std::string opcode;  // regular expression over the whole opcode, e.g. "HMMA\\.16816\\.F32"
+  int at_least = 1;
+};
+struct UnitCase {
+  std::string label, source, kernel;  // kernel: regular expression searched in the mangled name
+  std::vector<Need> needs;
+  std::vector<std::string> forbidden;  // regular expressions over the whole opcode
+  bool sm90a_only = false;             // built only when the architecture list has 90a
+};
+
+// Generic loads and stores (LD/ST without a state space) and local memory (spills).
+const std::vector<std::string> kNoGenericOrLocal = {R"((LD|ST)(\..*)?)", R"((LDL|STL)(\..*)?)"};
+
+std::vector<UnitCase> unit_cases() {
+  auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  return {
+      {"ceiling_fp32_fma", "gpu_fma.cu", "fma_kernelINS1_4Fp32E", {{"FFMA", 32}}, {"DFMA", R"(HFMA2.*)"}},
+      {"ceiling_fp64_fma", "gpu_fma.cu", "fma_kernelINS1_4Fp64E", {{"DFMA", 32}}, {"FFMA", R"(HFMA2\..*BF16.*)"}},
+      // Hopper issues half2 FMAs on the FMA pipe (HFMA2) and on the MMA pipe (HFMA2.MMA).
+      {"ceiling_fp16_fma", "gpu_fma.cu", "fma_kernelINS1_4Fp16E", {{R"(HFMA2(\.MMA)?)", 32}}, {"FFMA", R"(.*BF16.*)"}},
+      {"ceiling_bf16_fma", "gpu_fma.cu", "fma_kernelINS1_4Bf16E", {{R"(HFMA2(\.MMA)?\.BF16_V2)", 32}}, {"FFMA"}},
+      {"ceiling_fp16_mma_sync", "gpu_mma.cu", "mma_kernelILb0E", {{R"(HMMA\.16816\.F32)", 32}}, {R"(HMMA.*BF16)"}},
+      {"ceiling_bf16_mma_sync", "gpu_mma.cu", "mma_kernelILb1E", {{R"(HMMA\.16816\.F32\.BF16)", 32}}, {}},
+      {"ceiling_fp16_wgmma", "gpu_wgmma.cu", "wgmma_peak_kernelILb0E", {{R"(HGMMA\.64x256x16\.F32)", 64}},
+       {R"(HGMMA.*BF16)"}, true},
+      {"ceiling_bf16_wgmma", "gpu_wgmma.cu", "wgmma_peak_kernelILb1E", {{R"(HGMMA\.64x256x16\.F32\.BF16)", 64}}, {},
+       true},
+      // Register tiling: a thread's 8x8 outputs from 128-bit shared-memory reads, all in registers.
+      {"gemm_register_tiled_fp32", "03_register_tiled.cu", "register_tiled_kernel", {{"FFMA", 512}, {R"(LDS\.128)", 8}},
+       kNoGenericOrLocal},
+      // WMMA: mma.sync on the tensor cores, fragments by ldmatrix from shared memory, cp.async in.
+      {"gemm_wmma_fp16", "04_wmma.cu", "wmma_kernelI6__half", {{R"(HMMA\.16816\.F32)", 32}, {R"(LDSM\..*)", 8},
+       {R"(LDGSTS\..*)", 8}}, with(kNoGenericOrLocal, {R"(HMMA.*BF16)"})},
+      {"gemm_wmma_bf16", "04_wmma.cu", "wmma_kernelI13__nv_bfloat16", {{R"(HMMA\.16816\.F32\.BF16)", 32},
+       {R"(LDSM\..*)", 8}, {R"(LDGSTS\..*)", 8}}, kNoGenericOrLocal},
+      // wgmma: warpgroup MMAs fed by the tensor memory accelerator (UTMALDG), mbarrier waits.
+      {"gemm_wgmma_fp16", "05_wgmma.cu", "wgmma_kernelI6__half", {{R"(HGMMA\.64x128x16\.F32)", 4}, {R"(UTMALDG\..*)", 2},
+       {R"(SYNCS\..*)", 2}}, with(kNoGenericOrLocal, {R"(HGMMA.*BF16)"}), true},
+      {"gemm_wgmma_bf16", "05_wgmma.cu", "wgmma_kernelI13__nv_bfloat16", {{R"(HGMMA\.64x128x16\.F32\.BF16)", 4},
+       {R"(UTMALDG\..*)", 2}, {R"(SYNCS\..*)", 2}}, kNoGenericOrLocal, true},
+  };
+}
+
+void PrintTo(const UnitCase& c, std::ostream* os) {
+  *os << c.label;
+}
+
+class KernelUnits : public ::testing::TestWithParam<UnitCase> {};
+
+TEST_P(KernelUnits, UsesTheInstructionsItsLessonIsAbout) {
+  if (!have_cuobjdump()) GTEST_SKIP() << kNoCuobjdump;
+  const UnitCase& c = GetParam();
+  std::string why;
+  const auto& functions = sass_of(c.source, &why);
+  if (c.sm90a_only && why.rfind("no ", 0) == 0)
+    GTEST_SKIP() << c.source << " is not built: the CUDA architecture list has no 90a";
+  ASSERT_TRUE(why.empty()) << why;
+  const std::regex kernel(c.kernel);
+  int found = 0;
+  for (const auto& f : functions) {
+    if (!std::regex_search(f.name, kernel)) continue;
+    ++found;
+    SCOPED_TRACE(f.arch + " " + f.name);
+    std::map<std::string, int> ops;
+    for (const auto& ins : f.instructions) {
+      std::istringstream in(ins);
+      std::string op;
+      in >> op;
+      if (!op.empty() && op[0] == '@') in >> op;
+      // `HFMA2.MMA Rd, -RZ, RZ, imm, imm` is how Hopper code moves a constant: a MOV, not an FMA.
+      if (op.rfind("HFMA2", 0) == 0 && ins.find("-RZ, RZ,") != std::string::npos) op = "MOV";
+      ++ops[op];
+    }
+    for (const auto& need : c.needs) {
+      const std::regex re(need.opcode);
+      int n = 0;
+      for (const auto& [op, count] : ops)
+        if (std::regex_match(op, re)) n += count;
+      EXPECT_GE(n, need.at_least) << "instructions matching " << need.opcode;
+    }
+    for (const auto& bad : c.forbidden) {
+      const std::regex re(bad);
+      for (const auto& [op, count] : ops) EXPECT_FALSE(std::regex_match(op, re)) << count << " x " << op;
+    }
+  }
+  EXPECT_GE(found, 1) << "no function matching " << c.kernel << " in " << c.source;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sass, KernelUnits, ::testing::ValuesIn(unit_cases()),
+                         [](const ::testing::TestParamInfo<UnitCase>& i) { return i.param.label; });
 
 // The parser itself, on a few lines in cuobjdump's format.
 TEST(SassParser, ReadsArchitecturesFunctionsAndInstructions) {
