@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "reports/format.h"
+#include "roofline/cupti/metrics.h"
 
 namespace roofbench {
 
@@ -143,6 +144,15 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
         else
           progress << fmt::format("    counters ({} pass{}): {}\n", c.passes, c.passes == 1 ? "" : "es",
                                   counter_line(c, res->flops, res->bytes));
+        // The Activity API's kernel records against the event timing.
+        if (c.trace && !c.trace->error.empty()) res->warnings.push_back("trace: " + c.trace->error);
+        if (res->measurement)
+          if (const auto t = cupti::trace_check(c, *res->measurement)) {
+            if (std::string w = cupti::trace_warning(*t); !w.empty()) {
+              progress << "    " << w << "\n";
+              res->warnings.push_back(std::move(w));
+            }
+          }
         progress << std::flush;
       }
     };

@@ -174,12 +174,18 @@ json counters_json(const Counters& c) {
                   {"sm_clock_hz", opt(c.sm_clock_hz)},
                   {"threads_per_instruction", opt(c.threads_per_instruction)},
                   {"branch_uniformity", opt(c.branch_uniformity)}};
-  return {{"set", c.set},
-          {"metrics", c.metrics},
-          {"passes", c.passes},
-          {"values", c.values},
-          {"error", c.error.empty() ? json(nullptr) : json(c.error)},
-          {"derived", derived}};
+  json j = {{"set", c.set},
+            {"metrics", c.metrics},
+            {"passes", c.passes},
+            {"values", c.values},
+            {"error", c.error.empty() ? json(nullptr) : json(c.error)},
+            {"derived", derived}};
+  if (c.trace)
+    j["trace"] = {{"span_s", c.trace->span_s},
+                  {"busy_s", c.trace->busy_s},
+                  {"kernels", c.trace->kernels},
+                  {"error", c.trace->error.empty() ? json(nullptr) : json(c.trace->error)}};
+  return j;
 }
 Counters counters_from(const json& j) {
   Counters c;
@@ -190,6 +196,17 @@ Counters counters_from(const json& j) {
   if (auto it = j.find("error"); it != j.end() && !it->is_null()) c.error = it->get<std::string>();
   for (const auto& [name, v] : c.values)
     if (!std::isfinite(v)) throw InputError("counter '" + name + "' is not a finite number");
+  if (auto it = j.find("trace"); it != j.end() && !it->is_null()) {
+    KernelTrace t;
+    t.span_s = it->at("span_s").get<std::vector<double>>();
+    t.busy_s = it->at("busy_s").get<std::vector<double>>();
+    t.kernels = it->at("kernels").get<std::vector<std::string>>();
+    if (auto e = it->find("error"); e != it->end() && !e->is_null()) t.error = e->get<std::string>();
+    if (t.busy_s.size() != t.span_s.size()) throw InputError("trace: span_s and busy_s differ in length");
+    for (double v : t.span_s)
+      if (!std::isfinite(v) || v < 0) throw InputError("trace: a span is not a finite, non-negative time");
+    c.trace = std::move(t);
+  }
   cupti::derive(c);  // derived values are recomputed, never trusted from the file
   return c;
 }

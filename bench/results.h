@@ -69,6 +69,18 @@ struct WaveModel {
 WaveModel wave_model(std::int64_t tile_m, std::int64_t tile_n, std::int64_t M, std::int64_t N,
                      std::int64_t blocks_per_sm, std::int64_t sms);
 
+// CUPTI Activity records (CONCURRENT_KERNEL) of a few more runs of one benchmark, apart from
+// the timed samples and the profiled passes: the GPU's own start and end stamps of each kernel,
+// so launch overhead and the time before the first kernel starts are left out. A cross-check of
+// the event timing, never a source of the benchmark's number.
+struct KernelTrace {
+  std::vector<double> span_s;        // per run: the last kernel's end - the first kernel's start
+  std::vector<double> busy_s;        // per run: the sum of its kernels' durations
+  std::vector<std::string> kernels;  // the kernels of one run, in launch order (the same every run)
+  std::string error;                 // non-empty: no trace; one line, why
+  bool ok() const { return error.empty() && !span_s.empty(); }
+};
+
 // Hardware counters of one benchmark, from a separate profiled pass (never the timed one):
 // the metric values CUPTI evaluated for one run of the kernel, and what the model derives from
 // them (roofline/cupti/metrics.h). Counter-measured work sits beside the declared work.
@@ -85,6 +97,7 @@ struct Counters {
   std::optional<double> time_s, sm_clock_hz;  // the profiled run's duration and SM clock
   std::optional<double> threads_per_instruction;  // 32 when no lane ever idles
   std::optional<double> branch_uniformity;        // share of branch targets taken by all active threads alike
+  std::optional<KernelTrace> trace;               // the Activity API's kernel records, where taken
   bool ok() const { return error.empty() && !values.empty(); }
 };
 

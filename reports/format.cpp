@@ -310,6 +310,10 @@ std::vector<CounterRow> counter_rows(const Results& r) {
       (level == "l1" ? row.ai_l1 : level == "l2" ? row.ai_l2 : row.ai_dram) = intensity(ai);
     if (c.threads_per_instruction) row.threads_per_instruction = fmt::format("{:.1f}", *c.threads_per_instruction);
     if (c.branch_uniformity) row.branch_uniformity = fmt::format("{:.1f}%", 100 * *c.branch_uniformity);
+    if (b.measurement)
+      if (const auto t = cupti::trace_check(c, *b.measurement))
+        row.trace = fmt::format("{} (events {}{})", duration(t->span_s), t->outside_s() < 0 ? "−" : "+",
+                                duration(std::abs(t->outside_s())));
     rows.push_back(std::move(row));
   }
   return rows;

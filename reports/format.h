@@ -91,6 +91,7 @@ struct CounterRow {
   std::string ai_l1 = "—", ai_l2 = "—", ai_dram = "—";  // FLOP/byte
   std::string threads_per_instruction = "—";   // of 32
   std::string branch_uniformity = "—";         // percent
+  std::string trace = "—";  // the kernels' own span (CUPTI Activity) and how far the event median is from it
   std::string error;
 };
 std::vector<CounterRow> counter_rows(const Results& r);

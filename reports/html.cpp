@@ -98,15 +98,15 @@ code { font-size: 12px; }
     s += render_svg_hierarchy(r);
     s += "<table>\n<tr><th>benchmark</th><th>passes</th><th>FLOPs</th><th>÷ declared</th><th>HBM bytes</th>"
          "<th>÷ declared</th><th>L2 bytes</th><th>L1 bytes</th><th>FLOP/B L1</th><th>FLOP/B L2</th><th>FLOP/B HBM</th>"
-         "<th>threads/inst</th><th>uniform branches</th></tr>\n";
+         "<th>threads/inst</th><th>uniform branches</th><th>kernel span (trace)</th></tr>\n";
     for (const auto& c : rows) {
       s += "<tr><td><code>" + xml_escape(c.name) + "</code></td>" + td(c.passes, true);
       if (!c.error.empty()) {
-        s += "<td colspan=\"11\">" + xml_escape(c.error) + "</td></tr>\n";
+        s += "<td colspan=\"12\">" + xml_escape(c.error) + "</td></tr>\n";
         continue;
       }
       for (const std::string* cell : {&c.flops, &c.flops_ratio, &c.dram, &c.dram_ratio, &c.l2, &c.l1, &c.ai_l1,
-                                      &c.ai_l2, &c.ai_dram, &c.threads_per_instruction, &c.branch_uniformity})
+                                      &c.ai_l2, &c.ai_dram, &c.threads_per_instruction, &c.branch_uniformity, &c.trace})
         s += td(*cell, true);
       s += "</tr>\n";
     }

@@ -31,17 +31,17 @@ std::string render_markdown_counters(const Results& r) {
   if (rows.empty()) return s;
   s += "**Counters** (CUPTI, a separate pass after the timed samples; measured beside declared; FLOP/B at each "
        "level: measured FLOPs over the bytes counted there)\n\n";
-  s += "| benchmark | passes | FLOPs | ÷ declared | HBM bytes | ÷ declared | L2 bytes | L1 bytes | FLOP/B L1 | FLOP/B L2 "
-       "| FLOP/B HBM | threads/inst | uniform branches |\n";
-  s += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  s += "| benchmark | passes | FLOPs | ÷ declared | HBM bytes | ÷ declared | L2 bytes | L1 bytes | FLOP/B L1 "
+       "| FLOP/B L2 | FLOP/B HBM | threads/inst | uniform branches | kernel span (trace) |\n";
+  s += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& c : rows) {
     if (!c.error.empty()) {
-      s += fmt::format("| `{}` | {} | {} | | | | | | | | | | |\n", md_cell(c.name), c.passes, md_cell(c.error));
+      s += fmt::format("| `{}` | {} | {} | | | | | | | | | | | |\n", md_cell(c.name), c.passes, md_cell(c.error));
       continue;
     }
-    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(c.name), c.passes,
-                     c.flops, c.flops_ratio, c.dram, c.dram_ratio, c.l2, c.l1, c.ai_l1, c.ai_l2, c.ai_dram,
-                     c.threads_per_instruction, c.branch_uniformity);
+    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(c.name),
+                     c.passes, c.flops, c.flops_ratio, c.dram, c.dram_ratio, c.l2, c.l1, c.ai_l1, c.ai_l2, c.ai_dram,
+                     c.threads_per_instruction, c.branch_uniformity, c.trace);
   }
   return s + "\n";
 }

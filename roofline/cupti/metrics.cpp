@@ -1,9 +1,12 @@
 #include "roofline/cupti/metrics.h"
 
-#include <algorithm>
-#include <cctype>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "bench/stats.h"
 #include "bench/types.h"
 
 namespace roofbench::cupti {
@@ -162,6 +165,32 @@ void derive(Counters& c) {
   if (ti && wi && *wi > 0) c.threads_per_instruction = *ti / *wi;
   const auto bt = value(c, kBranchTargets), bu = value(c, kBranchUniform);
   if (bt && bu && *bt > 0) c.branch_uniformity = *bu / *bt;
+}
+
+std::optional<TraceCheck> trace_check(const Counters& c, const Measurement& m) {
+  if (!c.trace || !c.trace->ok() || m.samples_s.empty()) return std::nullopt;
+  TraceCheck t;
+  t.events_s = m.stats.median;
+  t.span_s = summarize(c.trace->span_s).median;
+  t.busy_s = summarize(c.trace->busy_s).median;
+  return t;
+}
+
+std::string trace_warning(const TraceCheck& t) {
+  const double diff = t.outside_s();
+  if (std::abs(diff) <= std::max(kTraceTolerance * t.events_s, kTraceFloorS)) return "";
+  auto us = [](double s) { return fmt::format("{:.1f} us", s * 1e6); };
+  if (diff < 0)
+    return fmt::format(
+        "timing: the CUDA events' median ({}) is shorter than the kernels' own span in CUPTI's trace ({}); event "
+        "timing is off here (another stream or process on the GPU?)",
+        us(t.events_s), us(t.span_s));
+  std::string gaps;
+  if (t.gaps_s() > kTraceFloorS) gaps = fmt::format(", and {} of the span lies between its kernels", us(t.gaps_s()));
+  return fmt::format(
+      "timing: the CUDA events' median ({}) is {:.0f}% above the kernels' own span in CUPTI's trace ({}): {} of each "
+      "sample is launch overhead outside the kernels{}; the rates use the event time",
+      us(t.events_s), 100 * diff / t.span_s, us(t.span_s), us(diff), gaps);
 }
 
 std::map<std::string, double> measured_intensity(const Counters& c) {

@@ -17,6 +17,7 @@
 //   divergence  smsp__thread_inst_executed.sum / smsp__inst_executed.sum (threads per instruction)
 //            and smsp__sass_branch_targets{,_threads_uniform}.sum (branch uniformity)
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,22 @@ void derive(Counters& c);
 
 // FLOP / byte at each level where both are known and the bytes are non-zero.
 std::map<std::string, double> measured_intensity(const Counters& c);
+
+// The Activity API's kernel records of a benchmark beside its event timing, as medians.
+struct TraceCheck {
+  double events_s = 0;  // the timed samples (CUDA events)
+  double span_s = 0;    // the trace: the first kernel's start to the last kernel's end
+  double busy_s = 0;    // the trace: the kernels' durations added up
+  double outside_s() const { return events_s - span_s; }  // in the events, not in any kernel's span
+  double gaps_s() const { return span_s - busy_s; }       // between the kernels of one run
+};
+inline constexpr double kTraceTolerance = 0.05;  // of the events' median ...
+inline constexpr double kTraceFloorS = 2e-6;     // ... and at least this much, for a warning
+
+// Both medians, when the trace is there and the benchmark was timed.
+std::optional<TraceCheck> trace_check(const Counters& c, const Measurement& m);
+// A `timing:` warning when the events and the trace disagree by more than kTraceTolerance of the
+// events' median and kTraceFloorS; "" when they agree.
+std::string trace_warning(const TraceCheck& t);
 
 }  // namespace roofbench::cupti

@@ -6,15 +6,21 @@
 //   collect: RangeProfilerEnable → GetCounterDataSize → CounterDataImageInitialize → SetConfig →
 //            { prepare inputs, flush; Start; PushRange; run; PopRange; Stop; sync } until all passes
 //            → DecodeData → GetCounterDataInfo → EvaluateToGpuValues → RangeProfilerDisable
+// Before the profiled passes, the Activity API (§7.3) records kTraceRuns more runs of the kernel
+// (CONCURRENT_KERNEL: the GPU's own start and end stamps of each kernel) as a cross-check of the
+// event timing: ActivityEnable → { flush caches; FlushAll; run; sync; FlushAll } → ActivityDisable.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <cupti_activity.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 #include <cupti_version.h>
+#include <cxxabi.h>
+#include <fmt/format.h>
 
 #include <algorithm>
-#include <fmt/format.h>
+#include <cstdlib>
 #include <map>
 
 #include "bench/counters.h"
@@ -70,6 +76,45 @@ CUdevice driver_device(int index) {
   return d;
 }
 
+// ---- the Activity API's kernel records
+// CUPTI hands buffers to plain functions, so the records of the trace in progress go to one
+// process-wide sink (set only while a trace runs, on the calling thread).
+struct KernelRecord {
+  std::uint64_t start = 0, end = 0;  // ns, GPU timestamps
+  std::string name;
+};
+std::vector<KernelRecord>* g_records = nullptr;
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  constexpr std::size_t kBytes = 4u << 20;  // 1-10 MB recommended; a run has a handful of kernels
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBytes));
+  *size = *buffer ? kBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+  CUpti_Activity* rec = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && g_records) {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
+      g_records->push_back({k->start, k->end, k->name ? k->name : "?"});
+    }
+  std::free(buffer);
+}
+
+// "void ns::kernel<float>(float const*, ...)" -> "ns::kernel<float>"; mangled names as they are
+// when they do not demangle.
+std::string kernel_name(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  std::string s = status == 0 && d ? d.get() : mangled;
+  if (auto paren = s.find('('); paren != std::string::npos) s.erase(paren);
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  return s;
+}
+
+constexpr int kTraceRuns = 5;
+
 std::string list(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
@@ -123,6 +168,12 @@ class RangeProfiler final : public CounterCollector {
     av.pCounterAvailabilityImage = availability.data();
     CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&av));
     host_ = std::make_unique<cupti::MetricHost>(chip_, std::move(availability));
+    // Kernel records (the timing cross-check); a failure here costs the trace, not the counters.
+    try {
+      CUPTI_CHECK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
+    } catch (const CuptiError& e) {
+      trace_disabled_ = cupti::explain_failure(e.code, e.call).reason;
+    }
     return "";
   }
 
@@ -155,6 +206,7 @@ class RangeProfiler final : public CounterCollector {
       c.error = "not collected: " + disabled_;
       return c;
     }
+    c.trace = trace(dev, inst, cold);
     try {
       const std::vector<std::uint8_t>& cfg = config(c.metrics);
       c.passes = cupti::MetricHost::passes_of(cfg);
@@ -184,9 +236,15 @@ class RangeProfiler final : public CounterCollector {
                         {"chip", chip_},
                         {"metrics", user_.empty() ? nlohmann::json("default") : nlohmann::json(user_)},
                         {"pass_budget", cupti::kPassBudget},
-                        {"timing", "never from a profiled run: counters come from a separate pass after the timed "
-                                   "samples, inputs made afresh and caches flushed as for timing before every "
-                                   "replay pass"}};
+                        {"timing",
+                         "never from a profiled run: counters come from a separate pass after the timed "
+                         "samples, inputs made afresh and caches flushed as for timing before every "
+                         "replay pass"},
+                        {"trace", fmt::format("CUPTI Activity API (CONCURRENT_KERNEL): {} more runs per benchmark "
+                                              "before its profiled passes, caches flushed as for timing; a "
+                                              "cross-check of the event timing, never its source",
+                                              kTraceRuns)}};
+    if (!trace_disabled_.empty()) j["trace_unavailable"] = trace_disabled_;
     if (!disabled_.empty()) {
       j["reason"] = disabled_;
       j["hint"] = disabled_hint_;
@@ -198,6 +256,67 @@ class RangeProfiler final : public CounterCollector {
   const std::string& chip() const { return chip_; }
 
  private:
+  // kTraceRuns runs of `inst` as the timed samples ran (caches flushed when cold, inputs as they
+  // are), each kernel's GPU start and end from the Activity API. Never throws: a failure is the
+  // trace's error, and one that holds for the session stops tracing.
+  KernelTrace trace(Device& dev, Instance& inst, bool cold) {
+    KernelTrace t;
+    if (!trace_disabled_.empty()) {
+      t.error = "not traced: " + trace_disabled_;
+      return t;
+    }
+    std::vector<KernelRecord> records;
+    g_records = &records;
+    try {
+      CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+      struct Disable {
+        ~Disable() {
+          CUPTI_CHECK_NOEXCEPT(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+          CUPTI_CHECK_NOEXCEPT(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+          g_records = nullptr;
+        }
+      } disable;
+      for (int run = 0; run < kTraceRuns; ++run) {
+        if (cold) dev.flush_cache();
+        dev.synchronize();
+        CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+        records.clear();  // the cache flush's kernel
+        inst.run();
+        dev.synchronize();
+        CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+        if (records.empty()) throw std::runtime_error("CUPTI delivered no kernel record for the run");
+        std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+        std::vector<std::string> names;
+        std::uint64_t first = records.front().start, last = 0, busy = 0;
+        for (const auto& r : records) {
+          names.push_back(kernel_name(r.name));
+          last = std::max(last, r.end);
+          busy += r.end - r.start;
+        }
+        if (run == 0)
+          t.kernels = names;
+        else if (names != t.kernels)
+          throw std::runtime_error(
+              fmt::format("run {} launched other kernels ({}) than run 1 ({})", run + 1, list(names), list(t.kernels)));
+        t.span_s.push_back(static_cast<double>(last - first) * 1e-9);
+        t.busy_s.push_back(static_cast<double>(busy) * 1e-9);
+      }
+      std::size_t dropped = 0;
+      CUPTI_CHECK(cuptiActivityGetNumDroppedRecords(ctx_, 0, &dropped));
+      if (dropped) throw std::runtime_error(fmt::format("CUPTI dropped {} activity record(s)", dropped));
+    } catch (const CuptiError& e) {
+      const cupti::Failure f = cupti::explain_failure(e.code, e.call);
+      t = KernelTrace{};
+      t.error = f.reason;
+      if (session_wide(e.code)) trace_disabled_ = f.reason;
+    } catch (const std::exception& e) {
+      t = KernelTrace{};
+      t.error = std::string("kernel trace failed: ") + e.what();
+    }
+    g_records = nullptr;
+    return t;
+  }
+
   const std::vector<std::uint8_t>& config(const std::vector<std::string>& metrics) {
     const std::string key = list(metrics);
     auto it = configs_.find(key);
@@ -300,6 +419,7 @@ class RangeProfiler final : public CounterCollector {
   std::map<std::string, bool> known_;
   std::vector<std::string> dropped_;
   std::string disabled_, disabled_hint_;
+  std::string trace_disabled_;
 };
 
 nlohmann::json unavailable(const std::string& reason, const std::string& hint) {

@@ -139,6 +139,33 @@ TEST(ResultsJson, CountersRoundTripAndTheirDerivedValuesAreRecomputed) {
   EXPECT_THROW(bad.get<Results>(), InputError);
 }
 
+TEST(ResultsJson, TheKernelTraceRoundTripsAndBadSpansAreRefused) {
+  Results r = full_sample();
+  Counters c = roofbench::testing::counters_of(2e9, 1e9, 4e9, 8e9);
+  c.trace = KernelTrace{{1e-5, 1.1e-5}, {0.9e-5, 1e-5}, {"ns::sin_kernel", "ns::cos_kernel"}, ""};
+  r.benchmarks[0].counters = c;
+  Counters untraced = c;
+  untraced.trace = KernelTrace{};
+  untraced.trace->error = "kernel trace failed: CUPTI delivered no kernel record for the run";
+  r.benchmarks[1].counters = untraced;
+  const json j = json::parse(dump_results(r));
+  EXPECT_EQ(j.at("benchmarks").at(0).at("counters").at("trace").at("kernels").size(), 2u);
+  const Results back = j.get<Results>();
+  ASSERT_TRUE(back.benchmarks[0].counters->trace);
+  EXPECT_EQ(back.benchmarks[0].counters->trace->span_s, (std::vector<double>{1e-5, 1.1e-5}));
+  EXPECT_EQ(back.benchmarks[0].counters->trace->kernels, c.trace->kernels);
+  EXPECT_TRUE(back.benchmarks[0].counters->trace->ok());
+  EXPECT_FALSE(back.benchmarks[1].counters->trace->ok());
+  EXPECT_EQ(back.benchmarks[1].counters->trace->error, untraced.trace->error);
+  EXPECT_FALSE(json::parse(dump_results(full_sample())).at("benchmarks").at(0).contains("trace"));
+  json bad = j;
+  bad["benchmarks"][0]["counters"]["trace"]["span_s"][0] = -1.0;
+  EXPECT_THROW(bad.get<Results>(), InputError);
+  bad = j;
+  bad["benchmarks"][0]["counters"]["trace"]["busy_s"] = json::array();
+  EXPECT_THROW(bad.get<Results>(), InputError);
+}
+
 TEST(ResultsJson, BenchmarksLeftOutOfTheRunRoundTripAndAreAbsentWhenNone) {
   Results r = full_sample();
   EXPECT_FALSE(json::parse(dump_results(r)).contains("not_run"));

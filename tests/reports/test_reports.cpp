@@ -196,6 +196,13 @@ TEST(Markdown, CountersTableShowsMeasuredBesideDeclaredAndEachLevelsIntensity) {
   EXPECT_TRUE(std::any_of(files.begin(), files.end(), [](const auto& f) { return f.first == "hierarchy.svg"; }));
   EXPECT_NE(render_html(r).find("Hierarchical roofline"), std::string::npos);
 
+  // The kernels' own span from CUPTI's trace, and how far the event median (10 ms) is from it.
+  EXPECT_NE(md.find("| — |\n"), std::string::npos) << md;  // no trace taken
+  r.benchmarks[0].counters->trace = KernelTrace{{9.5e-3, 9.6e-3, 9.4e-3}, {9.5e-3, 9.6e-3, 9.4e-3}, {"k"}, ""};
+  const std::string traced = render_markdown(r);
+  EXPECT_NE(traced.find("| 9.50 ms (events +500 us) |"), std::string::npos) << traced;
+  EXPECT_NE(render_html(r).find("9.50 ms (events +500 us)"), std::string::npos);
+
   // A run whose counters were unavailable says why, and has no hierarchical chart.
   Results none = sample_results();
   none.counters = {{"requested", true}, {"available", false}, {"reason", "no permission to read GPU performance counters"}};

@@ -145,6 +145,56 @@ TEST(Derive, ClearsWhatItDerivedBefore) {
   EXPECT_TRUE(c.bytes.empty());
 }
 
+// ---- the Activity API's kernel trace against the event timing
+namespace {
+Measurement events(double median_s) {
+  Measurement m;
+  m.samples_s = {median_s, median_s, median_s};
+  m.stats = summarize(m.samples_s);
+  return m;
+}
+Counters traced(std::vector<double> span_s, std::vector<double> busy_s) {
+  Counters c;
+  c.trace = KernelTrace{std::move(span_s), std::move(busy_s), {"k"}, ""};
+  return c;
+}
+}  // namespace
+
+TEST(Trace, ChecksMediansOfTheEventsAndTheTrace) {
+  const auto t = trace_check(traced({10e-6, 12e-6, 11e-6}, {9e-6, 9e-6, 8e-6}), events(15e-6));
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->events_s, 15e-6);
+  EXPECT_DOUBLE_EQ(t->span_s, 11e-6);
+  EXPECT_DOUBLE_EQ(t->busy_s, 9e-6);
+  EXPECT_NEAR(t->outside_s(), 4e-6, 1e-12);
+  EXPECT_NEAR(t->gaps_s(), 2e-6, 1e-12);
+  // No trace, a failed one, or no timing: nothing to check.
+  EXPECT_FALSE(trace_check(Counters{}, events(1e-3)));
+  Counters failed;
+  failed.trace = KernelTrace{};
+  failed.trace->error = "x";
+  EXPECT_FALSE(trace_check(failed, events(1e-3)));
+  EXPECT_FALSE(trace_check(traced({1e-3}, {1e-3}), Measurement{}));
+}
+
+TEST(Trace, WarnsOnlyWhenEventsAndTraceDisagreeByMoreThanFivePercentAndTwoMicroseconds) {
+  auto warning = [](double events_s, double span_s, double busy_s) {
+    return trace_warning(*trace_check(traced({span_s}, {busy_s}), events(events_s)));
+  };
+  EXPECT_EQ(warning(1.04e-3, 1.0e-3, 1.0e-3), "");  // 40 us over, but 3.8% of the events
+  EXPECT_EQ(warning(11.5e-6, 10e-6, 10e-6), "");    // 13%, but 1.5 us: event resolution
+  const std::string small = warning(8e-6, 4e-6, 4e-6);
+  EXPECT_NE(small.find("timing: the CUDA events' median (8.0 us) is 100% above the kernels' own span in CUPTI's "
+                       "trace (4.0 us): 4.0 us of each sample is launch overhead outside the kernels"),
+            std::string::npos)
+      << small;
+  EXPECT_EQ(small.find("between its kernels"), std::string::npos) << small;
+  const std::string chain = warning(60e-6, 50e-6, 30e-6);  // five kernels with gaps between them
+  EXPECT_NE(chain.find("and 20.0 us of the span lies between its kernels"), std::string::npos) << chain;
+  const std::string odd = warning(40e-6, 50e-6, 50e-6);
+  EXPECT_NE(odd.find("is shorter than the kernels' own span"), std::string::npos) << odd;
+}
+
 TEST(MetricList, ParsesTrimsAndDropsRepeats) {
   EXPECT_EQ(parse_metric_list("a.sum, b.sum,a.sum"), (std::vector<std::string>{"a.sum", "b.sum"}));
   EXPECT_THROW(parse_metric_list(""), InputError);
