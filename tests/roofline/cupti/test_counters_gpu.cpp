@@ -2,6 +2,8 @@
 // kernel's declared work. Skipped, with the reason, without a GPU or without counter access.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "bench/counters.h"
 #include "bench/harness.h"
 
@@ -88,4 +90,26 @@ TEST(CountersOnGpu, DivergentBranchesShowFewerThreadsPerInstruction) {
   EXPECT_GT(*uni.counters.threads_per_instruction, 28);
   EXPECT_LT(*div.counters.threads_per_instruction, 4);
   EXPECT_LT(*div.counters.branch_uniformity, *uni.counters.branch_uniformity);
+}
+
+TEST(CountersOnGpu, TheKernelTraceSeesEachKernelOfAChainAndAgreesWithTheCounterTime) {
+  // The five-kernel sin^2 + cos^2 chain: five kernels a run, in launch order, every run alike;
+  // their busy time within the span; the span close to the profiler's own duration of the range.
+  const Collected c = collect("fusion/sincos_unfused/fp32", {{"n", 1 << 24}});
+  if (!c.skip.empty()) GTEST_SKIP() << c.skip;
+  ASSERT_TRUE(c.counters.trace);
+  const KernelTrace& t = *c.counters.trace;
+  ASSERT_TRUE(t.ok()) << t.error;
+  EXPECT_EQ(t.kernels.size(), 5u);
+  EXPECT_EQ(t.span_s.size(), 5u);  // five traced runs
+  for (std::size_t i = 0; i < t.span_s.size(); ++i) {
+    EXPECT_GT(t.busy_s[i], 0);
+    EXPECT_LE(t.busy_s[i], t.span_s[i] * (1 + 1e-9));
+  }
+  ASSERT_TRUE(c.counters.time_s) << c.counters.error;
+  // gpu__time_duration covers the profiled range (the same five kernels, one replay pass):
+  // the trace's span should be within 20% of it.
+  std::vector<double> spans = t.span_s;
+  std::sort(spans.begin(), spans.end());
+  EXPECT_NEAR(spans[spans.size() / 2] / *c.counters.time_s, 1.0, 0.2);
 }
