@@ -130,12 +130,10 @@ std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& fil
   std::vector<Job> jobs;
   for (const auto& v : registry()) {
     if (v.ceiling || v.backend != t.backend) continue;
-    const auto& sizes = quick ? v.quick_sizes : v.sizes;
-    const bool matched =
-        std::any_of(sizes.begin(), sizes.end(), [&](const Params& p) { return std::regex_search(v.name(p), re); });
-    if (!matched || !t.runs(v, left_out)) continue;
-    for (const auto& p : sizes)
-      if (std::regex_search(v.name(p), re)) jobs.push_back({&v, p, ""});
+    std::vector<Job> matched;
+    for (const auto& p : quick ? v.quick_sizes : v.sizes)
+      if (std::regex_search(v.name(p), re)) matched.push_back({&v, p, ""});
+    if (!matched.empty() && t.runs(v, left_out)) jobs.insert(jobs.end(), matched.begin(), matched.end());
   }
   if (jobs.empty()) {
     std::string why;

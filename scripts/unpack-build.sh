@@ -16,7 +16,8 @@ unpack_build() {
     lib=$(dirname "$(find / -name 'libcublasLt.so.1[0-9]' -print -quit 2>/dev/null)")
     [ -n "$lib" ] && [ "$lib" != . ] && export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   fi
-  libs_report=$(for b in "$bin"/*; do echo "== $(basename "$b")"; ldd "$b" 2>&1; done)
+  ldd_all() { for b in "$bin"/*; do echo "== $(basename "$b")"; ldd "$b" 2>&1; done; }
+  libs_report=$(ldd_all)
   # The archive's libstdc++ comes from the build machine (Debian 12, glibc 2.36). On a machine with
   # an older glibc it cannot load; that machine's own libstdc++ serves as well (the binaries need
   # GLIBCXX_3.4.29, GCC 11's).
@@ -24,7 +25,7 @@ unpack_build() {
     echo "unpack-build: this machine's glibc is older than the build machine's; using its own libstdc++ and libgcc_s" >&2
     mkdir -p "$stage/roofbench/lib-unused"
     mv "$stage/roofbench/lib/"libstdc++.so.* "$stage/roofbench/lib/"libgcc_s.so.* "$stage/roofbench/lib-unused/" 2>/dev/null
-    libs_report=$(for b in "$bin"/*; do echo "== $(basename "$b")"; ldd "$b" 2>&1; done)
+    libs_report=$(ldd_all)
   fi
   if grep -q 'not found' <<<"$libs_report"; then
     echo "unpack-build: a library is missing:" >&2

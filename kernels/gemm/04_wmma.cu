@@ -4,6 +4,8 @@
 // Run only this: roofbench run --device cuda:0 --filter 'gemm/wmma'
 #include <mma.h>
 
+#include <type_traits>
+
 #include "kernels/gemm/gpu_gemm.cuh"
 
 namespace roofbench::gemm {
@@ -59,23 +61,20 @@ __device__ __forceinline__ void load_shared(wmma::fragment<Use, 16, 16, 16, __ha
                                             unsigned ld) {
   wmma::load_matrix_sync(f, p, ld);
 }
-__device__ __forceinline__ void load_shared(
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>& f, const __nv_bfloat16* p,
-    unsigned ld) {
-  static_assert(sizeof(f.x) == 4 * sizeof(unsigned), "a BF16 m16n16k16 A fragment is four 32-bit registers");
+template <class Use>
+__device__ __forceinline__ void load_shared(wmma::fragment<Use, 16, 16, 16, __nv_bfloat16, wmma::row_major>& f,
+                                            const __nv_bfloat16* p, unsigned ld) {
+  static_assert(sizeof(f.x) == 4 * sizeof(unsigned), "a BF16 m16n16k16 A or B fragment is four 32-bit registers");
   unsigned* r = reinterpret_cast<unsigned*>(f.x);
-  asm volatile("wmma.load.a.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "r"(ld));
-}
-__device__ __forceinline__ void load_shared(
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major>& f, const __nv_bfloat16* p,
-    unsigned ld) {
-  static_assert(sizeof(f.x) == 4 * sizeof(unsigned), "a BF16 m16n16k16 B fragment is four 32-bit registers");
-  unsigned* r = reinterpret_cast<unsigned*>(f.x);
-  asm volatile("wmma.load.b.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "r"(ld));
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  if constexpr (std::is_same_v<Use, wmma::matrix_a>)
+    asm volatile("wmma.load.a.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr), "r"(ld));
+  else
+    asm volatile("wmma.load.b.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr), "r"(ld));
 }
 
 // K and N are multiples of 8 (checked on the host), so a 16-byte chunk is wholly inside or

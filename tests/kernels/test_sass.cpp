@@ -68,12 +68,18 @@ std::vector<SassFunction> parse_sass(const std::string& text) {
   return out;
 }
 
-std::string opcode(const std::string& ins) {
+// "@!P0 HMMA.16816.F32 R4, ..." -> "HMMA.16816.F32" (the guard predicate skipped).
+std::string full_opcode(const std::string& ins) {
   std::istringstream in(ins);
   std::string word;
   in >> word;
-  if (!word.empty() && word[0] == '@') in >> word;  // the guard predicate
-  return word.substr(0, word.find('.'));
+  if (!word.empty() && word[0] == '@') in >> word;
+  return word;
+}
+// Without its modifiers: "HMMA".
+std::string opcode(const std::string& ins) {
+  const std::string op = full_opcode(ins);
+  return op.substr(0, op.find('.'));
 }
 bool predicated(const std::string& ins) {
   return !ins.empty() && ins[0] == '@';
@@ -274,10 +280,7 @@ TEST_P(KernelUnits, UsesTheInstructionsItsLessonIsAbout) {
     SCOPED_TRACE(f.arch + " " + f.name);
     std::map<std::string, int> ops;
     for (const auto& ins : f.instructions) {
-      std::istringstream in(ins);
-      std::string op;
-      in >> op;
-      if (!op.empty() && op[0] == '@') in >> op;
+      std::string op = full_opcode(ins);
       // `HFMA2.MMA Rd, -RZ, RZ, imm, imm` is how Hopper code moves a constant: a MOV, not an FMA.
       if (op.rfind("HFMA2", 0) == 0 && ins.find("-RZ, RZ,") != std::string::npos) op = "MOV";
       ++ops[op];

@@ -26,8 +26,7 @@ if [ -x "$build/tests/test_cuda_kernels" ]; then
     [ -e "$stage/roofbench/lib/$lib" ] || fail "CUDA build without $lib in the archive's lib/"
   done
 fi
-# Every library the binaries load resolves, and those the archive carries come from its lib/.
-grep -q 'not found' <<<"$libs_report" && fail "unresolved libraries: $(grep 'not found' <<<"$libs_report" | sort -u)"
+# (unpack_build has already failed on any library not found.) Those the archive carries come from its lib/.
 grep -q "libfmt.*=> $stage/roofbench/lib/" <<<"$libs_report" || fail "libfmt is not loaded from the archive"
 out=$("$bin/roofbench" list 2>&1) || fail "the unpacked roofbench list exited $?: $out"
 grep -q 'gemm/naive/fp32' <<<"$out" || fail "the unpacked roofbench lists no gemm/naive/fp32: $out"
