@@ -1,9 +1,13 @@
 #pragma once
 // What every sm_90a-only file shares: the guard that turns its kernels into traps for other
-// entries of the architecture list, and the host-side check that refuses other GPUs first.
+// entries of the architecture list, the host-side check that refuses other GPUs first, and the
+// wgmma instructions.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <string>
 
 #include "bench/cuda_check.h"
@@ -31,3 +35,61 @@ inline void require_sm90(const std::string& what) {
 }
 
 }  // namespace roofbench
+
+// ---- wgmma (device side, sm_90a entries of the architecture list only)
+#ifndef ROOFBENCH_NO_SM90A
+namespace roofbench::sm90a {
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// Waits until at most `kPending` committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+// D(64xN, FP32 registers) += A(64x16) · B(16xN), both from shared memory through descriptors.
+// kTransB = 0: B stored K-major (like A); 1: B stored MN-major (a row-major K x N matrix).
+// One asm statement per shape and input type: wgmma takes its N/2 accumulators as operands.
+template <int N, class T>
+struct Wgmma;
+// clang-format off
+#define ROOFBENCH_ACC8(i) "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]), "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
+#define ROOFBENCH_ACC64(i) ROOFBENCH_ACC8((i) + 0), ROOFBENCH_ACC8((i) + 8), ROOFBENCH_ACC8((i) + 16), ROOFBENCH_ACC8((i) + 24), ROOFBENCH_ACC8((i) + 32), ROOFBENCH_ACC8((i) + 40), ROOFBENCH_ACC8((i) + 48), ROOFBENCH_ACC8((i) + 56)
+#define ROOFBENCH_WGMMA(N, T, PTX, REGS, A, B, TRANS, ACC, ...)                                     \
+  template <>                                                                                      \
+  struct Wgmma<N, T> {                                                                             \
+    template <int kTransB>                                                                         \
+    __device__ static __forceinline__ void run(float (&d)[N / 2], std::uint64_t a, std::uint64_t b,  \
+                                               int accumulate) {                                   \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " ACC ", 0;\n"                                 \
+                   "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." PTX "." PTX " " REGS             \
+                   ", " A ", " B ", p, 1, 1, 0, " TRANS ";\n}\n"                                      \
+                   : __VA_ARGS__                                                                   \
+                   : "l"(a), "l"(b), "n"(kTransB), "r"(accumulate));                               \
+    }                                                                                              \
+  };
+#define ROOFBENCH_REGS64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define ROOFBENCH_REGS128 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+ROOFBENCH_WGMMA(128, __half, "f16", ROOFBENCH_REGS64, "%64", "%65", "%66", "%67", ROOFBENCH_ACC64(0))
+ROOFBENCH_WGMMA(128, __nv_bfloat16, "bf16", ROOFBENCH_REGS64, "%64", "%65", "%66", "%67", ROOFBENCH_ACC64(0))
+ROOFBENCH_WGMMA(256, __half, "f16", ROOFBENCH_REGS128, "%128", "%129", "%130", "%131", ROOFBENCH_ACC64(0),
+                ROOFBENCH_ACC64(64))
+ROOFBENCH_WGMMA(256, __nv_bfloat16, "bf16", ROOFBENCH_REGS128, "%128", "%129", "%130", "%131", ROOFBENCH_ACC64(0),
+                ROOFBENCH_ACC64(64))
+#undef ROOFBENCH_WGMMA
+#undef ROOFBENCH_REGS64
+#undef ROOFBENCH_REGS128
+#undef ROOFBENCH_ACC64
+#undef ROOFBENCH_ACC8
+// clang-format on
+
+// accumulate = 0 overwrites D (D = A·B), so the accumulators need no zeroing first.
+template <int N, int kTransB, class T>
+__device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
+                                             bool accumulate = true) {
+  Wgmma<N, T>::template run<kTransB>(d, desc_a, desc_b, accumulate ? 1 : 0);
+}
+
+}  // namespace roofbench::sm90a
+#endif  // ROOFBENCH_NO_SM90A

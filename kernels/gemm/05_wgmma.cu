@@ -20,28 +20,42 @@ namespace {
 // thread, so no warp spends issue slots on loads.
 //
 // A block is three warpgroups: warpgroup 0 is the producer (one thread issues the TMA loads of
-// each stage); warpgroups 1 and 2 are consumers, each computing 64 rows of the 128x128 tile with
-// a 64x128 accumulator (64 FP32 registers per thread). Full/empty mbarriers per stage hand the
-// kStages buffers back and forth. TMA fills out-of-range elements with zeros, so ragged M, N and
-// K need no special case; TMA does need 16-byte row strides, so K and N must be multiples of 8.
+// each stage); warpgroups 1 and 2 are consumers, each computing 64 rows of the BM x BN tile with
+// a 64 x BN accumulator (BN/2 FP32 registers per thread). Full/empty mbarriers per stage hand the
+// kStages buffers back and forth. A consumer keeps one stage's wgmmas in flight while it issues
+// the next stage's, and hands a stage back once its wgmmas have finished. TMA fills
+// out-of-range elements with zeros, so ragged M, N and K need no special case; TMA does need
+// 16-byte row strides, so K and N must be multiples of 8.
+//
+// The tile width is the tuning knob. BN = 256 (64x256x16 wgmmas, 128 accumulators per thread)
+// reads 3/4 the shared memory per flop of BN = 128 and 3/4 the global memory per flop, which is
+// what lets it approach cuBLAS; BN = 128 is kept beside it as the step between.
 //
 // Shared layouts (128-byte swizzle, the pattern TMA writes and wgmma reads):
 //  A tile: 128 rows (M) x 64 elements (K) = 128 bytes per row; "K-major". wgmma's descriptor
 //          steps 8-row groups 1024 bytes apart (SBO); each k16 slice starts 32 bytes further.
-//  B tile: B is row-major K x N, so its tile is "MN-major": two TMA boxes of 64 K-rows x 64
-//          N-elements (128 bytes), the second 8 KiB after the first. The descriptor steps 64-wide
+//  B tile: B is row-major K x N, so its tile is "MN-major": BN/64 TMA boxes of 64 K-rows x 64
+//          N-elements (128 bytes), each 8 KiB after the one before. The descriptor steps 64-wide
 //          N chunks 8 KiB apart (LBO) and 8-row K groups 1024 bytes apart (SBO), with the
 //          transpose flag for B set; each k16 slice starts 16 rows = 2048 bytes further.
-constexpr int BM = 128, BN = 128, BK = 64, kStages = 4, kConsumers = 2;
+constexpr int BM = 128, BK = 64, kStages = 4, kConsumers = 2;
 constexpr int kThreads = 128 * (kConsumers + 1);
 constexpr int kBoxN = 64;                                // N elements per B box (128 bytes)
-constexpr int kTileABytes = BM * BK * 2, kTileBBytes = BK * BN * 2;
-constexpr int kStageBytes = kTileABytes + kTileBBytes;
-constexpr std::size_t kSmemBytes = kStages * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + 1024;  // + alignment
+constexpr int kBoxBytes = BK * kBoxN * 2;
+constexpr int kTileABytes = BM * BK * 2;
 static_assert(BK * 2 == 128, "a K-major A row is exactly one 128-byte swizzle row");
-static_assert(kBoxN * 2 == 128 && BN == 2 * kBoxN, "B is two 128-byte-wide boxes");
+static_assert(kBoxN * 2 == 128, "a B box row is exactly one 128-byte swizzle row");
 static_assert(BM == 64 * kConsumers, "each consumer warpgroup owns 64 rows (one m64 wgmma)");
-static_assert(kTileABytes % 1024 == 0 && kTileBBytes % 1024 == 0, "tiles stay 1024-byte aligned for the swizzle");
+static_assert(kTileABytes % 1024 == 0 && kBoxBytes % 1024 == 0, "tiles stay 1024-byte aligned for the swizzle");
+
+template <int BN>
+struct Tile {
+  static_assert(BN == 128 || BN == 256, "wgmma shapes wrapped in bench/sm90a.cuh: n128 and n256");
+  static constexpr int kBoxes = BN / kBoxN;
+  static constexpr int kStageBytes = kTileABytes + kBoxes * kBoxBytes;
+  static constexpr std::size_t kSmemBytes = kStages * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + 1024;  // + alignment
+  static_assert(kSmemBytes <= 227 * 1024, "the stages fit in an SM's 227 KiB of opt-in shared memory");
+};
 
 // For other entries of the architecture list the kernel is a trap (bench/sm90a.cuh); the launcher
 // refuses GPUs other than sm_90 before it gets there.
@@ -85,7 +99,6 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
       : "memory");
 }
 
-// ---- wgmma
 // Shared-memory matrix descriptor: start address, leading and stride byte offsets (all >> 4)
 // and the 128-byte swizzle mode (1 in bits 62-63).
 __device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
@@ -96,63 +109,24 @@ __device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_b
   d |= 1ull << 62;
   return d;
 }
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_wait_all() {
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-}
-
-// D(64x128, FP32) += A(64x16, K-major) · B(16x128, MN-major: transpose flag 1).
-template <class D>
-__device__ __forceinline__ void wgmma_64x128x16(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b);
-template <>
-__device__ __forceinline__ void wgmma_64x128x16<__nv_bfloat16>(float (&d)[64], std::uint64_t desc_a,
-                                                               std::uint64_t desc_b) {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "setp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-        "%64, %65, p, 1, 1, 0, 1;\n"
-        "}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b), "r"(1));
-}
-template <>
-__device__ __forceinline__ void wgmma_64x128x16<__half>(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b) {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "setp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-        "%64, %65, p, 1, 1, 0, 1;\n"
-        "}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b), "r"(1));
-}
-
 #endif  // ROOFBENCH_NO_SM90A
 
-template <class D>
+template <class D, int BN>
 __global__ void __launch_bounds__(kThreads)
     wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                  float* __restrict__ C, int M, int N, int K) {
 #ifdef ROOFBENCH_NO_SM90A
   __trap();
 #else
+  using namespace sm90a;
+  using T = Tile<BN>;
   extern __shared__ unsigned char smem_raw[];
   // The swizzle pattern is a function of address bits, so tiles must start 1024-byte aligned.
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) &
                                                          ~static_cast<std::uintptr_t>(1023));
-  auto tile_a = [&](int s) { return smem + s * kStageBytes; };
-  auto tile_b = [&](int s) { return smem + s * kStageBytes + kTileABytes; };
-  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * kStageBytes);
+  auto tile_a = [&](int s) { return smem + s * T::kStageBytes; };
+  auto tile_b = [&](int s) { return smem + s * T::kStageBytes + kTileABytes; };
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * T::kStageBytes);
   std::uint64_t* empty = full + kStages;
 
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
@@ -175,10 +149,11 @@ __global__ void __launch_bounds__(kThreads)
       for (int kt = 0; kt < k_tiles; ++kt) {
         const int s = kt % kStages;
         if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);  // consumers are done with it
-        mbar_expect_tx(&full[s], kStageBytes);  // out-of-range zeros count as bytes too
+        mbar_expect_tx(&full[s], T::kStageBytes);  // out-of-range zeros count as bytes too
         tma_load_2d(tile_a(s), &map_a, kt * BK, bm, &full[s]);
-        tma_load_2d(tile_b(s), &map_b, bn, kt * BK, &full[s]);
-        tma_load_2d(tile_b(s) + kTileBBytes / 2, &map_b, bn + kBoxN, kt * BK, &full[s]);
+#pragma unroll
+        for (int box = 0; box < T::kBoxes; ++box)
+          tma_load_2d(tile_b(s) + box * kBoxBytes, &map_b, bn + box * kBoxN, kt * BK, &full[s]);
       }
     }
     return;
@@ -186,9 +161,10 @@ __global__ void __launch_bounds__(kThreads)
 
   // Consumers.
   const int c = wg - 1;
-  float d[64];
-#pragma unroll
-  for (int i = 0; i < 64; ++i) d[i] = 0.0f;
+  // No zeroing: the first k-tile's first wgmma overwrites the accumulators. Zeroing them with
+  // ordinary instructions would have ptxas serialize every wgmma of the loop (warning C7515), as
+  // it cannot prove them finished before a later iteration's wgmmas.
+  float d[BN / 2];
   for (int kt = 0; kt < k_tiles; ++kt) {
     const int s = kt % kStages;
     mbar_wait(&full[s], (kt / kStages) & 1);
@@ -197,17 +173,20 @@ __global__ void __launch_bounds__(kThreads)
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BK / 16; ++kk)
-      wgmma_64x128x16<D>(d, smem_desc(a + kk * 32, 16, 1024), smem_desc(b + kk * 16 * 128, kTileBBytes / 2, 1024));
+      wgmma_m64k16<BN, 1, D>(d, smem_desc(a + kk * 32, 16, 1024), smem_desc(b + kk * 16 * 128, kBoxBytes, 1024),
+                             kt > 0 || kk > 0);
     wgmma_commit();
-    wgmma_wait_all();  // this stage's operands have been read
-    if (tid % 32 == 0) mbar_arrive(&empty[s]);
+    // The previous stage's wgmmas are done once at most this stage's are in flight: hand it back.
+    wgmma_wait<1>();
+    if (kt > 0 && tid % 32 == 0) mbar_arrive(&empty[(kt - 1) % kStages]);
   }
+  wgmma_wait<0>();
 
   // Epilogue: the m64nNk16 accumulator layout. Register j of thread t (warp w, lane l) holds
   // row 16w + l/4 + 8·((j/2)%2), column 8·(j/4) + 2·(l%4) + j%2; pairs (j, j+1) are adjacent.
   const int w = tid / 32, l = tid % 32;
 #pragma unroll
-  for (int j = 0; j < 64; j += 2) {
+  for (int j = 0; j < BN / 2; j += 2) {
     const int r = bm + c * 64 + 16 * w + l / 4 + 8 * ((j / 2) % 2);
     const int col = bn + 8 * (j / 4) + 2 * (l % 4);
     if (r < M && col < N)  // N % 8 == 0 and col is even, so col + 1 < N as well
@@ -243,19 +222,19 @@ CUtensorMap make_map(const void* base, CUtensorMapDataType type, std::int64_t ro
   return map;
 }
 
-template <class T>
+template <class T, int BN>
 class WgmmaGemm final : public GpuGemm<T> {
  public:
   using D = device_t<T>;
   explicit WgmmaGemm(const Params& p) : GpuGemm<T>(p) {
     this->require_16_byte_rows("wgmma", "TMA needs 16-byte row strides");
     require_sm90("gemm/wgmma");
-    CUDA_CHECK(cudaFuncSetAttribute(wgmma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(kSmemBytes)));
+    CUDA_CHECK(cudaFuncSetAttribute(wgmma_kernel<D, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(Tile<BN>::kSmemBytes)));
   }
 
   std::optional<WaveModel> waves() const override {
-    return this->tile_waves(wgmma_kernel<D>, kThreads, kSmemBytes, BM, BN);
+    return this->tile_waves(wgmma_kernel<D, BN>, kThreads, Tile<BN>::kSmemBytes, BM, BN);
   }
 
  private:
@@ -268,29 +247,34 @@ class WgmmaGemm final : public GpuGemm<T> {
   }
   void launch(const D*, const D*, float* C) override {
     const dim3 grid(blocks_for(this->N, BN), blocks_for(this->M, BM));
-    wgmma_kernel<D><<<grid, kThreads, kSmemBytes>>>(map_a_, map_b_, C, static_cast<int>(this->M),
-                                                    static_cast<int>(this->N), static_cast<int>(this->K));
+    wgmma_kernel<D, BN><<<grid, kThreads, Tile<BN>::kSmemBytes>>>(map_a_, map_b_, C, static_cast<int>(this->M),
+                                                                  static_cast<int>(this->N), static_cast<int>(this->K));
   }
 
   CUtensorMap map_a_{}, map_b_{};
 };
 
 // ---------------------------------------------------------------- registration
-template <class T>
+template <class T, int BN>
 Variant make() {
   Variant v = gpu_gemm_variant<T>("tensor");
-  v.variant = "wgmma";
+  v.variant = BN == 256 ? "wgmma" : fmt::format("wgmma_bn{}", BN);
   v.only_on = kSm90Only;
-  v.summary = "TMA tile loads into 128B-swizzled smem, 64x128x16 wgmma from 2 consumer warpgroups, 4-stage mbarrier pipeline";
+  v.summary = fmt::format(
+      "TMA tile loads into 128B-swizzled smem, 64x{}x16 wgmma from 2 consumer warpgroups ({}x{} block tile), "
+      "4-stage mbarrier pipeline",
+      BN, BM, BN);
   v.source = __FILE__;
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({2048});
   v.test_sizes = aligned_test_shapes();
-  v.make = [](const Params& p) { return std::make_unique<WgmmaGemm<T>>(p); };
+  v.make = [](const Params& p) { return std::make_unique<WgmmaGemm<T, BN>>(p); };
   return v;
 }
-ROOFBENCH_REGISTER(make<half_t>());
-ROOFBENCH_REGISTER(make<bf16_t>());
+ROOFBENCH_REGISTER((make<half_t, 256>()));
+ROOFBENCH_REGISTER((make<bf16_t, 256>()));
+ROOFBENCH_REGISTER((make<half_t, 128>()));
+ROOFBENCH_REGISTER((make<bf16_t, 128>()));
 
 }  // namespace
 }  // namespace roofbench::gemm

@@ -91,7 +91,7 @@ TEST(CudaGemm, TensorCoreVariantsRefuseRowsThatAreNot16ByteMultiplesBeforeTouchi
   const Params bad = {{"M", 64}, {"N", 45}, {"K", 64}};
   int checked = 0;
   for (const auto* v : cuda_variants()) {
-    if (v->family != "gemm" || (v->variant != "wmma" && v->variant != "wgmma")) continue;
+    if (v->family != "gemm" || (v->variant != "wmma" && v->variant.rfind("wgmma", 0) != 0)) continue;
     ++checked;
     try {
       v->make(bad);
@@ -114,7 +114,8 @@ TEST(CudaRegistry, HasTheGemmLadderInEveryPrecision) {
         "ceiling/bf16_fma/bf16", "ceiling/fp16_mma_sync/fp16", "ceiling/bf16_mma_sync/bf16"})
     EXPECT_TRUE(names.count(n)) << n;
 #ifdef ROOFBENCH_HAVE_SM90A
-  for (const char* n : {"gemm/wgmma/fp16", "gemm/wgmma/bf16", "ceiling/fp16_wgmma/fp16", "ceiling/bf16_wgmma/bf16"})
+  for (const char* n : {"gemm/wgmma/fp16", "gemm/wgmma/bf16", "gemm/wgmma_bn128/fp16", "gemm/wgmma_bn128/bf16",
+                        "ceiling/fp16_wgmma/fp16", "ceiling/bf16_wgmma/bf16"})
     EXPECT_TRUE(names.count(n)) << n;
 #endif
   // Only the sm_90a code is tied to one architecture; everything else runs on any GPU built for.
@@ -125,7 +126,7 @@ TEST(CudaRegistry, HasTheGemmLadderInEveryPrecision) {
 TEST(CudaRegistry, EachGemmIsPlacedAgainstTheUnitItRunsOn) {
   for (const auto* v : cuda_variants()) {
     if (v->family != "gemm") continue;
-    const bool tensor = v->variant == "wmma" || v->variant == "wgmma" ||
+    const bool tensor = v->variant == "wmma" || v->variant.rfind("wgmma", 0) == 0 ||
                         (v->variant == "cublas" && v->precision != Precision::fp32);
     EXPECT_EQ(v->unit, tensor ? "tensor" : "simt") << v->base_name();
     // 16-bit inputs on CUDA cores are widened and accumulated on the FP32 pipe.

@@ -11,6 +11,7 @@
 // Needs no GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -220,16 +221,37 @@ struct UnitCase {
   std::vector<Need> needs;
   std::vector<std::string> forbidden;  // regular expressions over the whole opcode
   bool sm90a_only = false;             // built only when the architecture list has 90a
+  // wgmma kernels: the HGMMAs issued per commit group. Only the last of a group may wait for the
+  // group (the `gsb0` operand). When ptxas cannot prove the accumulators untouched while the
+  // group runs, it serializes: every HGMMA gets its own gsb0 and a wait after it (warning C7515,
+  // shown only with -Xptxas -v), and the tensor cores idle between them.
+  int hgmma_per_group = 0;
+  std::vector<std::string> lines;  // regular expressions over whole instructions, each needed once
 };
 
 // Generic loads and stores (LD/ST without a state space) and local memory (spills).
 const std::vector<std::string> kNoGenericOrLocal = {R"((LD|ST)(\..*)?)", R"((LDL|STL)(\..*)?)"};
 
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// 05_wgmma.cu at one input type and tile width: 64 x BN x 16 HGMMAs, four per 64-deep k-tile.
+UnitCase wgmma_gemm(const std::string& type, const std::string& mangled, int bn) {
+  const std::string shape = "HGMMA\\.64x" + std::to_string(bn) + "x16\\.F32";
+  const bool bf16 = type == "bf16";
+  const std::string variant = bn == 256 ? "wgmma" : "wgmma_bn" + std::to_string(bn);  // as registered
+  return {"gemm_" + variant + "_" + type, "05_wgmma.cu",
+          "wgmma_kernelI" + mangled + "Li" + std::to_string(bn) + "E",
+          {{shape + (bf16 ? "\\.BF16" : ""), 4}, {R"(UTMALDG\..*)", 2}, {R"(SYNCS\..*)", 2}},
+          bf16 ? kNoGenericOrLocal : with(kNoGenericOrLocal, {R"(HGMMA.*BF16)"}),
+          true,
+          4,
+          {R"(WARPGROUP\.DEPBAR\.LE gsb0, 0x1)"}};
+}
+
 std::vector<UnitCase> unit_cases() {
-  auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-  };
   return {
       {"ceiling_fp32_fma", "gpu_fma.cu", "fma_kernelINS1_4Fp32E", {{"FFMA", 32}}, {"DFMA", R"(HFMA2.*)"}},
       {"ceiling_fp64_fma", "gpu_fma.cu", "fma_kernelINS1_4Fp64E", {{"DFMA", 32}}, {"FFMA", R"(HFMA2\..*BF16.*)"}},
@@ -239,9 +261,9 @@ std::vector<UnitCase> unit_cases() {
       {"ceiling_fp16_mma_sync", "gpu_mma.cu", "mma_kernelILb0E", {{R"(HMMA\.16816\.F32)", 32}}, {R"(HMMA.*BF16)"}},
       {"ceiling_bf16_mma_sync", "gpu_mma.cu", "mma_kernelILb1E", {{R"(HMMA\.16816\.F32\.BF16)", 32}}, {}},
       {"ceiling_fp16_wgmma", "gpu_wgmma.cu", "wgmma_peak_kernelILb0E", {{R"(HGMMA\.64x256x16\.F32)", 64}},
-       {R"(HGMMA.*BF16)"}, true},
+       {R"(HGMMA.*BF16)"}, true, 16},
       {"ceiling_bf16_wgmma", "gpu_wgmma.cu", "wgmma_peak_kernelILb1E", {{R"(HGMMA\.64x256x16\.F32\.BF16)", 64}}, {},
-       true},
+       true, 16},
       // Register tiling: a thread's 8x8 outputs from 128-bit shared-memory reads, all in registers.
       {"gemm_register_tiled_fp32", "03_register_tiled.cu", "register_tiled_kernel", {{"FFMA", 512}, {R"(LDS\.128)", 8}},
        kNoGenericOrLocal},
@@ -250,11 +272,10 @@ std::vector<UnitCase> unit_cases() {
        {R"(LDGSTS\..*)", 8}}, with(kNoGenericOrLocal, {R"(HMMA.*BF16)"})},
       {"gemm_wmma_bf16", "04_wmma.cu", "wmma_kernelI13__nv_bfloat16", {{R"(HMMA\.16816\.F32\.BF16)", 32},
        {R"(LDSM\..*)", 8}, {R"(LDGSTS\..*)", 8}}, kNoGenericOrLocal},
-      // wgmma: warpgroup MMAs fed by the tensor memory accelerator (UTMALDG), mbarrier waits.
-      {"gemm_wgmma_fp16", "05_wgmma.cu", "wgmma_kernelI6__half", {{R"(HGMMA\.64x128x16\.F32)", 4}, {R"(UTMALDG\..*)", 2},
-       {R"(SYNCS\..*)", 2}}, with(kNoGenericOrLocal, {R"(HGMMA.*BF16)"}), true},
-      {"gemm_wgmma_bf16", "05_wgmma.cu", "wgmma_kernelI13__nv_bfloat16", {{R"(HGMMA\.64x128x16\.F32\.BF16)", 4},
-       {R"(UTMALDG\..*)", 2}, {R"(SYNCS\..*)", 2}}, kNoGenericOrLocal, true},
+      // wgmma: warpgroup MMAs fed by the tensor memory accelerator (UTMALDG), mbarrier waits, and
+      // one k-tile's group left in flight while the next is issued (wait until <= 1 pending).
+      wgmma_gemm("fp16", "6__half", 256), wgmma_gemm("bf16", "13__nv_bfloat16", 256),
+      wgmma_gemm("fp16", "6__half", 128), wgmma_gemm("bf16", "13__nv_bfloat16", 128),
   };
 }
 
@@ -295,6 +316,22 @@ TEST_P(KernelUnits, UsesTheInstructionsItsLessonIsAbout) {
     for (const auto& bad : c.forbidden) {
       const std::regex re(bad);
       for (const auto& [op, count] : ops) EXPECT_FALSE(std::regex_match(op, re)) << count << " x " << op;
+    }
+    for (const auto& line : c.lines) {
+      const std::regex re(line);
+      EXPECT_TRUE(std::any_of(f.instructions.begin(), f.instructions.end(),
+                              [&](const std::string& ins) { return std::regex_search(ins, re); }))
+          << "no instruction matching " << line;
+    }
+    if (c.hgmma_per_group > 0) {
+      int hgmma = 0, group_ends = 0;
+      for (const auto& ins : f.instructions)
+        if (opcode(ins) == "HGMMA") {
+          ++hgmma;
+          group_ends += ins.find("gsb0") != std::string::npos;
+        }
+      EXPECT_LE(group_ends * c.hgmma_per_group, hgmma)
+          << group_ends << " of " << hgmma << " HGMMAs wait for their group: ptxas serialized them";
     }
   }
   EXPECT_GE(found, 1) << "no function matching " << c.kernel << " in " << c.source;
