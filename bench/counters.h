@@ -35,8 +35,11 @@ struct CounterRequest {
 };
 
 // A collector for `dev`, or nullptr with *status saying why not (no CUDA device, no permission,
-// unsupported GPU, another profiler attached). Throws InputError for --metrics names the GPU's
-// chip does not have (before anything is measured).
+// unsupported GPU, another profiler attached). A collector reads counters, or only traces the
+// kernels when counters are off but CUPTI's Activity API works (no permission to read counters
+// is the common case): then *status has "available": false with the reason, each benchmark's
+// counters an error and a trace. Throws InputError for --metrics names the GPU's chip does not
+// have (before anything is measured).
 std::unique_ptr<CounterCollector> open_counters(Device& dev, const CounterRequest& req, nlohmann::json* status);
 
 }  // namespace roofbench

@@ -272,13 +272,13 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
       jobs.size(), start_ceilings, ceilings_only ? "" : " and again last",
       opt.cold_cache ? fmt::format("flushed with {} before every sample", si(dev->flush_bytes(), "B")) : "warm");
   for (const auto& n : r.not_run) std::cout << fmt::format("left out: {} ({})\n", n.benchmark, n.why);
-  if (counters) {
+  if (counters && counter_status.value("available", false)) {
     std::cout << "counters: CUPTI Range Profiler on " << counter_status.value("chip", std::string("?"))
               << ", in a pass of their own after each benchmark's timed samples\n";
     print_counter_plan(*counters, jobs, std::cout);
   } else if (creq.enabled) {
-    std::cout << "counters: none (" << counter_status.value("reason", std::string("unavailable"))
-              << "); the run goes on with timing only\n";
+    std::cout << "counters: none (" << counter_status.value("reason", std::string("unavailable")) << "); the run goes on "
+              << (counters ? "with timing and CUPTI's kernel trace" : "with timing only") << "\n";
     if (counter_status.contains("hint")) std::cout << "  to fix: " << counter_status["hint"].get<std::string>() << "\n";
   }
   JobsOutput ran = run_jobs(*dev, jobs, opt, a.gbench_args, std::cout, counters.get());

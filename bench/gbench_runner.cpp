@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "bench/stats.h"
 #include "reports/format.h"
 #include "roofline/cupti/metrics.h"
 
@@ -146,6 +147,11 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
                                   counter_line(c, res->flops, res->bytes));
         // The Activity API's kernel records against the event timing.
         if (c.trace && !c.trace->error.empty()) res->warnings.push_back("trace: " + c.trace->error);
+        if (c.trace && c.trace->ok())
+          progress << fmt::format("    kernel trace: {} from the first kernel's start to the last one's end ({} "
+                                  "kernel{} a run, median of {})\n",
+                                  duration(summarize(c.trace->span_s).median), c.trace->kernels.size(),
+                                  c.trace->kernels.size() == 1 ? "" : "s", c.trace->span_s.size());
         if (res->measurement)
           if (const auto t = cupti::trace_check(c, *res->measurement)) {
             if (std::string w = cupti::trace_warning(*t); !w.empty()) {

@@ -92,17 +92,22 @@ code { font-size: 12px; }
     s += fmt::format("<h2>Counters</h2>\n<p>None: {}{}</p>\n", xml_escape(r.counters.value("reason", std::string("unavailable"))),
                      r.counters.contains("hint") ? " To fix: " + xml_escape(r.counters.value("hint", std::string())) : "");
   if (const auto rows = counter_rows(r); !rows.empty()) {
-    s += "<h2>Counters and the hierarchical roofline</h2>\n<p>CUPTI counters from a separate pass after the timed "
-         "samples, beside the declared work. Each kernel has one point per memory level: its measured FLOPs over "
-         "the bytes counted at that level, at the FLOP rate of its timed median.</p>\n";
-    s += render_svg_hierarchy(r);
+    // No chart when no benchmark has counters (a run with the kernel trace only).
+    if (std::string chart = render_svg_hierarchy(r); !chart.empty())
+      s += "<h2>Counters and the hierarchical roofline</h2>\n<p>CUPTI counters from a separate pass after the timed "
+           "samples, beside the declared work. Each kernel has one point per memory level: its measured FLOPs over "
+           "the bytes counted at that level, at the FLOP rate of its timed median.</p>\n" +
+           chart;
+    else
+      s += "<h3>Kernel trace</h3>\n<p>CUPTI's Activity API, without counters: each benchmark's kernels from the "
+           "first one's start to the last one's end, beside the CUDA events' median.</p>\n";
     s += "<table>\n<tr><th>benchmark</th><th>passes</th><th>FLOPs</th><th>÷ declared</th><th>HBM bytes</th>"
          "<th>÷ declared</th><th>L2 bytes</th><th>L1 bytes</th><th>FLOP/B L1</th><th>FLOP/B L2</th><th>FLOP/B HBM</th>"
          "<th>threads/inst</th><th>uniform branches</th><th>kernel span (trace)</th></tr>\n";
     for (const auto& c : rows) {
       s += "<tr><td><code>" + xml_escape(c.name) + "</code></td>" + td(c.passes, true);
       if (!c.error.empty()) {
-        s += "<td colspan=\"12\">" + xml_escape(c.error) + "</td></tr>\n";
+        s += "<td colspan=\"11\">" + xml_escape(c.error) + "</td>" + td(c.trace, true) + "</tr>\n";
         continue;
       }
       for (const std::string* cell : {&c.flops, &c.flops_ratio, &c.dram, &c.dram_ratio, &c.l2, &c.l1, &c.ai_l1,

@@ -36,7 +36,8 @@ std::string render_markdown_counters(const Results& r) {
   s += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& c : rows) {
     if (!c.error.empty()) {
-      s += fmt::format("| `{}` | {} | {} | | | | | | | | | | | |\n", md_cell(c.name), c.passes, md_cell(c.error));
+      s += fmt::format("| `{}` | {} | {} | | | | | | | | | | | {} |\n", md_cell(c.name), c.passes, md_cell(c.error),
+                       c.trace);
       continue;
     }
     s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(c.name),

@@ -132,57 +132,56 @@ class RangeProfiler final : public CounterCollector {
     }
   }
 
-  // Everything that can fail before a kernel runs; throws CuptiError or returns a reason.
-  std::string open() {
+  // Everything that can fail before a kernel runs. Counters and the kernel trace are set up on
+  // their own: the trace needs no permission to read counters (reference §0.6), so a machine
+  // without that permission still gets the timing cross-check. Afterwards counting() and
+  // tracing() say which of the two this collector does; disabled_ says why counters are off.
+  void open() {
     CUDA_CHECK(cudaSetDevice(index_));
     CUDA_CHECK(cudaFree(nullptr));  // the primary context exists from here on
     ctx_ = current_context();
-    auto init = CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
-    CUPTI_CHECK(cuptiProfilerInitialize(&init));
-    initialized_ = true;
-
-    auto sup = CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
-    sup.cuDevice = driver_device(index_);
-    sup.api = CUPTI_PROFILER_RANGE_PROFILING;
-    CUPTI_CHECK(cuptiProfilerDeviceSupported(&sup));
-    cupti::DeviceSupport s;
-    s.overall = sup.isSupported;
-    s.architecture = sup.architecture;
-    s.sli = sup.sli;
-    s.vgpu = sup.vGpu;
-    s.confidential_compute = sup.confidentialCompute;
-    s.cmp = sup.cmp;
-    s.wsl = sup.wsl;
-    if (std::string why = cupti::unsupported_reason(s); !why.empty()) return why;
-
-    auto chip = CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
-    chip.deviceIndex = static_cast<std::size_t>(index_);
-    CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
-    chip_ = chip.pChipName ? chip.pChipName : "";
-
-    // Privileges show up here first (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES).
-    auto av = CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
-    av.ctx = ctx_;
-    CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&av));
-    std::vector<std::uint8_t> availability(av.counterAvailabilityImageSize);
-    av.pCounterAvailabilityImage = availability.data();
-    CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&av));
-    host_ = std::make_unique<cupti::MetricHost>(chip_, std::move(availability));
+    try {
+      open_profiler();
+    } catch (const CuptiError& e) {
+      const cupti::Failure f = cupti::explain_failure(e.code, e.call);
+      disabled_ = f.reason;
+      disabled_hint_ = f.hint;
+      host_.reset();
+    } catch (const InputError& e) {  // a chip this CUPTI has no metrics for
+      disabled_ = e.what();
+      host_.reset();
+    }
     // Kernel records (the timing cross-check); a failure here costs the trace, not the counters.
     try {
       CUPTI_CHECK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
     } catch (const CuptiError& e) {
       trace_disabled_ = cupti::explain_failure(e.code, e.call).reason;
     }
-    return "";
   }
 
+  bool counting() const { return disabled_.empty(); }
+  bool tracing() const { return trace_disabled_.empty(); }
+  const std::string& reason() const { return disabled_; }
+  const std::string& hint() const { return disabled_hint_; }
+
+  // Throws InputError for --metrics names the chip does not have. With counters off there is
+  // nothing to collect, but a misspelt name is still worth saying, when CUPTI named the chip.
   void require_user_metrics() {
-    if (!user_.empty()) host_->require_known(user_, "--metrics");
+    if (user_.empty()) return;
+    if (host_) return host_->require_known(user_, "--metrics");
+    if (chip_.empty()) return;
+    std::unique_ptr<cupti::MetricHost> host;
+    try {
+      host = std::make_unique<cupti::MetricHost>(chip_);
+    } catch (const std::exception&) {
+      return;  // a chip CUPTI has no metrics for: disabled_ already says so
+    }
+    host->require_known(user_, "--metrics");
   }
 
   std::vector<std::string> metrics_for(const BenchmarkResult& b) override {
     if (!user_.empty()) return user_;
+    if (!host_) return cupti::default_metrics(b);  // counters off: what it would have read
     // A default name this chip lacks (the sets are Hopper's) is left out and listed in the status.
     std::vector<std::string> out;
     for (const auto& m : cupti::default_metrics(b)) {
@@ -202,11 +201,11 @@ class RangeProfiler final : public CounterCollector {
     Counters c;
     c.set = user_.empty() ? "default" : "user";
     c.metrics = metrics_for(b);
+    c.trace = trace(dev, inst, cold);
     if (!disabled_.empty()) {
       c.error = "not collected: " + disabled_;
       return c;
     }
-    c.trace = trace(dev, inst, cold);
     try {
       const std::vector<std::uint8_t>& cfg = config(c.metrics);
       c.passes = cupti::MetricHost::passes_of(cfg);
@@ -256,15 +255,52 @@ class RangeProfiler final : public CounterCollector {
   const std::string& chip() const { return chip_; }
 
  private:
+  // The Range Profiler's setup, in the reference's order; throws CuptiError, or sets disabled_
+  // when the device cannot be profiled.
+  void open_profiler() {
+    auto init = CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
+    CUPTI_CHECK(cuptiProfilerInitialize(&init));
+    initialized_ = true;
+
+    auto sup = CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
+    sup.cuDevice = driver_device(index_);
+    sup.api = CUPTI_PROFILER_RANGE_PROFILING;
+    CUPTI_CHECK(cuptiProfilerDeviceSupported(&sup));
+    cupti::DeviceSupport s;
+    s.overall = sup.isSupported;
+    s.architecture = sup.architecture;
+    s.sli = sup.sli;
+    s.vgpu = sup.vGpu;
+    s.confidential_compute = sup.confidentialCompute;
+    s.cmp = sup.cmp;
+    s.wsl = sup.wsl;
+    if (std::string why = cupti::unsupported_reason(s); !why.empty()) {
+      disabled_ = why;
+      return;
+    }
+
+    auto chip = CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
+    chip.deviceIndex = static_cast<std::size_t>(index_);
+    CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
+    chip_ = chip.pChipName ? chip.pChipName : "";
+
+    // Privileges show up here first (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES).
+    auto av = CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+    av.ctx = ctx_;
+    CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&av));
+    std::vector<std::uint8_t> availability(av.counterAvailabilityImageSize);
+    av.pCounterAvailabilityImage = availability.data();
+    CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&av));
+    host_ = std::make_unique<cupti::MetricHost>(chip_, std::move(availability));
+  }
+
   // kTraceRuns runs of `inst` as the timed samples ran (caches flushed when cold, inputs as they
   // are), each kernel's GPU start and end from the Activity API. Never throws: a failure is the
-  // trace's error, and one that holds for the session stops tracing.
-  KernelTrace trace(Device& dev, Instance& inst, bool cold) {
+  // trace's error, and one that holds for the session stops tracing (the status says why; later
+  // benchmarks get no trace rather than the same error each).
+  std::optional<KernelTrace> trace(Device& dev, Instance& inst, bool cold) {
+    if (!trace_disabled_.empty()) return std::nullopt;
     KernelTrace t;
-    if (!trace_disabled_.empty()) {
-      t.error = "not traced: " + trace_disabled_;
-      return t;
-    }
     std::vector<KernelRecord> records;
     g_records = &records;
     try {
@@ -441,10 +477,7 @@ std::unique_ptr<CounterCollector> open_counters(Device& dev, const CounterReques
   }
   auto p = std::make_unique<RangeProfiler>(dev.describe().value("index", 0), req.metrics);
   try {
-    if (std::string why = p->open(); !why.empty()) {
-      *status = unavailable(why, "");
-      return nullptr;
-    }
+    p->open();
   } catch (const CuptiError& e) {
     const cupti::Failure f = cupti::explain_failure(e.code, e.call);
     *status = unavailable(f.reason, f.hint);
@@ -453,6 +486,10 @@ std::unique_ptr<CounterCollector> open_counters(Device& dev, const CounterReques
     throw;
   } catch (const std::exception& e) {
     *status = unavailable(std::string("counters unavailable: ") + e.what(), "");
+    return nullptr;
+  }
+  if (!p->counting() && !p->tracing()) {
+    *status = unavailable(p->reason(), p->hint());
     return nullptr;
   }
   p->require_user_metrics();  // InputError: bad --metrics stop the run before it starts

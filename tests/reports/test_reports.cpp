@@ -168,6 +168,32 @@ TEST(Ladder, ComparesOnlyLikeWithLikeAndNeedsAVerifiedReference) {
   EXPECT_EQ(t.rows[1].cells[0], "2.00 GFLOP/s");  // no FP16 reference ran: a rate, no ratio
 }
 
+TEST(Markdown, KernelTraceShowsWhenCountersCouldNotBeRead) {
+  // No permission to read counters: every benchmark's counters have an error, yet CUPTI's
+  // Activity API traced the kernels, and the reports keep that cross-check.
+  Results r = sample_results();
+  r.counters = {{"requested", true}, {"available", false}, {"reason", "no permission to read GPU performance counters"}};
+  r.benchmarks = {roofbench::testing::kernel("a", 2e9, 1e9, 0.01)};
+  Counters c;
+  c.error = "not collected: no permission to read GPU performance counters";
+  c.trace = KernelTrace{{9.5e-3, 9.6e-3, 9.4e-3}, {9.5e-3, 9.6e-3, 9.4e-3}, {"k"}, ""};
+  r.benchmarks[0].counters = c;
+  apply_model(r);
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("**Counters**: none (no permission"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `gemm/a/fp32/n:1` | — | not collected: no permission to read GPU performance counters | | | | | | "
+                    "| | | | | 9.50 ms (events +500 us) |"),
+            std::string::npos)
+      << md;
+  const std::string html = render_html(r);
+  EXPECT_NE(html.find("<td colspan=\"11\">not collected: no permission"), std::string::npos) << html;
+  EXPECT_NE(html.find("9.50 ms (events +500 us)"), std::string::npos);
+  EXPECT_NE(html.find("Kernel trace"), std::string::npos);
+  EXPECT_EQ(html.find("Hierarchical roofline"), std::string::npos);  // no counters, no chart
+  const auto files = render_reports(r);
+  EXPECT_TRUE(std::none_of(files.begin(), files.end(), [](const auto& f) { return f.first == "hierarchy.svg"; }));
+}
+
 TEST(Markdown, ShowsTheWaveModelOfFixedTileKernels) {
   Results r = sample_results();
   BenchmarkResult b = gemm_at("wmma", 1536, 1e-3);
