@@ -122,6 +122,15 @@ class CudaDevice final : public Device {
 
   void synchronize() override { CUDA_CHECK(cudaDeviceSynchronize()); }
 
+  // An error that a synchronize still returns after the last error was cleared is sticky.
+  std::string lost() override {
+    if (cudaDeviceSynchronize() == cudaSuccess) return "";
+    (void)cudaGetLastError();
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) return "";
+    return fmt::format("{} ({})", cudaGetErrorName(e), cudaGetErrorString(e));
+  }
+
   std::optional<double> sample_clock_hz() override { return nvml_->sm_clock_hz(); }
   std::vector<std::string> clock_limits() override { return nvml_->clock_limits(); }
 

@@ -28,6 +28,10 @@ class Device {
   virtual std::optional<double> sample_clock_hz() { return std::nullopt; }
   // What holds the clock down right now ("sw_power_cap", "hw_thermal_slowdown"), where readable.
   virtual std::vector<std::string> clock_limits() { return {}; }
+  // Asked after a benchmark failed: empty while the device can still run work, else why it
+  // cannot (a CUDA kernel fault, such as an illegal address or a trap, leaves the context
+  // unusable for the rest of the process: every later call returns the same error).
+  virtual std::string lost() { return ""; }
 };
 
 // "auto" (first CUDA GPU, else the CPU), "cpu" or "cuda:N". Throws InputError for an unknown

@@ -105,35 +105,61 @@ struct Target {
   }
 };
 
-std::vector<Job> ceiling_jobs(const Target& t, bool quick, const std::string& tag = "",
+// An option's regular expression; empty matches everything.
+std::regex option_regex(const std::string& option, const std::string& pattern) {
+  try {
+    return std::regex(pattern.empty() ? "." : pattern);
+  } catch (const std::regex_error&) {
+    throw InputError(option + " '" + pattern + "' is not a valid regular expression");
+  }
+}
+std::regex filter_regex(const std::string& filter) {
+  return option_regex("--filter", filter);
+}
+
+// --skip: benchmarks (ceilings too) left out of the run by name, e.g. a kernel that faults and
+// takes the device down with it. Each variant it leaves out is listed in results.json not_run.
+struct Skip {
+  explicit Skip(std::string p = "") : pattern(std::move(p)), re(option_regex("--skip", pattern)) {}
+  std::string pattern;
+  std::regex re;
+  // `v`'s sizes that run; a variant with sizes skipped is listed in *left_out (when given).
+  std::vector<Params> keep(const Variant& v, const std::vector<Params>& sizes, std::vector<NotRun>* left_out) const {
+    if (pattern.empty()) return sizes;
+    std::vector<Params> kept;
+    for (const auto& p : sizes)
+      if (!std::regex_search(v.name(p), re)) kept.push_back(p);
+    if (kept.size() < sizes.size() && left_out)
+      left_out->push_back({v.base_name(), kept.empty()
+                                              ? fmt::format("skipped by --skip '{}'", pattern)
+                                              : fmt::format("skipped by --skip '{}' at {} of its {} sizes", pattern,
+                                                            sizes.size() - kept.size(), sizes.size())});
+    return kept;
+  }
+};
+
+std::vector<Job> ceiling_jobs(const Target& t, bool quick, const Skip& skip, const std::string& tag = "",
                               std::vector<NotRun>* left_out = nullptr) {
   std::vector<Job> jobs;
   for (const auto& v : registry())
     if (v.ceiling && t.runs(v, left_out))
-      for (const auto& p : quick ? v.quick_sizes : v.sizes) jobs.push_back({&v, p, tag});
+      for (const auto& p : skip.keep(v, quick ? v.quick_sizes : v.sizes, left_out)) jobs.push_back({&v, p, tag});
   return jobs;
 }
 
 constexpr const char* kEndPass = "pass:end";
 
-// --filter as a regular expression; empty matches everything.
-std::regex filter_regex(const std::string& filter) {
-  try {
-    return std::regex(filter.empty() ? "." : filter);
-  } catch (const std::regex_error&) {
-    throw InputError("--filter '" + filter + "' is not a valid regular expression");
-  }
-}
-
-std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& filter, std::vector<NotRun>* left_out) {
+std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& filter, const Skip& skip,
+                             std::vector<NotRun>* left_out) {
   const std::regex re = filter_regex(filter);
   std::vector<Job> jobs;
   for (const auto& v : registry()) {
     if (v.ceiling || v.backend != t.backend) continue;
-    std::vector<Job> matched;
+    std::vector<Params> matched;
     for (const auto& p : quick ? v.quick_sizes : v.sizes)
-      if (std::regex_search(v.name(p), re)) matched.push_back({&v, p, ""});
-    if (!matched.empty() && t.runs(v, left_out)) jobs.insert(jobs.end(), matched.begin(), matched.end());
+      if (std::regex_search(v.name(p), re)) matched.push_back(p);
+    if (matched.empty() || !t.runs(v, left_out)) continue;
+    for (const auto& p : skip.keep(v, matched, left_out)) jobs.push_back({&v, p, ""});
   }
   if (jobs.empty()) {
     std::string why;
@@ -202,6 +228,7 @@ Ceiling make_ceiling(const Device& dev, const nlohmann::json& device, const JobR
 struct RunArgs {
   std::string device = "auto";
   std::string filter;
+  std::string skip;  // --skip REGEX
   bool quick = false;
   bool warm = false;
   std::string out;
@@ -236,11 +263,12 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   const Target target{dev->backend(), r.device.value("compute_capability", std::string())};
   // Ceilings first, then the kernels, then the ceilings again: the pair shows whether the
   // machine held steady through the run (ceiling warnings say when it did not).
-  std::vector<Job> jobs = ceiling_jobs(target, a.quick, "", &r.not_run);
+  const Skip skip(a.skip);
+  std::vector<Job> jobs = ceiling_jobs(target, a.quick, skip, "", &r.not_run);
   const std::size_t start_ceilings = jobs.size();
   if (!ceilings_only) {
-    auto k = kernel_jobs(target, a.quick, a.filter, &r.not_run);
-    auto e = ceiling_jobs(target, a.quick, kEndPass);
+    auto k = kernel_jobs(target, a.quick, a.filter, skip, &r.not_run);
+    auto e = ceiling_jobs(target, a.quick, skip, kEndPass);
     jobs.insert(jobs.end(), k.begin(), k.end());
     jobs.insert(jobs.end(), e.begin(), e.end());
   }
@@ -264,6 +292,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   r.settings = opt.to_json();
   r.settings["quick"] = a.quick;
   r.settings["filter"] = a.filter;
+  r.settings["skip"] = a.skip;
   r.settings["flush_bytes"] = dev->flush_bytes();
   r.settings["timer"] = dev->timer();
 
@@ -277,8 +306,9 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
               << ", in a pass of their own after each benchmark's timed samples\n";
     print_counter_plan(*counters, jobs, std::cout);
   } else if (creq.enabled) {
-    std::cout << "counters: none (" << counter_status.value("reason", std::string("unavailable")) << "); the run goes on "
-              << (counters ? "with timing and CUPTI's kernel trace" : "with timing only") << "\n";
+    std::cout << "counters: none (" << counter_status.value("reason", std::string("unavailable"))
+              << "); the run goes on " << (counters ? "with timing and CUPTI's kernel trace" : "with timing only")
+              << "\n";
     if (counter_status.contains("hint")) std::cout << "  to fix: " << counter_status["hint"].get<std::string>() << "\n";
   }
   JobsOutput ran = run_jobs(*dev, jobs, opt, a.gbench_args, std::cout, counters.get());
@@ -504,6 +534,9 @@ int roofbench_main(int argc, char** argv) {
   auto add_run_options = [&run_args](CLI::App* sub, bool with_filter) {
     sub->add_option("--device", run_args.device, "auto, cpu or cuda:N (auto: first GPU, else the CPU)");
     if (with_filter) sub->add_option("--filter", run_args.filter, "regular expression over benchmark names");
+    sub->add_option("--skip", run_args.skip,
+                    "regular expression over benchmark names to leave out, ceilings included (listed in "
+                    "results.json not_run)");
     sub->add_flag("--quick", run_args.quick, "small sizes and few samples: a fast check of the pipeline");
     sub->add_flag("--warm", run_args.warm, "do not flush the caches before each sample");
     sub->add_option("--out", run_args.out, "output folder (default results/<device>-<UTC time>)");

@@ -81,28 +81,47 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
     }
   }
   auto done = std::make_shared<std::size_t>(0);
+  // Set when a failure left the device unusable (a CUDA kernel fault poisons the context for the
+  // rest of the process): every later benchmark then fails with this one line instead of the
+  // same CUDA error, so the report names the benchmark that caused it.
+  auto lost = std::make_shared<std::string>();
+  auto check_lost = [&dev, lost](const std::string& name) {
+    if (!lost->empty()) return;
+    if (std::string why = dev.lost(); !why.empty())
+      *lost = fmt::format(
+          "not run: the device was lost when {} failed ({}), and nothing after that can run in this process; run "
+          "again without it (--skip)",
+          name, why);
+  };
 
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job job = jobs[i];
     BenchmarkResult* res = &all[i].result;
     int* runs = &ran[i];
-    auto body = [&dev, &opt, &progress, counters, job, res, runs, done, total](benchmark::State& state) {
+    auto body = [&dev, &opt, &progress, counters, job, res, runs, done, total, lost,
+                 check_lost](benchmark::State& state) {
       if ((*runs)++ == 0) ++*done;
       const std::string rep = *runs > 1 ? fmt::format(" (repetition {})", *runs) : "";
       progress << fmt::format("[{}/{}] {}{} … ", *done, total, res->name, rep) << std::flush;
       res->error.clear();
       std::unique_ptr<Instance> inst;
-      try {
-        inst = job.variant->make(job.params);
-        res->verification = prepare_and_verify(dev, *inst, opt.seed);
-        if (!res->verification.ok) res->error = "verification failed: " + res->verification.detail;
-      } catch (const std::exception& e) {
-        res->error = e.what();
+      if (!lost->empty()) {
+        res->error = *lost;
+      } else {
+        try {
+          inst = job.variant->make(job.params);
+          res->verification = prepare_and_verify(dev, *inst, opt.seed);
+          if (!res->verification.ok) res->error = "verification failed: " + res->verification.detail;
+        } catch (const std::exception& e) {
+          res->error = e.what();
+        }
       }
       if (!res->error.empty()) {
         res->measurement.reset();
         state.SkipWithError(res->error.c_str());
         progress << "FAILED: " << res->error << "\n" << std::flush;
+        inst.reset();
+        check_lost(res->name);
         return;
       }
       for (auto _ : state) {
@@ -121,7 +140,11 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
           break;
         }
       }
-      if (!res->error.empty()) return;
+      if (!res->error.empty()) {
+        inst.reset();
+        check_lost(res->name);
+        return;
+      }
       res->warnings = measurement_warnings(*res->measurement, opt);
       state.counters["FLOP/s"] = benchmark::Counter(res->flops, benchmark::Counter::kIsRate);
       state.counters["bytes/s"] = benchmark::Counter(res->bytes, benchmark::Counter::kIsRate);
@@ -140,6 +163,7 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
       if (counters && job.tag.empty() && *runs == 1 && job.variant->launches_kernels) {
         res->counters = counters->collect(dev, *inst, *res, opt.seed, opt.cold_cache);
         const Counters& c = *res->counters;
+        if (!c.error.empty()) check_lost(res->name);  // a kernel fault under the profiler
         if (!c.error.empty())
           progress << "    counters: " << c.error << "\n";
         else
@@ -148,10 +172,11 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
         // The Activity API's kernel records against the event timing.
         if (c.trace && !c.trace->error.empty()) res->warnings.push_back("trace: " + c.trace->error);
         if (c.trace && c.trace->ok())
-          progress << fmt::format("    kernel trace: {} from the first kernel's start to the last one's end ({} "
-                                  "kernel{} a run, median of {})\n",
-                                  duration(summarize(c.trace->span_s).median), c.trace->kernels.size(),
-                                  c.trace->kernels.size() == 1 ? "" : "s", c.trace->span_s.size());
+          progress << fmt::format(
+              "    kernel trace: {} from the first kernel's start to the last one's end ({} "
+              "kernel{} a run, median of {})\n",
+              duration(summarize(c.trace->span_s).median), c.trace->kernels.size(),
+              c.trace->kernels.size() == 1 ? "" : "s", c.trace->span_s.size());
         if (res->measurement)
           if (const auto t = cupti::trace_check(c, *res->measurement)) {
             if (std::string w = cupti::trace_warning(*t); !w.empty()) {

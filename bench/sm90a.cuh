@@ -40,8 +40,12 @@ inline void require_sm90(const std::string& what) {
 #ifndef ROOFBENCH_NO_SM90A
 namespace roofbench::sm90a {
 
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
 // Waits until at most `kPending` committed groups are still in flight.
 template <int kPending>
 __device__ __forceinline__ void wgmma_wait() {

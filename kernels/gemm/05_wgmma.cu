@@ -53,7 +53,8 @@ struct Tile {
   static_assert(BN == 128 || BN == 256, "wgmma shapes wrapped in bench/sm90a.cuh: n128 and n256");
   static constexpr int kBoxes = BN / kBoxN;
   static constexpr int kStageBytes = kTileABytes + kBoxes * kBoxBytes;
-  static constexpr std::size_t kSmemBytes = kStages * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + 1024;  // + alignment
+  static constexpr std::size_t kSmemBytes =
+      kStages * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + 1024;  // + alignment
   static_assert(kSmemBytes <= 227 * 1024, "the stages fit in an SM's 227 KiB of opt-in shared memory");
 };
 
@@ -149,7 +150,7 @@ __global__ void __launch_bounds__(kThreads)
       for (int kt = 0; kt < k_tiles; ++kt) {
         const int s = kt % kStages;
         if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);  // consumers are done with it
-        mbar_expect_tx(&full[s], T::kStageBytes);  // out-of-range zeros count as bytes too
+        mbar_expect_tx(&full[s], T::kStageBytes);                           // out-of-range zeros count as bytes too
         tma_load_2d(tile_a(s), &map_a, kt * BK, bm, &full[s]);
 #pragma unroll
         for (int box = 0; box < T::kBoxes; ++box)

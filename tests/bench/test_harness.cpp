@@ -157,6 +157,8 @@ class ScriptedDevice final : public Device {
   std::optional<double> clock_hz() override { return 2e9; }
   std::optional<double> sample_clock_hz() override { return clock_of(clock_reads++); }
   std::vector<std::string> clock_limits() override { return limits; }
+  std::string lost_reason;  // what lost() answers once asked (after a failure)
+  std::string lost() override { return lost_reason; }
 };
 
 MeasureOptions scripted_options() {
@@ -287,6 +289,35 @@ TEST(GbenchRunner, CountersOnceForEveryUntaggedJobThatLaunchesKernels) {
   EXPECT_TRUE(out.results[0].result.counters->ok());
   EXPECT_FALSE(out.results[1].result.counters);
   EXPECT_FALSE(out.results[2].result.counters);
+}
+
+TEST(GbenchRunner, AFailureThatLosesTheDeviceStopsTheRestAndNamesTheCulprit) {
+  // A CUDA kernel fault poisons the context: later benchmarks would all fail with the same CUDA
+  // error. They fail instead with one line naming the benchmark that lost the device.
+  const Variant good = toy("good", Defect::none), faulty = toy("faulty", Defect::throws),
+                after = toy("after", Defect::none);
+  const std::vector<Job> jobs = {{&good, good.sizes[0]}, {&faulty, faulty.sizes[0]}, {&after, after.sizes[0]}};
+  ScriptedDevice dev;
+  dev.lost_reason = "cudaErrorIllegalAddress (an illegal memory access was encountered)";
+  std::ostringstream progress;
+  const JobsOutput out = run_jobs(dev, jobs, fast(), {}, progress);
+  ASSERT_EQ(out.results.size(), 3u);
+  EXPECT_TRUE(out.results[0].result.verified());
+  EXPECT_EQ(out.results[1].result.error, "kernel launch failed");
+  EXPECT_EQ(out.results[2].result.error,
+            "not run: the device was lost when toy/faulty/fp32/n:1024 failed (cudaErrorIllegalAddress (an illegal "
+            "memory access was encountered)), and nothing after that can run in this process; run again without it "
+            "(--skip)");
+  EXPECT_FALSE(out.results[2].result.measurement);
+  EXPECT_NE(progress.str().find("[3/3] toy/after/fp32/n:1024 … FAILED: not run: the device was lost"),
+            std::string::npos)
+      << progress.str();
+
+  // A failure that leaves the device usable (a wrong result, a refused shape) stops nothing.
+  ScriptedDevice healthy;
+  const JobsOutput ok = run_jobs(healthy, jobs, fast(), {}, progress);
+  ASSERT_EQ(ok.results.size(), 3u);
+  EXPECT_TRUE(ok.results[2].result.verified()) << ok.results[2].result.error;
 }
 
 TEST(GbenchRunner, GoogleBenchmarkFilterSelectsJobs) {

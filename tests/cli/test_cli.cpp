@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "bench/results.h"
@@ -91,6 +92,38 @@ TEST(Cli, FilterThatMatchesNothing) {
 TEST(Cli, InvalidFilterRegex) {
   expect_usage_error(rb("run --device cpu --filter '([' --out " + fresh("rb_cli_re").string()),
                      "not a valid regular expression");
+}
+
+TEST(Cli, InvalidSkipRegexAndASkipThatLeavesNothing) {
+  expect_usage_error(rb("run --device cpu --quick --skip '('"), "--skip '(' is not a valid regular expression");
+  expect_usage_error(rb("run --device cpu --quick --filter gemm/naive --skip naive"),
+                     "gemm/naive/fp32 is skipped by --skip 'naive'");
+}
+
+TEST(Cli, SkipLeavesOutCeilingsAndSizesAndListsThemAsNotRun) {
+  // The way around a benchmark that takes the device down: leave it out, ceilings included.
+  const fs::path out = fresh("rb_skip");
+  const CmdResult r =
+      rb("run --device cpu --quick --filter gemm/blocked --skip 'ceiling/(l[123]_read|fp64_fma)|M:512' --out " +
+         out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("left out: ceiling/l1_read/fp32 (skipped by --skip"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(out / "results.json"));
+  EXPECT_EQ(j.at("settings").at("skip"), "ceiling/(l[123]_read|fp64_fma)|M:512");
+  std::map<std::string, std::string> not_run;
+  for (const auto& n : j.at("not_run")) not_run[n.at("benchmark")] = n.at("why");
+  for (const char* c :
+       {"ceiling/l1_read/fp32", "ceiling/l2_read/fp32", "ceiling/l3_read/fp32", "ceiling/fp64_fma/fp64"})
+    EXPECT_EQ(not_run[c], "skipped by --skip 'ceiling/(l[123]_read|fp64_fma)|M:512'") << c;
+  EXPECT_EQ(not_run["gemm/blocked/fp32"],
+            "skipped by --skip 'ceiling/(l[123]_read|fp64_fma)|M:512' at 1 of its 2 sizes");
+  std::vector<std::string> ran;
+  for (const auto& b : j.at("benchmarks")) ran.push_back(b.at("name"));
+  EXPECT_EQ(ran, std::vector<std::string>{"gemm/blocked/fp32/M:256/N:256/K:256"});
+  std::vector<std::string> ceilings;
+  for (const auto& c : j.at("ceilings")) ceilings.push_back(c.at("name"));
+  EXPECT_EQ(std::count(ceilings.begin(), ceilings.end(), "l1_read"), 0);
+  EXPECT_EQ(std::count(ceilings.begin(), ceilings.end(), "dram_copy"), 1);
 }
 
 TEST(Cli, UnwritableOutputFolder) {

@@ -172,7 +172,8 @@ TEST(Markdown, KernelTraceShowsWhenCountersCouldNotBeRead) {
   // No permission to read counters: every benchmark's counters have an error, yet CUPTI's
   // Activity API traced the kernels, and the reports keep that cross-check.
   Results r = sample_results();
-  r.counters = {{"requested", true}, {"available", false}, {"reason", "no permission to read GPU performance counters"}};
+  r.counters = {
+      {"requested", true}, {"available", false}, {"reason", "no permission to read GPU performance counters"}};
   r.benchmarks = {roofbench::testing::kernel("a", 2e9, 1e9, 0.01)};
   Counters c;
   c.error = "not collected: no permission to read GPU performance counters";
@@ -181,9 +182,10 @@ TEST(Markdown, KernelTraceShowsWhenCountersCouldNotBeRead) {
   apply_model(r);
   const std::string md = render_markdown(r);
   EXPECT_NE(md.find("**Counters**: none (no permission"), std::string::npos) << md;
-  EXPECT_NE(md.find("| `gemm/a/fp32/n:1` | — | not collected: no permission to read GPU performance counters | | | | | | "
-                    "| | | | | 9.50 ms (events +500 us) |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("| `gemm/a/fp32/n:1` | — | not collected: no permission to read GPU performance counters | | | | | | "
+              "| | | | | 9.50 ms (events +500 us) |"),
+      std::string::npos)
       << md;
   const std::string html = render_html(r);
   EXPECT_NE(html.find("<td colspan=\"11\">not collected: no permission"), std::string::npos) << html;

@@ -37,7 +37,8 @@ Collected collect(const std::string& base, const Params& p) {
   req.enabled = true;
   auto cc = open_counters(*dev, req, &status);
   if (!cc) {
-    out.skip = out.trace_skip = "neither counters nor a kernel trace on this GPU: " + status.value("reason", std::string("?"));
+    out.skip = out.trace_skip =
+        "neither counters nor a kernel trace on this GPU: " + status.value("reason", std::string("?"));
     return out;
   }
   if (!status.value("available", false))
