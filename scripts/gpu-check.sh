@@ -8,6 +8,8 @@
 #   OUT/results/...          results.json, gbench.json, roofline.svg, report.html, summary.md
 #   OUT/console.log          the run's console output (pass --counters to read CUPTI counters too)
 # Usage (on the GPU machine): scripts/gpu-check.sh ARCHIVE.tar.xz OUT [roofbench run arguments...]
+# Each test binary may run for GPU_CHECK_TEST_TIMEOUT seconds (default 300): a hung kernel costs
+# its binary, not the rest of the check.
 # Exit status: 0 when every test binary and the run passed, else 1 (each log says what failed).
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: scripts/gpu-check.sh ARCHIVE.tar.xz OUT [roofbench run args...]" >&2; exit 2; }
@@ -28,9 +30,16 @@ unpacked=$?
 status=0
 for t in "$bin"/test_*; do
   name=$(basename "$t")
-  if ROOFBENCH_BIN="$bin/roofbench" "$t" --gtest_brief=1 >"$out/$name.log" 2>&1; then
+  limit=${GPU_CHECK_TEST_TIMEOUT:-300}
+  ROOFBENCH_BIN="$bin/roofbench" timeout --kill-after=10 "$limit" "$t" >"$out/$name.log" 2>&1
+  rc=$?
+  if [ $rc -eq 0 ]; then
     skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9][0-9]*\) tests\{0,1\}.*/\1/p' "$out/$name.log" | tail -1)
     echo "gpu-check: $name passed${skipped:+ ($skipped skipped: see the log for why)}"
+  elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    echo "gpu-check: $name TIMED OUT after ${limit} s: a hung kernel? The last test it started is in $out/$name.log" |
+      tee -a "$out/$name.log"
+    status=1
   else
     echo "gpu-check: $name FAILED (see $out/$name.log)"
     status=1

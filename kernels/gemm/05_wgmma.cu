@@ -76,9 +76,19 @@ __device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned byte
 __device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
+// A wait that never ends (a TMA that delivers fewer bytes than expected, a phase mixed up) would
+// hang the process, and with it the whole run. A wait longer than kHangNs, far beyond any real
+// one, traps instead: the run records the error and names this benchmark (bench/gbench_runner.cpp).
+constexpr unsigned long long kHangNs = 10'000'000'000ull;
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+}
 __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
-  unsigned done = 0;
-  do {
+  unsigned long long start = 0;
+  for (unsigned spins = 0;; ++spins) {
+    unsigned done = 0;
     asm volatile(
         "{\n"
         ".reg .pred p;\n"
@@ -88,7 +98,12 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
         : "=r"(done)
         : "r"(smem_u32(bar)), "r"(parity)
         : "memory");
-  } while (!done);
+    if (done) return;
+    if (spins == 0)
+      start = global_ns();
+    else if (spins % 1024 == 0 && global_ns() - start > kHangNs)
+      __trap();
+  }
 }
 
 // ---- TMA: one 2D box, coordinates innermost first, completion counted on `bar`.
