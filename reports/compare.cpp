@@ -131,32 +131,63 @@ std::string roof_group(const Ceiling& c) {
   return "compute/" + (c.precision ? to_string(*c.precision) : std::string("?")) + "/" + c.unit;
 }
 
-// A kernel that moved as much as the roofs of its kind did, measured in the same two runs,
-// tells about the machine, not the code (a memory-bound kernel on a host whose DRAM bandwidth
-// halved between the runs): UNSURE, with the numbers.
 void explain_by_roofs(Comparison& c) {
-  for (auto& k : c.kernels) {
-    if ((k.verdict != Verdict::slower && k.verdict != Verdict::faster) || k.roof_group.empty()) continue;
-    double lo = 0, hi = 0;
-    int moved = 0;
-    for (const auto& r : c.ceilings) {
-      if (r.roof_group != k.roof_group || r.verdict != k.verdict || !r.evidence) continue;
-      lo = moved ? std::min(lo, r.evidence->change) : r.evidence->change;
-      hi = moved ? std::max(hi, r.evidence->change) : r.evidence->change;
-      ++moved;
+  for (auto& k : c.kernels)
+    if (auto why = roof_explanation(k, c.ceilings)) {
+      k.reason = *why;
+      k.verdict = Verdict::unsure;
     }
-    const double margin = k.threshold / 2;
-    if (!moved || k.evidence->change < lo - margin || k.evidence->change > hi + margin) continue;
-    const std::string range =
-        moved == 1 ? percent_change(lo) : fmt::format("{} to {}", percent_change(lo), percent_change(hi));
-    k.reason = fmt::format("{}, but its roofs ({}) moved {} between the same runs: the machine changed, not the "
-                           "code; rerun on a steady machine",
-                           percent_change(k.evidence->change), k.roof_group, range);
-    k.verdict = Verdict::unsure;
-  }
 }
 
 }  // namespace
+
+// A kernel that moved as much as the roofs of its kind did, measured in the same two runs,
+// tells about the machine, not the code (a memory-bound kernel on a host whose DRAM bandwidth
+// halved between the runs).
+std::optional<std::string> roof_explanation(const CompareRow& k, const std::vector<CompareRow>& ceilings) {
+  if ((k.verdict != Verdict::slower && k.verdict != Verdict::faster) || k.roof_group.empty() || !k.evidence)
+    return std::nullopt;
+  double lo = 0, hi = 0;
+  int moved = 0;
+  for (const auto& r : ceilings) {
+    if (r.roof_group != k.roof_group || r.verdict != k.verdict || !r.evidence) continue;
+    lo = moved ? std::min(lo, r.evidence->change) : r.evidence->change;
+    hi = moved ? std::max(hi, r.evidence->change) : r.evidence->change;
+    ++moved;
+  }
+  const double margin = k.threshold / 2;
+  if (!moved || k.evidence->change < lo - margin || k.evidence->change > hi + margin) return std::nullopt;
+  const std::string range =
+      moved == 1 ? percent_change(lo) : fmt::format("{} to {}", percent_change(lo), percent_change(hi));
+  return fmt::format(
+      "{}, but its roofs ({}) moved {} between the same runs: the machine changed, not the code; rerun "
+      "on a steady machine",
+      percent_change(k.evidence->change), k.roof_group, range);
+}
+
+std::string kernel_roof_group(const Results& r, const BenchmarkResult& b) {
+  if (!b.placement) return "";
+  const std::string roof =
+      b.placement->bound == "memory" ? b.placement->bandwidth_ceiling : b.placement->compute_ceiling;
+  for (const auto& ce : r.ceilings)
+    if (ce.name == roof) return roof_group(ce);
+  return "";
+}
+
+std::vector<CompareRow> compare_ceilings(const Results& base, const Results& fresh, const CompareOptions& opt) {
+  std::vector<CompareRow> rows;
+  for (const auto& cb : base.ceilings)
+    for (const auto& cn : fresh.ceilings)
+      if (cb.name == cn.name && cb.benchmark == cn.benchmark) {
+        // The work of one run: the start pass's rate times its median time.
+        const double work_b = cb.value_start * cb.measurement.stats.median;
+        const double work_n = cn.value_start * cn.measurement.stats.median;
+        rows.push_back(make_row(cn.name, cn.value_unit, &cb.measurement, work_b, &cn.measurement, work_n, "", opt));
+        rows.back().roof_group = roof_group(cn);
+      }
+  decide_all(rows, opt);
+  return rows;
+}
 
 std::string to_string(Verdict v) {
   switch (v) {
@@ -327,33 +358,19 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
     const auto [metric, work_new] = rate_metric(n);
     const double work_base = rate_metric(*b).second;
     c.kernels.push_back(make_row(name, metric, mb, work_base, mn, work_new, n.error, opt));
-    if (n.placement) {
-      const std::string roof =
-          n.placement->bound == "memory" ? n.placement->bandwidth_ceiling : n.placement->compute_ceiling;
-      for (const auto& ce : fresh.ceilings)
-        if (ce.name == roof) c.kernels.back().roof_group = roof_group(ce);
-    }
+    c.kernels.back().roof_group = kernel_roof_group(fresh, n);
   }
   for (const auto& [name, b] : in_new)
     if (!in_base.count(name)) c.only_new.push_back(name);
 
   // Ceilings, matched by name, on their start-of-run pass.
-  for (const auto& cb : base.ceilings)
-    for (const auto& cn : fresh.ceilings)
-      if (cb.name == cn.name && cb.benchmark == cn.benchmark) {
-        // The work of one run: the start pass's rate times its median time.
-        const double work_b = cb.value_start * cb.measurement.stats.median;
-        const double work_n = cn.value_start * cn.measurement.stats.median;
-        c.ceilings.push_back(make_row(cn.name, cn.value_unit, &cb.measurement, work_b, &cn.measurement, work_n, "", opt));
-        c.ceilings.back().roof_group = roof_group(cn);
-      }
+  c.ceilings = compare_ceilings(base, fresh, opt);
 
   if (c.kernels.empty())
     throw InputError(fmt::format("BASE and NEW have no benchmark in common ({} and {} benchmarks): are they runs of "
                                  "the same suite?",
                                  base.benchmarks.size(), fresh.benchmarks.size()));
   decide_all(c.kernels, opt);
-  decide_all(c.ceilings, opt);
   explain_by_roofs(c);
   sort_rows(c.kernels);
   sort_rows(c.ceilings);

@@ -102,6 +102,16 @@ struct Comparison {
 Comparison compare_results(const Results& base, const Results& fresh, const CompareOptions& opt,
                            const std::string& base_path = "BASE", const std::string& new_path = "NEW");
 
+// The ceilings two runs share, matched by name on their start-of-run passes, each with its
+// change and verdict (one false-discovery control over them), and its roof group.
+std::vector<CompareRow> compare_ceilings(const Results& base, const Results& fresh, const CompareOptions& opt);
+// The roof group of the ceiling that bounds `b` in run `r` (its placement); empty when unplaced.
+std::string kernel_roof_group(const Results& r, const BenchmarkResult& b);
+// Why a SLOWER or FASTER kernel says more about the machine than about the code: its change lies
+// within the changes of its roof group's ceilings between the same two runs, in the same
+// direction (within half its threshold). compare and history then call it UNSURE with this.
+std::optional<std::string> roof_explanation(const CompareRow& kernel, const std::vector<CompareRow>& ceilings);
+
 std::string render_compare_text(const Comparison& c);
 std::string render_compare_markdown(const Comparison& c);
 nlohmann::json compare_json(const Comparison& c);  // schema "roofbench.compare.v1"

@@ -152,6 +152,42 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
       bh.vs_best_reason = reason;
     }
   }
+  // Steps and comparisons with the best that the kernel's roofs made too (compare's rule, on
+  // the ceilings of the same two runs). The ceilings of a pair are compared once, when needed.
+  std::map<std::pair<int, int>, std::vector<CompareRow>> roofs;
+  auto explain = [&](const BenchmarkHistory& bh, int from, int to, Verdict verdict,
+                     double change) -> std::optional<std::string> {
+    if (verdict != Verdict::slower && verdict != Verdict::faster) return std::nullopt;
+    const Results& newer = h.runs[static_cast<std::size_t>(to)].results;
+    const BenchmarkResult* b = find(newer, bh.name);
+    CompareRow k;
+    k.verdict = verdict;
+    k.threshold = bh.threshold;
+    k.evidence = Evidence{};
+    k.evidence->change = change;
+    k.roof_group = b ? kernel_roof_group(newer, *b) : "";
+    if (k.roof_group.empty()) return std::nullopt;
+    auto it = roofs.find({from, to});
+    if (it == roofs.end())
+      it = roofs
+               .emplace(std::make_pair(from, to),
+                        compare_ceilings(h.runs[static_cast<std::size_t>(from)].results, newer, opt))
+               .first;
+    return roof_explanation(k, it->second);
+  };
+  for (auto& bh : h.benchmarks) {
+    for (auto& s : bh.steps)
+      if (auto why = explain(bh, s.from, s.to, s.verdict, s.change)) {
+        s.verdict = Verdict::unsure;
+        bh.roofs = fmt::format("run {}: {}", s.to + 1, *why);
+      }
+    if (bh.vs_best)
+      if (auto why = explain(bh, bh.best, bh.latest, bh.vs_best_verdict, bh.vs_best->change)) {
+        bh.vs_best_verdict = Verdict::unsure;
+        bh.vs_best_reason = *why;
+        bh.roofs = fmt::format("against the best: {}", *why);
+      }
+  }
   for (auto& bh : h.benchmarks) {
     bh.flag = "ok";
     const bool last_step_slower = !bh.steps.empty() && bh.steps.back().verdict == Verdict::slower;
@@ -229,7 +265,9 @@ LineText line_text(const History& h, const BenchmarkHistory& b) {
         t.why = fmt::format("SLOWER at run {} ({}: {}) and not recovered", s.to + 1,
                             h.runs[static_cast<std::size_t>(s.to)].commit, percent_change(s.change));
   } else {
-    t.why = b.vs_best_verdict == Verdict::slower ? "" : to_string(b.vs_best_verdict) + " vs best";
+    t.why = !b.roofs.empty()                       ? "UNSURE, " + b.roofs
+            : b.vs_best_verdict == Verdict::slower ? ""
+                                                   : to_string(b.vs_best_verdict) + " vs best";
   }
   return t;
 }

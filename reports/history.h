@@ -28,6 +28,8 @@ struct HistoryStep {
   Verdict verdict = Verdict::unsure;
   double change = 0;
 };
+// As in compare, a step (or the comparison with the best run) that the kernel's roofs made too,
+// between the same two runs, is the machine's and not the code's: UNSURE, with why.
 
 struct BenchmarkHistory {
   std::string name, family, metric;
@@ -37,7 +39,8 @@ struct BenchmarkHistory {
   std::optional<Evidence> vs_best;          // latest against best
   Verdict vs_best_verdict = Verdict::unsure;
   std::string vs_best_reason;
-  std::string flag;  // "STEP", "CREEP", "REGRESSED" or "ok"
+  std::string roofs;  // why a step or the comparison with the best was the machine's (roofs moved too)
+  std::string flag;   // "STEP", "CREEP", "REGRESSED" or "ok"
   double threshold = 0;
 };
 

@@ -74,6 +74,40 @@ TEST(History, OneLargeStepIsAStepAndThenARegressionUntilRecovered) {
   EXPECT_EQ(recovered.exit_code(), 0);
 }
 
+TEST(History, AStepItsRoofsMadeTooIsTheMachinesNotTheCodes) {
+  // Run 3 was on a slower machine: its DRAM ceiling 1.5x slower, and the memory-bound kernel
+  // with it. A compute-bound kernel that slowed as much in the same run, with its roof steady,
+  // is the code's.
+  const std::vector<double> roof_ms = {10, 10, 15}, memory_ms = {1, 1, 1.5}, compute_ms = {1, 1, 1.5};
+  std::vector<HistoryRun> runs = runs_of({{"memory", memory_ms}, {"compute", compute_ms}});
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    Results& r = runs[i].results;
+    Ceiling& dram = r.ceilings[0];  // dram_update
+    dram.measurement = measurement_of(noisy_samples(roof_ms[i] * 1e-3, 0.005, 30, 77 + i));
+    dram.value_start = 1e9 / dram.measurement.stats.median;  // 1 GB per run
+    Ceiling& fma = r.ceilings[2];                            // fp32_fma, steady
+    fma.measurement = measurement_of(noisy_samples(1e-3, 0.005, 30, 88 + i));
+    fma.value_start = 1e9 / fma.measurement.stats.median;
+    Placement memory, compute;
+    memory.bound = "memory";
+    memory.bandwidth_ceiling = "dram_update";
+    compute.bound = "compute";
+    compute.compute_ceiling = "fp32_fma";
+    r.benchmarks[0].placement = memory;
+    r.benchmarks[1].placement = compute;
+  }
+  const History h = build_history(std::move(runs), {});
+  EXPECT_EQ(of(h, "memory").flag, "ok") << render_history_text(h);
+  EXPECT_EQ(of(h, "memory").steps.back().verdict, Verdict::unsure);
+  EXPECT_EQ(of(h, "compute").flag, "STEP");
+  EXPECT_EQ(h.exit_code(), 1);
+  const std::string text = render_history_text(h);
+  EXPECT_NE(text.find("UNSURE, against the best: −33.8%, but its roofs (bandwidth/dram) moved −33.2% between the same "
+                      "runs: the machine changed, not the code"),
+            std::string::npos)
+      << text;
+}
+
 TEST(History, SteadyNoiseAndImprovementsAreNotFlagged) {
   const History h = build_history(runs_of({{"noise", {1, 1.01, 0.99, 1.005, 1}}, {"better", {1, 0.9, 0.8, 0.8, 0.8}}}), {});
   EXPECT_EQ(of(h, "noise").flag, "ok");
