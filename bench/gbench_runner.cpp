@@ -163,12 +163,13 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
       if (counters && job.tag.empty() && *runs == 1 && job.variant->launches_kernels) {
         res->counters = counters->collect(dev, *inst, *res, opt.seed, opt.cold_cache);
         const Counters& c = *res->counters;
-        if (!c.error.empty()) check_lost(res->name);  // a kernel fault under the profiler
-        if (!c.error.empty())
+        if (!c.error.empty()) {
+          check_lost(res->name);  // a kernel fault under the profiler
           progress << "    counters: " << c.error << "\n";
-        else
+        } else {
           progress << fmt::format("    counters ({} pass{}): {}\n", c.passes, c.passes == 1 ? "" : "es",
                                   counter_line(c, res->flops, res->bytes));
+        }
         // The Activity API's kernel records against the event timing.
         if (c.trace && !c.trace->error.empty()) res->warnings.push_back("trace: " + c.trace->error);
         if (c.trace && c.trace->ok())
