@@ -244,10 +244,8 @@ class RangeProfiler final : public CounterCollector {
                                               "cross-check of the event timing, never its source",
                                               kTraceRuns)}};
     if (!trace_disabled_.empty()) j["trace_unavailable"] = trace_disabled_;
-    if (!disabled_.empty()) {
-      j["reason"] = disabled_;
-      j["hint"] = disabled_hint_;
-    }
+    if (!disabled_.empty()) j["reason"] = disabled_;
+    if (!disabled_hint_.empty()) j["hint"] = disabled_hint_;
     if (!dropped_.empty()) j["unavailable_metrics"] = dropped_;
     return j;
   }
