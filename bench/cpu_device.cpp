@@ -105,9 +105,12 @@ std::unique_ptr<Device> open_device(const std::string& spec) {
     if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos || idx.size() > 4)
       throw InputError("unknown device '" + spec + "' (expected auto, cpu or cuda:N)");
 #ifdef ROOFBENCH_HAVE_CUDA
-    const int n = cuda_device_count();
+    std::string why;
+    const int n = cuda_device_count(&why);
     const int i = std::stoi(idx);
-    if (i >= n) throw InputError("no device " + spec + ": " + std::to_string(n) + " CUDA GPU(s) visible");
+    if (i >= n)
+      throw InputError("no device " + spec + ": " + std::to_string(n) + " CUDA GPU(s) visible" +
+                       (why.empty() ? "" : " (CUDA says " + why + ")"));
     return make_cuda_device(i);
 #else
     throw InputError("device " + spec + " asked for, but this roofbench was built without CUDA");

@@ -171,10 +171,19 @@ class CudaDevice final : public Device {
 
 }  // namespace
 
-int cuda_device_count() {
+int cuda_device_count(std::string* why) {
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+  if (const cudaError_t e = cudaGetDeviceCount(&n); e != cudaSuccess) {
     (void)cudaGetLastError();  // clear the sticky "no device" error
+    if (why) {
+      *why = fmt::format("{} ({})", cudaGetErrorName(e), cudaGetErrorString(e));
+      // The runtime answers this both without a driver and with one too old for it.
+      if (e == cudaErrorInsufficientDriver)
+        *why += fmt::format(
+            ": no NVIDIA driver was found, or it is older than the CUDA {}.{} runtime this roofbench "
+            "was built with",
+            CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    }
     return 0;
   }
   return n;

@@ -40,7 +40,9 @@ std::unique_ptr<Device> open_device(const std::string& spec);
 
 std::unique_ptr<Device> make_cpu_device();
 #ifdef ROOFBENCH_HAVE_CUDA
-int cuda_device_count();  // 0 when there is no GPU or driver
+// 0 when there is no GPU or driver; then *why (when given) says what CUDA answered, e.g.
+// "cudaErrorInsufficientDriver (CUDA driver version is insufficient for CUDA runtime version)".
+int cuda_device_count(std::string* why = nullptr);
 std::unique_ptr<Device> make_cuda_device(int index);
 #endif
 

@@ -83,6 +83,21 @@ TEST(Cli, UnknownDevice) {
   EXPECT_TRUE(empty_or_missing(d));
 }
 
+TEST(Cli, AGpuThatIsNotThereSaysWhatCudaAnswered) {
+  const fs::path d = fresh("rb_cli_gpu");
+  const CmdResult r = rb("run --quick --device cuda:99 --out " + d.string());
+  expect_usage_error(r, "cuda:99");
+  EXPECT_TRUE(empty_or_missing(d));
+  // Without any GPU, the line carries CUDA's own answer (no driver, a driver too old, no device)
+  // instead of a bare count; with GPUs, it says how many there are; without CUDA, it says so.
+  if (r.err.find(": 0 CUDA GPU(s) visible") != std::string::npos)
+    EXPECT_NE(r.err.find("(CUDA says cuda"), std::string::npos) << r.err;
+  else
+    EXPECT_TRUE(r.err.find("CUDA GPU(s) visible") != std::string::npos ||
+                r.err.find("built without CUDA") != std::string::npos)
+        << r.err;
+}
+
 TEST(Cli, FilterThatMatchesNothing) {
   const fs::path d = fresh("rb_cli_filter");
   expect_usage_error(rb("run --device cpu --filter no-such-kernel --out " + d.string()), "matches no benchmark");
