@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "bench/device.h"
+#include "tests/gpu_skip.h"
 
 using namespace roofbench;
 
@@ -36,13 +37,15 @@ __global__ void touch_kernel(int* p) {
 }  // namespace
 
 TEST(CudaDeviceDeathTest, AKernelFaultLosesTheDeviceAndLostSaysWhy) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU visible: the fault is tested on a GPU";
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": the fault is tested on a GPU";
   GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: CUDA does not survive fork()
   EXPECT_EXIT(fault_and_ask(), ::testing::ExitedWithCode(0), "lost: cuda[A-Za-z]+ \\(");
 }
 
 TEST(CudaDevice, ABadLaunchConfigurationDoesNotLoseTheDevice) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU visible: the device is tested on a GPU";
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": the device is tested on a GPU";
   auto dev = make_cuda_device(0);
   touch_kernel<<<1, 4096>>>(nullptr);  // more threads than a block may have: refused at launch
   EXPECT_EQ(dev->lost(), "");

@@ -8,6 +8,7 @@
 #include "bench/device.h"
 #include "bench/harness.h"
 #include "kernels/gemm/reference.h"
+#include "tests/gpu_skip.h"
 #include "tests/testing.h"
 
 using namespace roofbench;
@@ -31,7 +32,8 @@ std::string not_on(const Variant& v, const Device& dev) {
 class CudaVariant : public ::testing::TestWithParam<const Variant*> {};
 
 TEST_P(CudaVariant, MatchesItsReferenceAtEveryTestSize) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU visible: CUDA kernels are not checked on this machine";
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": CUDA kernels are not checked on this machine";
   const Variant& v = *GetParam();
   auto dev = make_cuda_device(0);
   if (const auto why = not_on(v, *dev); !why.empty()) GTEST_SKIP() << v.base_name() << ": " << why;
@@ -44,7 +46,8 @@ TEST_P(CudaVariant, MatchesItsReferenceAtEveryTestSize) {
 }
 
 TEST_P(CudaVariant, IsMeasuredAfterVerification) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU visible: CUDA kernels are not timed on this machine";
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": CUDA kernels are not timed on this machine";
   const Variant& v = *GetParam();
   auto dev = make_cuda_device(0);
   if (const auto why = not_on(v, *dev); !why.empty()) GTEST_SKIP() << v.base_name() << ": " << why;
@@ -66,7 +69,8 @@ class CudaGemmVariant : public ::testing::TestWithParam<const Variant*> {};
 
 TEST_P(CudaGemmVariant, HandlesOrRejectsEveryAwkwardShape) {
   const Variant& v = *GetParam();
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU visible: CUDA kernels are not checked on this machine";
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": CUDA kernels are not checked on this machine";
   auto dev = make_cuda_device(0);
   if (const auto why = not_on(v, *dev); !why.empty()) GTEST_SKIP() << v.base_name() << ": " << why;
   for (const auto& p : gemm::test_shapes()) {

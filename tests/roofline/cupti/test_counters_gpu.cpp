@@ -7,6 +7,7 @@
 
 #include "bench/counters.h"
 #include "bench/harness.h"
+#include "tests/gpu_skip.h"
 
 using namespace roofbench;
 
@@ -27,8 +28,8 @@ struct Collected {
 
 Collected collect(const std::string& base, const Params& p) {
   Collected out;
-  if (cuda_device_count() == 0) {
-    out.skip = out.trace_skip = "no CUDA GPU visible: counters are not read on this machine";
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty()) {
+    out.skip = out.trace_skip = why + ": counters are not read on this machine";
     return out;
   }
   auto dev = make_cuda_device(0);
