@@ -24,32 +24,6 @@ static_assert(kThreads == 256, "the tile loads below assume 256 threads");
 static_assert(BM * BK == 4 * kThreads && BK * BN == 4 * kThreads, "each thread loads one float4 of A and of B");
 static_assert(TM == 8 && TN == 8 && BM == 2 * 64 && BN == 2 * 64, "rows and columns split in two halves 64 apart");
 
-// One float4 of a row-major matrix at (r, c..c+3); zeros outside R x C. The float4 load needs
-// a row stride that is a multiple of 4 (16-byte alignment), else it goes element by element.
-__device__ __forceinline__ float4 load4(const float* __restrict__ X, int R, int Cn, int r, int c, bool vec) {
-  const long long base = (long long)r * Cn + c;
-  if (vec && r < R && c + 3 < Cn) return *reinterpret_cast<const float4*>(X + base);
-  float4 v;
-  v.x = (r < R && c + 0 < Cn) ? X[base + 0] : 0.0f;
-  v.y = (r < R && c + 1 < Cn) ? X[base + 1] : 0.0f;
-  v.z = (r < R && c + 2 < Cn) ? X[base + 2] : 0.0f;
-  v.w = (r < R && c + 3 < Cn) ? X[base + 3] : 0.0f;
-  return v;
-}
-
-__device__ __forceinline__ void store4(float* __restrict__ C, int M, int N, int r, int c, float4 v, bool vec) {
-  if (r >= M) return;
-  const long long base = (long long)r * N + c;
-  if (vec && c + 3 < N) {
-    *reinterpret_cast<float4*>(C + base) = v;
-    return;
-  }
-  if (c + 0 < N) C[base + 0] = v.x;
-  if (c + 1 < N) C[base + 1] = v.y;
-  if (c + 2 < N) C[base + 2] = v.z;
-  if (c + 3 < N) C[base + 3] = v.w;
-}
-
 __global__ void __launch_bounds__(kThreads, 2)
     register_tiled_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
                           int N, int K) {

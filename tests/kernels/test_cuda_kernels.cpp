@@ -113,8 +113,8 @@ TEST(CudaRegistry, HasTheGemmLadderInEveryPrecision) {
   for (const auto* v : cuda_variants()) names.insert(v->base_name());
   for (const char* n :
        {"gemm/naive/fp32", "gemm/naive/fp16", "gemm/naive/bf16", "gemm/smem_tiled/fp32", "gemm/smem_tiled/fp16",
-        "gemm/smem_tiled/bf16", "gemm/register_tiled/fp32", "gemm/wmma/fp16", "gemm/wmma/bf16", "gemm/cublas/fp32",
-        "gemm/cublas/fp16", "gemm/cublas/bf16", "ceiling/fp64_fma/fp64", "ceiling/fp16_fma/fp16",
+        "gemm/smem_tiled/bf16", "gemm/register_tiled/fp32", "gemm/warp_tiled/fp32", "gemm/wmma/fp16", "gemm/wmma/bf16",
+        "gemm/cublas/fp32", "gemm/cublas/fp16", "gemm/cublas/bf16", "ceiling/fp64_fma/fp64", "ceiling/fp16_fma/fp16",
         "ceiling/bf16_fma/bf16", "ceiling/fp16_mma_sync/fp16", "ceiling/bf16_mma_sync/bf16"})
     EXPECT_TRUE(names.count(n)) << n;
 #ifdef ROOFBENCH_HAVE_SM90A

@@ -281,6 +281,12 @@ std::vector<UnitCase> unit_cases() {
        "register_tiled_kernel",
        {{"FFMA", 512}, {R"(LDS\.128)", 8}},
        kNoGenericOrLocal},
+      // Warp tiling: a thread's 8x16 outputs (128 FFMAs per k, 16 k per tile) from 128-bit shared reads.
+      {"gemm_warp_tiled_fp32",
+       "03b_warp_tiled.cu",
+       "warp_tiled_kernel",
+       {{"FFMA", 2048}, {R"(LDS\.128)", 96}},
+       kNoGenericOrLocal},
       // WMMA: mma.sync on the tensor cores, fragments by ldmatrix from shared memory, cp.async in.
       {"gemm_wmma_fp16",
        "04_wmma.cu",
