@@ -3,6 +3,7 @@
 // Nothing outside these owners calls cudaMalloc/cudaFree or cudaEventCreate/Destroy.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -92,6 +93,15 @@ class CudaEvent {
 
 inline unsigned blocks_for(long long n, unsigned threads) {
   return static_cast<unsigned>((n + threads - 1) / threads);
+}
+
+// The grid of a grid-stride loop over `n` items on the current GPU: one item per thread, but at
+// most `per_sm` blocks per SM (the bandwidth ceilings' pattern); at least one block.
+inline unsigned grid_stride_blocks(long long n, unsigned threads, int per_sm = 8) {
+  int dev = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return static_cast<unsigned>(std::min<long long>(blocks_for(std::max(n, 1LL), threads), 1LL * per_sm * sms));
 }
 
 }  // namespace roofbench

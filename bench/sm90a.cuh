@@ -52,6 +52,18 @@ __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 }
 
+// Shared-memory matrix descriptor for wgmma: start address, leading and stride byte offsets (all
+// >> 4, 14 bits each), and the layout: unswizzled (0) or the 128-byte swizzle TMA writes (1 in
+// bits 62-63).
+enum class Swizzle { none = 0, b128 = 1 };
+__device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes,
+                                                   Swizzle swizzle) {
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  return static_cast<std::uint64_t>((addr & 0x3FFFF) >> 4) |
+         static_cast<std::uint64_t>((lbo_bytes & 0x3FFFF) >> 4) << 16 |
+         static_cast<std::uint64_t>((sbo_bytes & 0x3FFFF) >> 4) << 32 | static_cast<std::uint64_t>(swizzle) << 62;
+}
+
 // D(64xN, FP32 registers) += A(64x16) · B(16xN), both from shared memory through descriptors.
 // kTransB = 0: B stored K-major (like A); 1: B stored MN-major (a row-major K x N matrix).
 // One asm statement per shape and input type: wgmma takes its N/2 accumulators as operands.

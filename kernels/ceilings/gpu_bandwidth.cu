@@ -58,10 +58,7 @@ class GpuStream final : public Instance {
  public:
   GpuStream(StreamOp op, const Params& p) : op_(op), n_(param(p, "n")) {
     if (n_ % 4 != 0) throw InputError("GPU stream ceilings need n to be a multiple of 4");
-    int dev = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    blocks_ = static_cast<unsigned>(std::min<long long>(blocks_for(n_ / 4, kThreads), 8LL * sms));
+    blocks_ = grid_stride_blocks(n_ / 4, kThreads);
     if (op_ != StreamOp::write) x_ = DeviceBuffer<float>(n_);
     if (op_ == StreamOp::triad) c_ = DeviceBuffer<float>(n_);
     if (op_ != StreamOp::read) y_ = DeviceBuffer<float>(n_);

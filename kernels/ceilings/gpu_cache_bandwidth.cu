@@ -57,10 +57,7 @@ class GpuL2Read final : public Instance {
  public:
   explicit GpuL2Read(const Params& p) : n_(param(p, "n")), passes_(static_cast<int>(param(p, "passes"))) {
     if (n_ % 4 != 0 || passes_ <= 0) throw InputError("the L2 ceiling needs n a multiple of 4 and passes > 0");
-    int dev = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    blocks_ = static_cast<unsigned>(std::min<long long>(blocks_for(n_ / 4, kThreads), 8LL * sms));
+    blocks_ = grid_stride_blocks(n_ / 4, kThreads);
     x_ = DeviceBuffer<float>(n_);
     sum_ = DeviceBuffer<unsigned long long>(1);
   }

@@ -32,15 +32,6 @@ double reference_sum(std::int64_t iters) {
 }
 
 // ---------------------------------------------------------------- kernel
-#ifndef ROOFBENCH_NO_SM90A
-// Unswizzled K-major descriptor: 8x8 core matrices of 128 bytes, the two K halves 128 bytes
-// apart (LBO) and 8-row groups 256 bytes apart (SBO).
-__device__ __forceinline__ std::uint64_t plain_desc(const void* p) {
-  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
-  return static_cast<std::uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>(128 >> 4) << 16) |
-         (static_cast<std::uint64_t>(256 >> 4) << 32);
-}
-#endif
 
 template <bool kBf16>
 __global__ void __launch_bounds__(kThreads) wgmma_peak_kernel(double* out, long long iters) {
@@ -52,7 +43,10 @@ __global__ void __launch_bounds__(kThreads) wgmma_peak_kernel(double* out, long 
   for (int i = threadIdx.x; i < (kABytes + kBBytes) / 2; i += kThreads) smem[i] = one_eighth;
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // generic writes -> wgmma's reads
   __syncthreads();
-  const std::uint64_t desc_a = plain_desc(smem), desc_b = plain_desc(smem + kABytes / 2);
+  // Unswizzled K-major layout: 8x8 core matrices of 128 bytes, the two K halves 128 bytes apart
+  // (LBO) and 8-row groups 256 bytes apart (SBO).
+  const std::uint64_t desc_a = sm90a::smem_desc(smem, 128, 256, sm90a::Swizzle::none),
+                      desc_b = sm90a::smem_desc(smem + kABytes / 2, 128, 256, sm90a::Swizzle::none);
 
   using T = std::conditional_t<kBf16, __nv_bfloat16, __half>;
   float d[kAcc];

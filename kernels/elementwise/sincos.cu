@@ -1,6 +1,5 @@
 // y = sin²x + cos²x on the GPU: five kernels, each a full pass through HBM, against one (the
 // fusion lesson). Run only this: roofbench run --device cuda:0 --filter 'fusion/sincos'
-#include <algorithm>
 #include <memory>
 
 #include "bench/cuda_check.h"
@@ -70,11 +69,7 @@ __global__ void zip_kernel(const float* __restrict__ a, const float* __restrict_
 class GpuSinCos final : public Instance {
  public:
   GpuSinCos(const Params& p, bool fused) : n_(param(p, "n")), fused_(fused), x_(n_), y_(n_) {
-    int dev = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    blocks_ =
-        static_cast<unsigned>(std::min<long long>(blocks_for(std::max<long long>(n_ / 4, 1), kThreads), 8LL * sms));
+    blocks_ = grid_stride_blocks(n_ / 4, kThreads);
     if (!fused_) {
       s_ = DeviceBuffer<float>(n_);
       c_ = DeviceBuffer<float>(n_);

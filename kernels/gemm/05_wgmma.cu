@@ -115,16 +115,6 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
       : "memory");
 }
 
-// Shared-memory matrix descriptor: start address, leading and stride byte offsets (all >> 4)
-// and the 128-byte swizzle mode (1 in bits 62-63).
-__device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
-  std::uint64_t d = 0;
-  d |= static_cast<std::uint64_t>((smem_u32(p) & 0x3FFFF) >> 4);
-  d |= static_cast<std::uint64_t>((lbo_bytes & 0x3FFFF) >> 4) << 16;
-  d |= static_cast<std::uint64_t>((sbo_bytes & 0x3FFFF) >> 4) << 32;
-  d |= 1ull << 62;
-  return d;
-}
 #endif  // ROOFBENCH_NO_SM90A
 
 template <class D, int BN>
@@ -192,8 +182,8 @@ __global__ void __launch_bounds__(kThreads)
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BK / 16; ++kk)
-      wgmma_m64k16<BN, 1, D>(d, smem_desc(a + kk * 32, 16, 1024), smem_desc(b + kk * 16 * 128, kBoxBytes, 1024),
-                             kt > 0 || kk > 0);
+      wgmma_m64k16<BN, 1, D>(d, smem_desc(a + kk * 32, 16, 1024, Swizzle::b128),
+                             smem_desc(b + kk * 16 * 128, kBoxBytes, 1024, Swizzle::b128), kt > 0 || kk > 0);
     wgmma_commit();
     // The previous stage's wgmmas are done once at most this stage's are in flight: hand it back.
     wgmma_wait<1>();
