@@ -77,6 +77,7 @@ std::string render_markdown(const Results& r) {
 
   s += render_markdown_counters(r);
 
+  s += "**Every benchmark**\n\n";
   s += "| benchmark | median | IQR | FLOP/s | bytes/s | FLOP/B | % of roof | bound | waves (efficiency) | status |\n";
   s += "|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n";
   for (const auto& b : r.benchmarks) {

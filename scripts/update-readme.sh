@@ -16,7 +16,16 @@ for summary in reports/baselines/*/summary.md; do
   dir=$(dirname "$summary")
   { echo "From [\`$dir/results.json\`]($dir/results.json) ([chart]($dir/roofline.svg), [report]($dir/report.html)):"
     echo
-    sed 's/^### /#### /' "$summary"
+    # The README keeps the short tables (ceilings, the GEMM ladder against the vendor library,
+    # the lessons); the counters, the row of every benchmark and the warnings stay in summary.md.
+    awk '/^\*\*(Counters|Every benchmark)\*\*/ { exit } { sub(/^### /, "#### "); print }' "$summary"
+    rows=$(awk '/^\*\*Every benchmark\*\*/ { on = 1; next } on && /^\| `/ { n++ } /^\*\*Warnings\*\*/ { on = 0 }
+                END { print n + 0 }' "$summary")
+    warnings=$(awk '/^\*\*Warnings\*\*/ { on = 1; next } on && /^- / { n++ } END { print n + 0 }' "$summary")
+    rest="the row of each of its $rows benchmarks"
+    grep -q '^\*\*Counters\*\* (' "$summary" && rest="$rest, its hardware counters"
+    [ "$warnings" -eq 1 ] && rest="$rest and its 1 warning" || rest="$rest and its $warnings warnings"
+    echo "The run's full summary, with $rest: [\`$dir/summary.md\`]($dir/summary.md)."
     echo; } >>"$results"
 done
 
