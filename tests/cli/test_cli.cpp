@@ -422,6 +422,27 @@ TEST(CliScripts, CiGpuRunsComparesWritesTheSummaryAndExitsWithComparesCode) {
   EXPECT_EQ(slurp(summary), slurp(run / "compare.md"));  // the GitHub job summary gets the same table
 }
 
+TEST(CliScripts, CiGpuSkipLeavesAKernelOutAndCompareListsItsBaselineRowsAsOnlyInBase) {
+  // The way past a kernel that faults on the runner: --skip reaches `roofbench run`.
+  const std::string filter = " --skip-build --device cpu --quick --filter 'saxpy|lowprec/relu/fp32'";
+  const fs::path base = fresh("rb_ci_skip_base"), run = fresh("rb_ci_skip_run");
+  ASSERT_EQ(rb("run --device cpu --quick --filter 'saxpy|lowprec/relu/fp32' --out " + base.string()).code, 0);
+  std::string log;
+  const int rc = ci_gpu("", "--baseline " + base.string() + " --out " + run.string() + filter + " --skip relu", &log);
+  EXPECT_TRUE(rc == 0 || rc == 1) << log;
+  const auto results = nlohmann::json::parse(slurp(run / "results.json"));
+  EXPECT_EQ(results.at("settings").at("skip").get<std::string>(), "relu");
+  ASSERT_TRUE(results.contains("not_run")) << log;
+  ASSERT_EQ(results.at("not_run").size(), 1u);
+  EXPECT_EQ(results.at("not_run")[0].at("benchmark").get<std::string>(), "lowprec/relu/fp32");
+  for (const auto& b : results.at("benchmarks"))
+    EXPECT_EQ(b.at("name").get<std::string>().find("relu"), std::string::npos) << b.at("name");
+  const auto verdicts = nlohmann::json::parse(slurp(run / "compare.json"));
+  const auto only_base = verdicts.at("only_in_base");
+  ASSERT_FALSE(only_base.empty()) << log;
+  for (const auto& n : only_base) EXPECT_EQ(n.get<std::string>().rfind("lowprec/relu/fp32/", 0), 0u) << n;
+}
+
 TEST(Cli, ReportOfTwoResultsFilesDrawsBothRooflinesOnOneChart) {
   const fs::path a = write_results("rb_multi_a", 1.0, 1), b = write_results("rb_multi_b", 1.0, 50, "Other CPU");
   const fs::path out = fresh("rb_multi_out");
