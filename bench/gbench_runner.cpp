@@ -54,6 +54,63 @@ std::string find_flag(const std::vector<std::string>& args, const std::string& f
   return "";
 }
 
+// Set when a failure left the device unusable (a CUDA kernel fault poisons the context for the
+// rest of the process): every later benchmark then fails with this one line instead of the
+// same CUDA error, so the report names the benchmark that caused it.
+struct LostDevice {
+  std::string why;  // empty while the device is usable
+  void check(Device& dev, const std::string& failed) {
+    if (!why.empty()) return;
+    if (std::string error = dev.lost(); !error.empty())
+      why = fmt::format(
+          "not run: the device was lost when {} failed ({}), and nothing after that can run in this process; run "
+          "again without it (--skip)",
+          failed, error);
+  }
+};
+
+// The end of a measured benchmark's progress line: median, spread, rates and how sampling ended.
+std::string measured_line(const BenchmarkResult& res) {
+  const Measurement& m = *res.measurement;
+  const SampleStats& s = m.stats;
+  std::string line = fmt::format("{} ±{:.1f}% IQR, {} samples", duration(s.median), 100 * s.rel_iqr(), s.n);
+  if (res.flops > 0) line += ", " + si(res.flops / s.median, "FLOP/s");
+  if (res.bytes > 0) line += ", " + si(res.bytes / s.median, "B/s");
+  std::string notes;
+  if (m.stop_reason == "time_budget") notes += ", out of time budget";
+  if (m.stop_reason == "max_samples") notes += ", at the sample limit";
+  if (!m.throttled.empty()) notes += fmt::format(", {} throttled", m.throttled.size());
+  return line + fmt::format(" (verified, {} checked{})\n", res.verification.checked, notes);
+}
+
+// The counter pass of one measured benchmark: its counters and kernel trace into `res`, a line
+// each on the console, and the trace's disagreement with the event timing as a warning.
+void collect_counters(CounterCollector& counters, Device& dev, Instance& inst, BenchmarkResult& res,
+                      const MeasureOptions& opt, std::ostream& progress) {
+  res.counters = counters.collect(dev, inst, res, opt.seed, opt.cold_cache);
+  const Counters& c = *res.counters;
+  if (!c.error.empty())
+    progress << "    counters: " << c.error << "\n";
+  else
+    progress << fmt::format("    counters ({} pass{}): {}\n", c.passes, c.passes == 1 ? "" : "es",
+                            counter_line(c, res.flops, res.bytes));
+  // The Activity API's kernel records against the event timing.
+  if (c.trace && !c.trace->error.empty()) res.warnings.push_back("trace: " + c.trace->error);
+  if (c.trace && c.trace->ok())
+    progress << fmt::format(
+        "    kernel trace: {} from the first kernel's start to the last one's end ({} kernel{} a run, median of {})\n",
+        duration(summarize(c.trace->span_s).median), c.trace->kernels.size(), c.trace->kernels.size() == 1 ? "" : "s",
+        c.trace->span_s.size());
+  if (res.measurement)
+    if (const auto t = cupti::trace_check(c, *res.measurement)) {
+      if (std::string w = cupti::trace_warning(*t); !w.empty()) {
+        progress << "    " << w << "\n";
+        res.warnings.push_back(std::move(w));
+      }
+    }
+  progress << std::flush;
+}
+
 }  // namespace
 
 JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOptions& opt,
@@ -81,49 +138,36 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
     }
   }
   auto done = std::make_shared<std::size_t>(0);
-  // Set when a failure left the device unusable (a CUDA kernel fault poisons the context for the
-  // rest of the process): every later benchmark then fails with this one line instead of the
-  // same CUDA error, so the report names the benchmark that caused it.
-  auto lost = std::make_shared<std::string>();
-  auto check_lost = [&dev, lost](const std::string& name) {
-    if (!lost->empty()) return;
-    if (std::string why = dev.lost(); !why.empty())
-      *lost = fmt::format(
-          "not run: the device was lost when {} failed ({}), and nothing after that can run in this process; run "
-          "again without it (--skip)",
-          name, why);
-  };
+  auto lost = std::make_shared<LostDevice>();
 
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job job = jobs[i];
     BenchmarkResult* res = &all[i].result;
     int* runs = &ran[i];
-    auto body = [&dev, &opt, &progress, counters, job, res, runs, done, total, lost,
-                 check_lost](benchmark::State& state) {
+    auto body = [&dev, &opt, &progress, counters, job, res, runs, done, total, lost](benchmark::State& state) {
       if ((*runs)++ == 0) ++*done;
       const std::string rep = *runs > 1 ? fmt::format(" (repetition {})", *runs) : "";
       progress << fmt::format("[{}/{}] {}{} … ", *done, total, res->name, rep) << std::flush;
       res->error.clear();
       std::unique_ptr<Instance> inst;
-      if (!lost->empty()) {
-        res->error = *lost;
-      } else {
-        try {
-          inst = job.variant->make(job.params);
-          res->verification = prepare_and_verify(dev, *inst, opt.seed);
-          if (!res->verification.ok) res->error = "verification failed: " + res->verification.detail;
-        } catch (const std::exception& e) {
-          res->error = e.what();
-        }
-      }
-      if (!res->error.empty()) {
+      // A failure gets no number: its error is recorded and printed, and the device is checked.
+      auto fail = [&](std::string why) {
+        res->error = std::move(why);
         res->measurement.reset();
         state.SkipWithError(res->error.c_str());
         progress << "FAILED: " << res->error << "\n" << std::flush;
         inst.reset();
-        check_lost(res->name);
-        return;
+        lost->check(dev, res->name);
+      };
+
+      if (!lost->why.empty()) return fail(lost->why);
+      try {
+        inst = job.variant->make(job.params);
+        res->verification = prepare_and_verify(dev, *inst, opt.seed);
+      } catch (const std::exception& e) {
+        return fail(e.what());
       }
+      if (!res->verification.ok) return fail("verification failed: " + res->verification.detail);
       for (auto _ : state) {
         try {
           const Measurement m = measure(dev, *inst, opt);
@@ -133,59 +177,21 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
             res->measurement = m;
           state.SetIterationTime(m.stats.median);
         } catch (const std::exception& e) {
-          res->error = e.what();
-          res->measurement.reset();
-          state.SkipWithError(res->error.c_str());
-          progress << "FAILED: " << res->error << "\n" << std::flush;
-          break;
+          fail(e.what());
+          break;  // Google Benchmark's rule after SkipWithError inside the loop
         }
       }
-      if (!res->error.empty()) {
-        inst.reset();
-        check_lost(res->name);
-        return;
-      }
+      if (!res->error.empty()) return;
+
       res->warnings = measurement_warnings(*res->measurement, opt);
       state.counters["FLOP/s"] = benchmark::Counter(res->flops, benchmark::Counter::kIsRate);
       state.counters["bytes/s"] = benchmark::Counter(res->bytes, benchmark::Counter::kIsRate);
       state.SetLabel(fmt::format("verified {} elements", res->verification.checked));
-      const SampleStats& s = res->measurement->stats;
-      progress << fmt::format("{} ±{:.1f}% IQR, {} samples", duration(s.median), 100 * s.rel_iqr(), s.n);
-      if (res->flops > 0) progress << ", " << si(res->flops / s.median, "FLOP/s");
-      if (res->bytes > 0) progress << ", " << si(res->bytes / s.median, "B/s");
-      const Measurement& m = *res->measurement;
-      std::string notes;
-      if (m.stop_reason == "time_budget") notes += ", out of time budget";
-      if (m.stop_reason == "max_samples") notes += ", at the sample limit";
-      if (!m.throttled.empty()) notes += fmt::format(", {} throttled", m.throttled.size());
-      progress << fmt::format(" (verified, {} checked{})\n", res->verification.checked, notes) << std::flush;
+      progress << measured_line(*res) << std::flush;
       // Counters last, in a pass of their own: nothing above was timed under the profiler.
       if (counters && job.tag.empty() && *runs == 1 && job.variant->launches_kernels) {
-        res->counters = counters->collect(dev, *inst, *res, opt.seed, opt.cold_cache);
-        const Counters& c = *res->counters;
-        if (!c.error.empty()) {
-          check_lost(res->name);  // a kernel fault under the profiler
-          progress << "    counters: " << c.error << "\n";
-        } else {
-          progress << fmt::format("    counters ({} pass{}): {}\n", c.passes, c.passes == 1 ? "" : "es",
-                                  counter_line(c, res->flops, res->bytes));
-        }
-        // The Activity API's kernel records against the event timing.
-        if (c.trace && !c.trace->error.empty()) res->warnings.push_back("trace: " + c.trace->error);
-        if (c.trace && c.trace->ok())
-          progress << fmt::format(
-              "    kernel trace: {} from the first kernel's start to the last one's end ({} "
-              "kernel{} a run, median of {})\n",
-              duration(summarize(c.trace->span_s).median), c.trace->kernels.size(),
-              c.trace->kernels.size() == 1 ? "" : "s", c.trace->span_s.size());
-        if (res->measurement)
-          if (const auto t = cupti::trace_check(c, *res->measurement)) {
-            if (std::string w = cupti::trace_warning(*t); !w.empty()) {
-              progress << "    " << w << "\n";
-              res->warnings.push_back(std::move(w));
-            }
-          }
-        progress << std::flush;
+        collect_counters(*counters, dev, *inst, *res, opt, progress);
+        if (!res->counters->error.empty()) lost->check(dev, res->name);  // a kernel fault under the profiler
       }
     };
     benchmark::RegisterBenchmark(res->name.c_str(), body)
