@@ -47,7 +47,7 @@ if [ -z "$baseline" ]; then
 fi
 if [ ! -f "$baseline/results.json" ]; then
   echo "ci-gpu: no baseline at $baseline/results.json; baselines here: $(ls reports/baselines 2>/dev/null | tr '\n' ' ')" >&2
-  echo "ci-gpu: make one with a full run on this GPU and commit it: roofbench run --device $device --out $baseline" >&2
+  echo "ci-gpu: make one on this GPU and commit it: scripts/baseline.sh --device $device --out $baseline" >&2
   exit 2
 fi
 

@@ -443,6 +443,76 @@ TEST(CliScripts, CiGpuSkipLeavesAKernelOutAndCompareListsItsBaselineRowsAsOnlyIn
   for (const auto& n : only_base) EXPECT_EQ(n.get<std::string>().rfind("lowprec/relu/fp32/", 0), 0u) << n;
 }
 
+// ---------------------------------------------------------------- scripts/baseline.sh
+
+namespace {
+
+int baseline_sh(const std::string& args, std::string* output) {
+  const fs::path log = fs::temp_directory_path() / ("rb_baseline." + std::to_string(::getpid()) + ".log");
+  const std::string cmd = "ROOFBENCH_BIN=" + roofbench_bin() + " bash " + ROOFBENCH_SOURCE_DIR +
+                          "/scripts/baseline.sh " + args + " >" + log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  *output = slurp(log);
+  fs::remove(log);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST(CliScripts, BaselineRunsTwoPairsComparesEachAndWritesTheFirstCountersRunWithProvenance) {
+  // The CPU stands in for the GPU; the script is the same.
+  const fs::path out = fresh("rb_baseline_out"), work = fresh("rb_baseline_work");
+  std::string log;
+  const int rc = baseline_sh(
+      "--device cpu --out " + out.string() + " --work " + work.string() + " --threshold 5 -- --quick --filter saxpy",
+      &log);
+  ASSERT_TRUE(rc == 0 || rc == 1) << log;
+  for (const char* run : {"plain-1", "plain-2", "counters-1", "counters-2"}) {
+    EXPECT_TRUE(fs::exists(work / run / "results.json")) << run;
+    EXPECT_TRUE(fs::exists(work / run / "console.log")) << run;
+  }
+  // The baseline is the first run with counters, files and all.
+  for (const char* f : {"results.json", "gbench.json", "roofline.svg", "report.html", "summary.md", "console.log"})
+    EXPECT_EQ(slurp(out / f), slurp(work / "counters-1" / f)) << f;
+  EXPECT_TRUE(nlohmann::json::parse(slurp(out / "results.json")).at("settings").contains("filter"));
+  EXPECT_FALSE(nlohmann::json::parse(slurp(out / "results.json")).at("counters").is_null());
+  // Each pair's verdicts; the exit code says whether any of them moved.
+  int moved = 0;
+  for (const char* pair : {"plain", "counters"}) {
+    ASSERT_TRUE(fs::exists(out / (std::string("agreement-") + pair + ".md"))) << log;
+    const auto v = nlohmann::json::parse(slurp(out / (std::string("agreement-") + pair + ".json")));
+    EXPECT_DOUBLE_EQ(v.at("options").at("threshold").get<double>(), 0.05);
+    const auto& counts = v.at("summary").at("counts");
+    const int n = counts.at("SLOWER").get<int>() + counts.at("FASTER").get<int>() + counts.at("FAILED").get<int>();
+    EXPECT_NE(log.find(std::string("the two ") + pair + (n ? " runs DISAGREE" : " runs agree")), std::string::npos)
+        << log;
+    moved += n;
+  }
+  EXPECT_EQ(rc, moved ? 1 : 0) << log;
+  const std::string provenance = slurp(out / "PROVENANCE.md");
+  EXPECT_NE(provenance.find("scripts/baseline.sh --device cpu --threshold 5 -- --quick --filter saxpy"),
+            std::string::npos)
+      << provenance;
+  EXPECT_NE(provenance.find("- commit: "), std::string::npos) << provenance;
+}
+
+TEST(CliScripts, BaselineRefusesBadInputBeforeRunning) {
+  const fs::path out = fresh("rb_baseline_bad");
+  std::string log;
+  EXPECT_EQ(baseline_sh("--bogus", &log), 2) << log;
+  EXPECT_EQ(baseline_sh("--device cpu --out " + out.string() + " --sanitizer-log /nonexistent/sanitizer.log", &log), 2)
+      << log;
+  EXPECT_NE(log.find("no sanitizer log at /nonexistent/sanitizer.log"), std::string::npos) << log;
+  // Bad run options stop it at the first run with exit 2, not four runs later.
+  EXPECT_EQ(baseline_sh("--device cpu --out " + out.string() + " --work " + (out / "w").string() +
+                            " -- --filter 'no-such-kernel'",
+                        &log),
+            2)
+      << log;
+  EXPECT_NE(log.find("run plain-1 stopped with exit 2"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(out / "results.json"));
+}
+
 TEST(Cli, ReportOfTwoResultsFilesDrawsBothRooflinesOnOneChart) {
   const fs::path a = write_results("rb_multi_a", 1.0, 1), b = write_results("rb_multi_b", 1.0, 50, "Other CPU");
   const fs::path out = fresh("rb_multi_out");

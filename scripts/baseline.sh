@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Makes a committed baseline the way issue 7 asks for one: the full suite twice without counters
+# and twice with them, each pair compared with `roofbench compare` (two runs of the same build on
+# the same machine must agree), and the first run with counters written out as the baseline CI
+# compares against, with its console log and provenance.
+#
+#   scripts/baseline.sh [--device cuda:0] [--out DIR] [--work DIR] [--threshold PCT]
+#                       [--sanitizer-log FILE] [--archive FILE] [-- RUN-OPTIONS...]
+#
+#   --out        the baseline folder (default reports/baselines/<gpu>, <gpu> from nvidia-smi's
+#                name: "NVIDIA H200" -> h200; required for --device cpu)
+#   --work       where the four runs go (default results/baseline-runs): WORK/{plain-1,plain-2,
+#                counters-1,counters-2}, each with its console.log
+#   --threshold  the change compare may not see between two runs of a pair (default 2)
+#   --sanitizer-log  scripts/sanitize.sh's summary, copied beside the results
+#   --archive    run the roofbench of an archive made by scripts/pack-build.sh (on a GPU machine
+#                without the build's packages), unpacked as gpu-check.sh does
+#   after --     options for every `roofbench run`: --quick, --filter REGEX, --skip REGEX
+# OUT gets counters-1's results.json, gbench.json, roofline.svg, report.html, summary.md and
+# console.log, each pair's verdicts (agreement-plain.md/.json, agreement-counters.md/.json) and
+# PROVENANCE.md. Otherwise uses $ROOFBENCH_BIN (default build/release/roofbench).
+# Exit: 0 every run passed and each pair agreed (no SLOWER, FASTER or FAILED verdict); 1 a run
+# failed or a pair disagreed (everything is still written); 2 bad input.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+device=cuda:0 out="" archive="" work=$here/results/baseline-runs threshold=2 sanitizer_log=""
+run_args=()
+while (($#)); do
+  case "$1" in
+    --device) device=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --archive) archive=$2; shift 2 ;;
+    --threshold) threshold=$2; shift 2 ;;
+    --sanitizer-log) sanitizer_log=$2; shift 2 ;;
+    --) shift; run_args=("$@"); break ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    *) echo "baseline: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+bin=${ROOFBENCH_BIN:-$here/build/release/roofbench}
+if [ -n "$archive" ]; then
+  source "$here/scripts/unpack-build.sh"
+  unpack_build "$archive" || { echo "baseline: $archive does not unpack with its libraries: ${libs_report:-}" >&2; exit 2; }
+  bin=$bin/roofbench  # unpack_build set bin to the archive's bin/
+fi
+[ -x "$bin" ] || { echo "baseline: no roofbench at $bin (build it first)" >&2; exit 2; }
+if [ -z "$out" ]; then
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "${device#cuda:}" 2>/dev/null | head -n1 || true)
+  [ -n "$gpu" ] || { echo "baseline: no GPU name from nvidia-smi for $device; give --out DIR" >&2; exit 2; }
+  out=$here/reports/baselines/$(echo "$gpu" | tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' -e 's/ .*//')
+fi
+[ -z "$sanitizer_log" ] || [ -f "$sanitizer_log" ] || { echo "baseline: no sanitizer log at $sanitizer_log" >&2; exit 2; }
+mkdir -p "$out" "$work" || { echo "baseline: cannot write $out or $work" >&2; exit 2; }
+
+status=0
+for run in plain-1 plain-2 counters-1 counters-2; do
+  dir=$work/$run
+  rm -rf "$dir" && mkdir -p "$dir"
+  extra=()
+  [[ $run == counters-* ]] && extra=(--counters)
+  echo "baseline: $run" >&2
+  "$bin" run --device "$device" --out "$dir" "${extra[@]}" "${run_args[@]}" 2>&1 | tee "$dir/console.log"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" -ge 2 ]; then
+    echo "baseline: run $run stopped with exit $rc (bad input?); see $dir/console.log" >&2
+    exit 2
+  fi
+  [ "$rc" -eq 0 ] || { echo "baseline: run $run had a failed benchmark (exit $rc)" >&2; status=1; }
+done
+
+# Two runs of one build on one machine: compare must find nothing SLOWER, FASTER or FAILED.
+for pair in plain counters; do
+  verdicts=$("$bin" compare "$work/$pair-1" "$work/$pair-2" --threshold "$threshold" \
+    --markdown "$out/agreement-$pair.md" --json "$out/agreement-$pair.json" 2>&1)
+  rc=$?
+  # compare's last line: "0 SLOWER, 3 UNSURE, 40 SAME; geometric mean ...; exit 0" (a zero
+  # FASTER or FAILED is left out).
+  last=$(grep -E '[0-9]+ SLOWER, ' <<<"$verdicts" | tail -n1)
+  [ "$rc" -le 1 ] && [ -n "$last" ] || { echo "baseline: compare of the $pair runs failed: $verdicts" >&2; exit 2; }
+  count() { local n; n=$(grep -oE "[0-9]+ $1" <<<"$last" | head -n1 | cut -d' ' -f1); echo "${n:-0}"; }
+  moved=$(($(count SLOWER) + $(count FASTER) + $(count FAILED)))
+  if [ "$moved" -eq 0 ]; then
+    echo "baseline: the two $pair runs agree: $last"
+  else
+    echo "baseline: the two $pair runs DISAGREE: $last (see $out/agreement-$pair.md)" >&2
+    status=1
+  fi
+done
+
+for f in results.json gbench.json roofline.svg report.html summary.md console.log; do
+  cp "$work/counters-1/$f" "$out/$f" || status=1
+done
+[ -n "$sanitizer_log" ] && cp "$sanitizer_log" "$out/sanitizer.log"
+{
+  echo "# Provenance"
+  echo
+  echo "Written by \`scripts/baseline.sh\`; every number here is the suite's own output."
+  echo
+  echo "- command: \`scripts/baseline.sh --device $device --threshold $threshold${run_args[*]:+ -- ${run_args[*]}}\`"
+  echo "- commit: $(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$here" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "- baseline: the first of the two runs with counters; the device, driver, clocks and"
+  echo "  command line are in results.json"
+  echo "- agreement: \`agreement-plain.md\` and \`agreement-counters.md\`, each pair's second run against its first"
+  [ -n "$sanitizer_log" ] && echo "- compute-sanitizer: \`sanitizer.log\` (scripts/sanitize.sh)"
+  if command -v nvidia-smi >/dev/null && [[ $device == cuda:* ]]; then
+    echo
+    echo '```'
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv -i "${device#cuda:}" 2>&1
+    echo '```'
+  fi
+} >"$out/PROVENANCE.md"
+echo "baseline: wrote $out (exit $status)"
+exit $status
