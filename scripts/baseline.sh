@@ -46,9 +46,10 @@ if [ -n "$archive" ]; then
 fi
 [ -x "$bin" ] || { echo "baseline: no roofbench at $bin (build it first)" >&2; exit 2; }
 if [ -z "$out" ]; then
-  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "${device#cuda:}" 2>/dev/null | head -n1 || true)
-  [ -n "$gpu" ] || { echo "baseline: no GPU name from nvidia-smi for $device; give --out DIR" >&2; exit 2; }
-  out=$here/reports/baselines/$(echo "$gpu" | tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' -e 's/ .*//')
+  source "$here/scripts/env.sh"
+  slug=$(gpu_slug "$device" || true)
+  [ -n "$slug" ] || { echo "baseline: no GPU name from nvidia-smi for $device; give --out DIR" >&2; exit 2; }
+  out=$here/reports/baselines/$slug
 fi
 [ -z "$sanitizer_log" ] || [ -f "$sanitizer_log" ] || { echo "baseline: no sanitizer log at $sanitizer_log" >&2; exit 2; }
 mkdir -p "$out" "$work" || { echo "baseline: cannot write $out or $work" >&2; exit 2; }

@@ -36,13 +36,13 @@ while (($#)); do
   esac
 done
 
+source scripts/env.sh
 if [ -z "$baseline" ]; then
-  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "${device#cuda:}" 2>/dev/null | head -n1 || true)
-  if [ -z "$gpu" ]; then
+  slug=$(gpu_slug "$device" || true)
+  if [ -z "$slug" ]; then
     echo "ci-gpu: no GPU name from nvidia-smi for $device; give --baseline DIR" >&2
     exit 2
   fi
-  slug=$(echo "$gpu" | tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' -e 's/ .*//')
   baseline=reports/baselines/$slug
 fi
 if [ ! -f "$baseline/results.json" ]; then
@@ -54,7 +54,7 @@ fi
 bin=${ROOFBENCH_BIN:-build/release/roofbench}
 if ((build)); then
   ./scripts/setup.sh
-  source scripts/env.sh
+  source scripts/env.sh  # again: setup.sh may have just installed the toolkit
   cmake --preset release >/dev/null
   cmake --build --preset release --target roofbench
 fi

@@ -387,15 +387,19 @@ std::string roofbench_bin() {
   return env ? env : ROOFBENCH_BIN;
 }
 
-// Runs scripts/ci-gpu.sh with `env` before it; returns its exit code and its output.
-int ci_gpu(const std::string& env, const std::string& args, std::string* output) {
-  const fs::path log = fs::temp_directory_path() / ("rb_ci_gpu." + std::to_string(::getpid()) + ".log");
-  const std::string cmd = env + " ROOFBENCH_BIN=" + roofbench_bin() + " bash " + ROOFBENCH_SOURCE_DIR +
-                          "/scripts/ci-gpu.sh " + args + " >" + log.string() + " 2>&1";
+// Runs scripts/NAME with `env` before it; returns its exit code and its output.
+int run_script(const std::string& name, const std::string& env, const std::string& args, std::string* output) {
+  const fs::path log = fs::temp_directory_path() / ("rb_" + name + "." + std::to_string(::getpid()) + ".log");
+  const std::string cmd = env + " ROOFBENCH_BIN=" + roofbench_bin() + " bash " + ROOFBENCH_SOURCE_DIR + "/scripts/" +
+                          name + " " + args + " >" + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   *output = slurp(log);
   fs::remove(log);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int ci_gpu(const std::string& env, const std::string& args, std::string* output) {
+  return run_script("ci-gpu.sh", env, args, output);
 }
 
 }  // namespace
@@ -448,13 +452,7 @@ TEST(CliScripts, CiGpuSkipLeavesAKernelOutAndCompareListsItsBaselineRowsAsOnlyIn
 namespace {
 
 int baseline_sh(const std::string& args, std::string* output) {
-  const fs::path log = fs::temp_directory_path() / ("rb_baseline." + std::to_string(::getpid()) + ".log");
-  const std::string cmd = "ROOFBENCH_BIN=" + roofbench_bin() + " bash " + ROOFBENCH_SOURCE_DIR +
-                          "/scripts/baseline.sh " + args + " >" + log.string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  *output = slurp(log);
-  fs::remove(log);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run_script("baseline.sh", "", args, output);
 }
 
 }  // namespace
