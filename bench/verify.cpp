@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace roofbench {
 
 Tolerance tolerance_for(Precision p, double growth, double abs_tol) {
@@ -14,18 +16,29 @@ void Checker::check(double got, double ref, double scale, const std::function<st
   const bool ok = std::isfinite(got) && err <= tol_.abs_tol + tol_.rel_tol * scale;
   if (std::isfinite(err) && err > v_.max_abs_error) v_.max_abs_error = err;
   if (ok) return;
-  if (v_.mismatches < kMaxReported) {
-    if (!v_.detail.empty()) v_.detail += "; ";
-    v_.detail += fmt::format("{}: got {:.9g}, expected {:.9g} (tolerance {:.3g})", where(), got, ref,
-                             tol_.abs_tol + tol_.rel_tol * scale);
-  }
+  if (reported_.size() < kMaxReported)
+    reported_.push_back(fmt::format("{}: got {:.9g}, expected {:.9g} (tolerance {:.3g})", where(), got, ref,
+                                    tol_.abs_tol + tol_.rel_tol * scale));
   ++v_.mismatches;
+}
+
+void Checker::absorb(const Checker& later) {
+  v_.checked += later.v_.checked;
+  v_.mismatches += later.v_.mismatches;
+  v_.max_abs_error = std::max(v_.max_abs_error, later.v_.max_abs_error);
+  for (const auto& r : later.reported_) {
+    if (reported_.size() >= kMaxReported) break;
+    reported_.push_back(r);
+  }
 }
 
 Verification Checker::finish() {
   v_.ok = v_.checked > 0 && v_.mismatches == 0;
+  v_.detail.clear();
+  for (const auto& r : reported_) v_.detail += (v_.detail.empty() ? "" : "; ") + r;
   if (v_.checked == 0) v_.detail = "nothing was checked";
-  if (v_.mismatches > kMaxReported) v_.detail += fmt::format("; and {} more", v_.mismatches - kMaxReported);
+  if (v_.mismatches > static_cast<std::int64_t>(kMaxReported))
+    v_.detail += fmt::format("; and {} more", v_.mismatches - static_cast<std::int64_t>(kMaxReported));
   return v_;
 }
 

@@ -4,10 +4,13 @@
 // elementwise kernels and the sum of |terms| for reductions and dot products (the error bound
 // of a sum grows with the magnitude of what was summed, not with the result).
 // Non-finite output (the poisoned NaN left in place, an overflow) always fails.
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "bench/results.h"
 #include "bench/types.h"
@@ -33,12 +36,35 @@ class Checker {
     check(got, ref, std::fabs(ref), [index] { return "[" + std::to_string(index) + "]"; });
   }
   Verification finish();
+  // Takes in the checks of `later`, made over elements that come after this one's: the counts
+  // add up, and the first mismatches reported stay the first in element order.
+  void absorb(const Checker& later);
 
  private:
   Tolerance tol_;
   Verification v_;
-  static constexpr int kMaxReported = 10;
+  std::vector<std::string> reported_;  // the first mismatches, in order; joined into detail by finish()
+  static constexpr std::size_t kMaxReported = 10;
 };
+
+// Checks elements [0, n) on every core with the outcome of checking them one by one in order:
+// each thread checks contiguous chunks with a Checker of its own, and the chunks are joined in
+// element order. `one(chk, i)` checks element i (computing its reference, in FP64, there: the
+// references are what takes the time, minutes single-threaded at 2^28 elements).
+template <class CheckOne>
+Verification check_all(Tolerance tol, const std::string& method, std::int64_t n, CheckOne&& one) {
+  constexpr std::int64_t kChunk = 1 << 14;
+  const std::int64_t chunks = std::max<std::int64_t>(1, (n + kChunk - 1) / kChunk);
+  std::vector<Checker> parts(static_cast<std::size_t>(chunks), Checker(tol, method));
+#pragma omp parallel for schedule(static, 1)  // chunks dealt out in turn: every thread gets a share
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    Checker& chk = parts[static_cast<std::size_t>(c)];
+    const std::int64_t end = std::min(n, (c + 1) * kChunk);
+    for (std::int64_t i = c * kChunk; i < end; ++i) one(chk, i);
+  }
+  for (std::size_t c = 1; c < parts.size(); ++c) parts[0].absorb(parts[c]);
+  return parts[0].finish();
+}
 
 // A poison value for outputs: NaN, so an element the kernel never wrote fails the check.
 inline float poison_f32() {

@@ -138,9 +138,9 @@ class GpuFma final : public Instance {
   Verification verify() override {
     const auto out = out_.download();
     const double ref = reference_sum<Tr>(iters_);
-    Checker chk(Tolerance{0, 0}, "every thread's chain sum vs the host's FMA model, exact");
-    for (std::size_t i = 0; i < out.size(); ++i) chk.check(out[i], ref, static_cast<std::int64_t>(i));
-    return chk.finish();
+    return check_all(Tolerance{0, 0}, "every thread's chain sum vs the host's FMA model, exact",
+                     static_cast<std::int64_t>(out.size()),
+                     [&](Checker& chk, std::int64_t i) { chk.check(out[static_cast<std::size_t>(i)], ref, i); });
   }
 
  private:

@@ -10,24 +10,34 @@
 #include "bench/cuda_check.h"
 #include "bench/registry.h"
 #include "bench/verify.h"
+#include "kernels/ceilings/mma_operands.h"
 
 namespace roofbench::ceilings {
 namespace {
 
 // ---------------------------------------------------------------- reference
-// Every element of A and B is 1/8, so one m16n8k16 MMA adds 16 x 1/64 = 1/4 to every element of
-// the accumulator. After `iters` MMAs each accumulator holds iters / 4: exact in FP32 (and under
-// the tensor cores' truncating accumulation) for iters < 2^24. Each thread writes the sum of its
-// accumulators, in order, so the check is exact.
+// Each lane loads its own elements of A (16x16) and B (16x8) into its fragment registers, as the
+// PTX ISA lays out m16n8k16 fragments, from small integers that depend on row and column
+// (mma_operands.h): a fragment register in the wrong place changes the product. Every MMA of a
+// chain adds the same D = A·B, so after `iters` each accumulator holds iters·D(m, n), exact in
+// FP32 while iters·64 < 2^24 (and under the tensor cores' truncating accumulation). Each thread
+// writes Σ_chains Σ_r (r + 1)·d_r, which the host computes from the D-fragment layout: the
+// weights tell the four accumulator registers apart.
 constexpr int kChains = 8;          // independent accumulators per warp: MMAs in flight
 constexpr int kThreads = 256;       // 8 warps per block
 constexpr int kAccRegs = 4;         // FP32 accumulator registers per thread per m16n8 tile
 constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 16;
 
-double reference_sum(std::int64_t iters) {
-  double sum = 0;
-  for (int c = 0; c < kChains * kAccRegs; ++c) sum += static_cast<double>(static_cast<float>(iters) * 0.25f);
-  return sum;
+// Lane l holds, with g = l/4 and t = l%4 (PTX ISA, m16n8k16 fragments for 16-bit types):
+//   A: {(g, 2t), (g, 2t+1)}, {(g+8, 2t), (g+8, 2t+1)}, {(g, 2t+8), (g, 2t+9)}, {(g+8, 2t+8), (g+8, 2t+9)}
+//   B: {(2t, g), (2t+1, g)}, {(2t+8, g), (2t+9, g)}  (row k, column n)
+//   D: (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1)
+double reference_sum(int lane, std::int64_t iters) {
+  const int g = lane / 4, t = lane % 4;
+  const int rows[kAccRegs] = {g, g, g + 8, g + 8}, cols[kAccRegs] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
+  double per_chain = 0;
+  for (int r = 0; r < kAccRegs; ++r) per_chain += (r + 1) * static_cast<double>(iters) * mma_dot16(rows[r], cols[r]);
+  return kChains * per_chain;
 }
 
 // ---------------------------------------------------------------- kernel
@@ -48,21 +58,29 @@ __device__ __forceinline__ void mma_16816(float (&d)[kAccRegs], const unsigned (
   }
 }
 
+// Two 16-bit values in one register, the first in the low half (the lower-indexed element).
+template <bool kBf16>
+__device__ __forceinline__ unsigned pack(int lo, int hi) {
+  if constexpr (kBf16) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(static_cast<float>(lo), static_cast<float>(hi));
+    return *reinterpret_cast<const unsigned*>(&v);
+  } else {
+    const __half2 v = __floats2half2_rn(static_cast<float>(lo), static_cast<float>(hi));
+    return *reinterpret_cast<const unsigned*>(&v);
+  }
+}
+
 // kChains independent accumulators per thread: the tensor pipe has kChains MMAs of each warp to
 // overlap with the latency of each one.
 template <bool kBf16>
 __global__ void mma_kernel(double* out, long long iters) {
-  // Two 16-bit values of 1/8 packed in a 32-bit register.
-  unsigned one_eighth;
-  if constexpr (kBf16) {
-    const __nv_bfloat162 v = __float2bfloat162_rn(0.125f);
-    one_eighth = *reinterpret_cast<const unsigned*>(&v);
-  } else {
-    const __half2 v = __float2half2_rn(0.125f);
-    one_eighth = *reinterpret_cast<const unsigned*>(&v);
-  }
-  const unsigned a[4] = {one_eighth, one_eighth, one_eighth, one_eighth};
-  const unsigned b[2] = {one_eighth, one_eighth};
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const unsigned a[4] = {pack<kBf16>(mma_a(g, 2 * t), mma_a(g, 2 * t + 1)),
+                         pack<kBf16>(mma_a(g + 8, 2 * t), mma_a(g + 8, 2 * t + 1)),
+                         pack<kBf16>(mma_a(g, 2 * t + 8), mma_a(g, 2 * t + 9)),
+                         pack<kBf16>(mma_a(g + 8, 2 * t + 8), mma_a(g + 8, 2 * t + 9))};
+  const unsigned b[2] = {pack<kBf16>(mma_b(2 * t, g), mma_b(2 * t + 1, g)),
+                         pack<kBf16>(mma_b(2 * t + 8, g), mma_b(2 * t + 9, g))};
   float d[kChains][kAccRegs] = {};
   for (long long i = 0; i < iters; ++i) {
 #pragma unroll
@@ -72,7 +90,7 @@ __global__ void mma_kernel(double* out, long long iters) {
 #pragma unroll
   for (int c = 0; c < kChains; ++c)
 #pragma unroll
-    for (int r = 0; r < kAccRegs; ++r) sum += d[c][r];
+    for (int r = 0; r < kAccRegs; ++r) sum += (r + 1) * static_cast<double>(d[c][r]);
   out[blockIdx.x * (long long)blockDim.x + threadIdx.x] = sum;
 }
 
@@ -84,7 +102,8 @@ class GpuMma final : public Instance {
       : blocks_(param(p, "blocks")), iters_(param(p, "iters")), out_(static_cast<std::size_t>(blocks_) * kThreads) {
     if (param(p, "threads") != kThreads || param(p, "chains") != kChains)
       throw InputError(fmt::format("mma.sync ceiling: threads and chains are fixed at {} and {}", kThreads, kChains));
-    if (iters_ >= (1 << 24)) throw InputError("mma.sync ceiling: iters must stay below 2^24 for an exact check");
+    if (iters_ * kMmaDotBound >= (1 << 24))
+      throw InputError("mma.sync ceiling: iters x 64 must stay below 2^24 for an exact check");
   }
   void prepare(std::uint64_t) override { out_.poison(); }
   void run() override {
@@ -93,10 +112,13 @@ class GpuMma final : public Instance {
   }
   Verification verify() override {
     const auto out = out_.download();
-    const double ref = reference_sum(iters_);
-    Checker chk(Tolerance{0, 0}, "every thread's accumulator sum vs iters/4 per element, exact");
-    for (std::size_t i = 0; i < out.size(); ++i) chk.check(out[i], ref, static_cast<std::int64_t>(i));
-    return chk.finish();
+    double ref[32];
+    for (int lane = 0; lane < 32; ++lane) ref[lane] = reference_sum(lane, iters_);
+    return check_all(Tolerance{0, 0},
+                     "every thread's weighted accumulator sum vs iters·A·B on the host, from the PTX fragment "
+                     "layouts, exact",
+                     static_cast<std::int64_t>(out.size()),
+                     [&](Checker& chk, std::int64_t i) { chk.check(out[static_cast<std::size_t>(i)], ref[i % 32], i); });
   }
 
  private:
@@ -131,8 +153,8 @@ Variant make() {
   v.quick_sizes = {mma_params(1056, 4096)};
   v.test_sizes = {mma_params(1, 1), mma_params(132, 100)};
   v.ceiling = CeilingSpec{v.variant, "compute", "",
-                          "mma.sync m16n8k16 on constant register fragments, 8 accumulators per warp: the instruction "
-                          "ceiling of WMMA and sm_80-style kernels"};
+                          "mma.sync m16n8k16 on register fragments loaded once, 8 accumulators per warp: the "
+                          "instruction ceiling of WMMA and sm_80-style kernels"};
   v.make = [](const Params& p) { return std::make_unique<GpuMma<kBf16>>(p); };
   return v;
 }

@@ -76,8 +76,7 @@ inline Verification check_sum(double got, double expected, std::int64_t n) {
 // place, started from x): y[i] == x[i] + 1. Exact: everything is a small integer.
 inline Verification check_stream(StreamOp op, const float* x, const float* c, const float* y, std::int64_t n,
                                  float value) {
-  Checker chk(Tolerance{0, 0}, "every element, exact");
-  for (std::int64_t i = 0; i < n; ++i) {
+  return check_all(Tolerance{0, 0}, "every element, exact", n, [&](Checker& chk, std::int64_t i) {
     double ref = 0;
     switch (op) {
       case StreamOp::write:
@@ -96,8 +95,7 @@ inline Verification check_stream(StreamOp op, const float* x, const float* c, co
         break;
     }
     chk.check(y[i], ref, i);
-  }
-  return chk.finish();
+  });
 }
 
 // What every bandwidth ceiling declares: FP32 data, no FLOPs, its memory level, and the spec the

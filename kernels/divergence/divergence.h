@@ -53,10 +53,10 @@ inline Variant divergence_variant(const std::string& how) {
 // `way_of(i)` is the way element i took.
 template <class WayOf>
 Verification check_divergence(const float* x, const float* y, std::int64_t n, int iters, WayOf way_of) {
-  Checker chk(Tolerance{0, 0}, "every element vs the same FMAs on the host, exact");
-  for (std::int64_t i = 0; i < n; ++i)
-    chk.check(y[i], expected(x[i], way_of(i), iters), 0, [i] { return fmt::format("y[{}]", i); });
-  return chk.finish();
+  return check_all(Tolerance{0, 0}, "every element vs the same FMAs on the host, exact", n,
+                   [&](Checker& chk, std::int64_t i) {
+                     chk.check(y[i], expected(x[i], way_of(i), iters), 0, [i] { return fmt::format("y[{}]", i); });
+                   });
 }
 
 }  // namespace roofbench::divergence

@@ -51,12 +51,11 @@ inline Variant sincos_variant(bool fused) {
 
 inline Verification check_sincos(const float* x, const float* y, std::int64_t n) {
   // sin²x + cos²x is 1 up to the rounding of sin, cos, two squares and a sum.
-  Checker chk(tolerance_for(Precision::fp32, 8.0), "every element vs sin²x + cos²x in FP64");
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double s = std::sin(static_cast<double>(x[i])), c = std::cos(static_cast<double>(x[i]));
-    chk.check(y[i], s * s + c * c, 1.0, [i] { return fmt::format("y[{}]", i); });
-  }
-  return chk.finish();
+  return check_all(tolerance_for(Precision::fp32, 8.0), "every element vs sin²x + cos²x in FP64", n,
+                   [&](Checker& chk, std::int64_t i) {
+                     const double s = std::sin(static_cast<double>(x[i])), c = std::cos(static_cast<double>(x[i]));
+                     chk.check(y[i], s * s + c * c, 1.0, [i] { return fmt::format("y[{}]", i); });
+                   });
 }
 
 // ---------------------------------------------------------------- y = gelu(x + bias)
@@ -91,13 +90,13 @@ Variant bias_gelu_variant(bool fused) {
 // up to |gelu'(t)| ≤ 1.13 times t's rounding, hence the scale |y| + |t|.
 template <class T>
 Verification check_bias_gelu(const T* x, const T* bias, const T* y, std::int64_t n) {
-  Checker chk(tolerance_for(precision_of<T>(), 4.0), "every element vs gelu(x + bias) in FP64");
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double t = static_cast<double>(x[i]) + static_cast<double>(bias[i % kBiasLength]);
-    const double ref = gelu(t);
-    chk.check(static_cast<double>(y[i]), ref, std::fabs(ref) + std::fabs(t), [i] { return fmt::format("y[{}]", i); });
-  }
-  return chk.finish();
+  return check_all(tolerance_for(precision_of<T>(), 4.0), "every element vs gelu(x + bias) in FP64", n,
+                   [&](Checker& chk, std::int64_t i) {
+                     const double t = static_cast<double>(x[i]) + static_cast<double>(bias[i % kBiasLength]);
+                     const double ref = gelu(t);
+                     chk.check(static_cast<double>(y[i]), ref, std::fabs(ref) + std::fabs(t),
+                               [i] { return fmt::format("y[{}]", i); });
+                   });
 }
 
 // ---------------------------------------------------------------- y = max(x, 0)
@@ -127,10 +126,10 @@ Variant relu_variant() {
 
 template <class T>
 Verification check_relu(const T* x, const T* y, std::int64_t n) {
-  Checker chk(tolerance_for(precision_of<T>(), 1.0), "every element vs max(x, 0), exact");
-  for (std::int64_t i = 0; i < n; ++i)
-    chk.check(static_cast<double>(y[i]), std::max(static_cast<double>(x[i]), 0.0), static_cast<std::int64_t>(i));
-  return chk.finish();
+  return check_all(tolerance_for(precision_of<T>(), 1.0), "every element vs max(x, 0), exact", n,
+                   [&](Checker& chk, std::int64_t i) {
+                     chk.check(static_cast<double>(y[i]), std::max(static_cast<double>(x[i]), 0.0), i);
+                   });
 }
 
 }  // namespace roofbench::elementwise
@@ -171,17 +170,17 @@ inline Variant sigmoid3_variant(bool recompute) {
 }
 
 inline Verification check_sigmoid3(const float* x, const float* g, const float* y, const float* gx, std::int64_t n) {
-  Checker chk(tolerance_for(Precision::fp32, 16.0), "y and gx vs the three layers and their gradient in FP64");
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double a1 = sigmoid(x[i]), a2 = sigmoid(a1), yy = sigmoid(a2);
-    const double d = static_cast<double>(g[i]) * yy * (1 - yy) * a2 * (1 - a2) * a1 * (1 - a1);
-    // 1 − a loses a/(1−a) of a's relative accuracy (a = 0.98 near x = 4: 49 times): the scale
-    // carries that condition number of each factor.
-    const double cond = 1 + a1 / (1 - a1) + a2 / (1 - a2) + yy / (1 - yy);
-    chk.check(y[i], yy, std::fabs(yy), [i] { return fmt::format("y[{}]", i); });
-    chk.check(gx[i], d, std::fabs(d) * cond, [i] { return fmt::format("gx[{}]", i); });
-  }
-  return chk.finish();
+  return check_all(
+      tolerance_for(Precision::fp32, 16.0), "y and gx vs the three layers and their gradient in FP64", n,
+      [&](Checker& chk, std::int64_t i) {
+        const double a1 = sigmoid(x[i]), a2 = sigmoid(a1), yy = sigmoid(a2);
+        const double d = static_cast<double>(g[i]) * yy * (1 - yy) * a2 * (1 - a2) * a1 * (1 - a1);
+        // 1 − a loses a/(1−a) of a's relative accuracy (a = 0.98 near x = 4: 49 times): the scale
+        // carries that condition number of each factor.
+        const double cond = 1 + a1 / (1 - a1) + a2 / (1 - a2) + yy / (1 - yy);
+        chk.check(y[i], yy, std::fabs(yy), [i] { return fmt::format("y[{}]", i); });
+        chk.check(gx[i], d, std::fabs(d) * cond, [i] { return fmt::format("gx[{}]", i); });
+      });
 }
 
 }  // namespace roofbench::elementwise

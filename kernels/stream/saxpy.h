@@ -13,13 +13,12 @@ inline constexpr float kSaxpyAlpha = 1.5f;
 
 // y_out[i] must equal a·x[i] + y_in[i], within one rounding (with or without a fused multiply-add).
 inline Verification check_saxpy(const float* x, const float* y_in, const float* y_out, std::int64_t n) {
-  Checker chk(tolerance_for(Precision::fp32, 2.0), "every element vs FP64 reference");
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double ref = static_cast<double>(kSaxpyAlpha) * x[i] + y_in[i];
-    chk.check(y_out[i], ref, std::fabs(kSaxpyAlpha * x[i]) + std::fabs(y_in[i]),
-              [i] { return fmt::format("y[{}]", i); });
-  }
-  return chk.finish();
+  return check_all(tolerance_for(Precision::fp32, 2.0), "every element vs FP64 reference", n,
+                   [&](Checker& chk, std::int64_t i) {
+                     const double ref = static_cast<double>(kSaxpyAlpha) * x[i] + y_in[i];
+                     chk.check(y_out[i], ref, std::fabs(kSaxpyAlpha * x[i]) + std::fabs(y_in[i]),
+                               [i] { return fmt::format("y[{}]", i); });
+                   });
 }
 
 inline Variant saxpy_variant() {

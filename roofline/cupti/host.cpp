@@ -16,6 +16,9 @@ namespace roofbench::cupti {
 struct MetricHost::Object {
   CUpti_Profiler_Host_Object* host = nullptr;
 };
+struct MetricConfig::Object {
+  CUpti_Profiler_Host_Object* host = nullptr;
+};
 
 namespace {
 
@@ -176,7 +179,7 @@ void MetricHost::require_known(const std::vector<std::string>& names, const std:
   throw InputError(msg);
 }
 
-std::vector<std::uint8_t> MetricHost::config_image(const std::vector<std::string>& names) {
+std::shared_ptr<const MetricConfig> MetricHost::configure(const std::vector<std::string>& names) {
   require_known(names, "metrics");
   HostGuard g{make_host(chip_, availability_)};
   auto ptrs = c_names(names);
@@ -194,25 +197,29 @@ std::vector<std::uint8_t> MetricHost::config_image(const std::vector<std::string
   get.configImageSize = image.size();
   get.pConfigImage = image.data();
   CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&get));
-  return image;
+  auto np = CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+  np.configImageSize = image.size();
+  np.pConfigImage = image.data();
+  CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&np));
+  auto* obj = new MetricConfig::Object{g.h};
+  g.h = nullptr;  // the configuration owns it now
+  return std::shared_ptr<const MetricConfig>(
+      new MetricConfig(obj, names, std::move(image), static_cast<int>(np.numOfPasses)));
 }
 
-int MetricHost::passes_of(const std::vector<std::uint8_t>& image) {
-  auto p = CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
-  p.configImageSize = image.size();
-  p.pConfigImage = const_cast<std::uint8_t*>(image.data());
-  CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&p));
-  return static_cast<int>(p.numOfPasses);
+MetricConfig::MetricConfig(Object* obj, std::vector<std::string> metrics, std::vector<std::uint8_t> image, int passes)
+    : obj_(obj), metrics_(std::move(metrics)), image_(std::move(image)), passes_(passes) {}
+
+MetricConfig::~MetricConfig() {
+  free_host(obj_->host);
+  delete obj_;
 }
 
-int MetricHost::passes(const std::vector<std::string>& names) { return passes_of(config_image(names)); }
-
-std::vector<double> MetricHost::evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range,
-                                         const std::vector<std::string>& names) {
-  auto ptrs = c_names(names);
-  std::vector<double> values(names.size(), 0.0);
+std::vector<double> MetricConfig::evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range) const {
+  auto ptrs = c_names(metrics_);
+  std::vector<double> values(metrics_.size(), 0.0);
   auto p = CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-  p.pHostObject = obj_->host;
+  p.pHostObject = obj_->host;  // the object the metrics were added to
   p.pCounterDataImage = counter_data.data();
   p.counterDataImageSize = counter_data.size();
   p.rangeIndex = range;

@@ -3,6 +3,7 @@
 // chip. It needs no GPU and no permissions (libcupti does not load the driver for it), so CI
 // checks every default metric set against GH100 (H100/H200) on a machine without a GPU.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,32 @@ struct DeviceSupport {
   int overall = 3, architecture = 3, sli = 3, vgpu = 3, confidential_compute = 3, cmp = 3, wsl = 3;
 };
 std::string unsupported_reason(const DeviceSupport& s);
+
+// A metric list scheduled for the range profiler: its configuration image, its passes, and the
+// host object the metrics were added to. Counter data is evaluated with that same object, as
+// NVIDIA's range_profiling sample and nvbench do; a profiler keeps the configuration alive as
+// long as counter data made with it may be evaluated.
+class MetricConfig {
+ public:
+  ~MetricConfig();
+  MetricConfig(const MetricConfig&) = delete;
+  MetricConfig& operator=(const MetricConfig&) = delete;
+
+  const std::vector<std::string>& metrics() const { return metrics_; }
+  const std::vector<std::uint8_t>& image() const { return image_; }
+  int passes() const { return passes_; }
+  // The metrics' values in range `range` of a decoded counter-data image made with image().
+  std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range) const;
+
+ private:
+  friend class MetricHost;
+  struct Object;
+  MetricConfig(Object* obj, std::vector<std::string> metrics, std::vector<std::uint8_t> image, int passes);
+  Object* obj_;
+  std::vector<std::string> metrics_;
+  std::vector<std::uint8_t> image_;
+  int passes_;
+};
 
 class MetricHost {
  public:
@@ -49,14 +76,11 @@ class MetricHost {
   // Throws InputError naming every unknown metric and its near names; `what` says whose list.
   void require_known(const std::vector<std::string>& names, const std::string& what);
 
-  // The configuration image that schedules `names`, and the replay passes it needs.
-  std::vector<std::uint8_t> config_image(const std::vector<std::string>& names);
-  int passes(const std::vector<std::string>& names);
-  static int passes_of(const std::vector<std::uint8_t>& config_image);
-
-  // Metric values of one range of a decoded counter-data image.
-  std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range,
-                               const std::vector<std::string>& names);
+  // `names` scheduled on a host object of their own (a configuration that fails to build leaves
+  // its object unusable): the image, its passes, and the object that evaluates its counter data.
+  // Throws InputError for names the chip does not have.
+  std::shared_ptr<const MetricConfig> configure(const std::vector<std::string>& names);
+  int passes(const std::vector<std::string>& names) { return configure(names)->passes(); }
 
   // The most hardware (non-SASS) metrics CUPTI can schedule in one pass on this chip.
   int max_hardware_metrics_per_pass();

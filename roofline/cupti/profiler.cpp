@@ -195,7 +195,7 @@ class RangeProfiler final : public CounterCollector {
     return out;
   }
 
-  int passes_for(const std::vector<std::string>& metrics) override { return cupti::MetricHost::passes_of(config(metrics)); }
+  int passes_for(const std::vector<std::string>& metrics) override { return config(metrics).passes(); }
 
   Counters collect(Device& dev, Instance& inst, const BenchmarkResult& b, std::uint64_t seed, bool cold) override {
     Counters c;
@@ -207,9 +207,9 @@ class RangeProfiler final : public CounterCollector {
       return c;
     }
     try {
-      const std::vector<std::uint8_t>& cfg = config(c.metrics);
-      c.passes = cupti::MetricHost::passes_of(cfg);
-      const std::vector<double> values = profile(dev, inst, seed, cold, cfg, c.passes, c.metrics);
+      const cupti::MetricConfig& cfg = config(c.metrics);
+      c.passes = cfg.passes();
+      const std::vector<double> values = profile(dev, inst, seed, cold, cfg);
       for (std::size_t i = 0; i < c.metrics.size(); ++i) c.values[c.metrics[i]] = values[i];
       cupti::derive(c);
     } catch (const CuptiError& e) {
@@ -351,16 +351,19 @@ class RangeProfiler final : public CounterCollector {
     return t;
   }
 
-  const std::vector<std::uint8_t>& config(const std::vector<std::string>& metrics) {
+  // One configuration per distinct metric list, kept for the session: it owns the host object
+  // that evaluates the counter data made with it.
+  const cupti::MetricConfig& config(const std::vector<std::string>& metrics) {
     const std::string key = list(metrics);
     auto it = configs_.find(key);
-    if (it == configs_.end()) it = configs_.emplace(key, host_->config_image(metrics)).first;
-    return it->second;
+    if (it == configs_.end()) it = configs_.emplace(key, host_->configure(metrics)).first;
+    return *it->second;
   }
 
   std::vector<double> profile(Device& dev, Instance& inst, std::uint64_t seed, bool cold,
-                              const std::vector<std::uint8_t>& cfg, int expected_passes,
-                              const std::vector<std::string>& metrics) {
+                              const cupti::MetricConfig& cfg) {
+    const std::vector<std::string>& metrics = cfg.metrics();
+    const int expected_passes = cfg.passes();
     auto en = CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
     en.ctx = ctx_;
     CUPTI_CHECK(cuptiRangeProfilerEnable(&en));
@@ -392,8 +395,8 @@ class RangeProfiler final : public CounterCollector {
 
     auto sc = CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
     sc.pRangeProfilerObject = obj;
-    sc.configSize = cfg.size();
-    sc.pConfig = cfg.data();
+    sc.configSize = cfg.image().size();
+    sc.pConfig = cfg.image().data();
     sc.counterDataImageSize = data.size();
     sc.pCounterDataImage = data.data();
     sc.range = CUPTI_UserRange;
@@ -440,7 +443,7 @@ class RangeProfiler final : public CounterCollector {
     CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
     if (info.numTotalRanges != 1)
       throw std::runtime_error(fmt::format("expected 1 profiled range, CUPTI has {}", info.numTotalRanges));
-    return host_->evaluate(data, 0, metrics);
+    return cfg.evaluate(data, 0);
   }
 
   int index_;
@@ -449,7 +452,7 @@ class RangeProfiler final : public CounterCollector {
   CUcontext ctx_ = nullptr;
   std::string chip_;
   std::unique_ptr<cupti::MetricHost> host_;
-  std::map<std::string, std::vector<std::uint8_t>> configs_;
+  std::map<std::string, std::shared_ptr<const cupti::MetricConfig>> configs_;
   std::map<std::string, bool> known_;
   std::vector<std::string> dropped_;
   std::string disabled_, disabled_hint_;

@@ -10,6 +10,7 @@
 
 #include "bench/harness.h"
 #include "bench/half.h"
+#include "bench/random.h"
 #include "kernels/gemm/reference.h"
 #include "tests/testing.h"
 
@@ -103,6 +104,42 @@ TEST(GemmCheck, SamplesLargeOutputsButAlwaysTheCorners) {
   const Verification v = gemm::check(A.data(), B.data(), C.data(), M, N, K, 1);
   EXPECT_EQ(v.checked, 2048);
   EXPECT_FALSE(v.ok);
+}
+
+TEST(GemmCheck, TheGatheredColumnsGiveTheSameSumsAsWalkingBsColumns) {
+  // The check gathers the columns of B it needs into rows (cache-friendly, on every core); its
+  // sums are the FP64 sums in k order that walking B's columns gives, to the last bit: C is set
+  // to those sums plus a known FP32 rounding error, and the largest error found must be exactly it.
+  const std::int64_t M = 300, N = 257, K = 131;  // 77100 entries: sampled
+  const auto A = uniform_vector<float>(M * K, 7), B = uniform_vector<float>(K * N, 8);
+  std::vector<float> C(static_cast<std::size_t>(M * N));
+  double largest = 0;
+  for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t j = 0; j < N; ++j) {
+      double ref = 0;
+      for (std::int64_t k = 0; k < K; ++k) ref += static_cast<double>(A[i * K + k]) * static_cast<double>(B[k * N + j]);
+      C[static_cast<std::size_t>(i * N + j)] = static_cast<float>(ref);
+      largest = std::max(largest, std::fabs(static_cast<double>(static_cast<float>(ref)) - ref));
+    }
+  const Verification v = gemm::check(A.data(), B.data(), C.data(), M, N, K, 3);
+  EXPECT_TRUE(v.ok) << v.detail;
+  EXPECT_EQ(v.checked, 2048);
+  EXPECT_LE(v.max_abs_error, largest);  // only the FP32 rounding of the exact sums
+  EXPECT_GT(v.max_abs_error, 0);
+  // Every entry, at a size checked whole: the same to the last bit.
+  const std::int64_t m = 64, n = 48, k = 40;
+  std::vector<float> c(static_cast<std::size_t>(m * n));
+  double most = 0;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double ref = 0;
+      for (std::int64_t t = 0; t < k; ++t) ref += static_cast<double>(A[i * k + t]) * static_cast<double>(B[t * n + j]);
+      c[static_cast<std::size_t>(i * n + j)] = static_cast<float>(ref);
+      most = std::max(most, std::fabs(static_cast<double>(static_cast<float>(ref)) - ref));
+    }
+  const Verification w = gemm::check(A.data(), B.data(), c.data(), m, n, k, 3);
+  EXPECT_EQ(w.checked, m * n);
+  EXPECT_EQ(w.max_abs_error, most);
 }
 
 // ---------------------------------------------------------------- the lesson families' declarations

@@ -6,6 +6,7 @@
 #include <cupti_result.h>
 
 #include "bench/harness.h"
+#include "roofline/cupti/cupti_check.h"
 #include "roofline/cupti/host.h"
 #include "roofline/cupti/metrics.h"
 #include "tests/testing.h"
@@ -70,7 +71,7 @@ TEST(CuptiHost, UnknownNamesAreRefusedWithTheirNearNames) {
     EXPECT_EQ(msg.find("'gpu__time_duration.sum'"), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line";
   }
-  EXPECT_THROW(host.config_image({"no_such__metric.sum"}), InputError);
+  EXPECT_THROW(host.configure({"no_such__metric.sum"}), InputError);
   // A refused list leaves the host usable.
   EXPECT_EQ(host.passes({"dram__bytes_read.sum"}), 1);
 }
@@ -112,4 +113,21 @@ TEST(CuptiFailure, UnsupportedDevicesSayWhy) {
   DeviceSupport old;
   old.overall = old.architecture = CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED;
   EXPECT_NE(unsupported_reason(old).find("compute capability 7.0"), std::string::npos);
+}
+
+TEST(CuptiHost, AConfigurationKeepsTheHostObjectItsMetricsWereAddedTo) {
+  // Counter data is evaluated with the object that built its configuration (NVIDIA's
+  // range_profiling sample, nvbench): the configuration owns it, and outlives the MetricHost.
+  const std::vector<std::string> metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum"};
+  std::shared_ptr<const MetricConfig> cfg;
+  {
+    MetricHost host(kHopperChip);
+    cfg = host.configure(metrics);
+  }
+  EXPECT_EQ(cfg->metrics(), metrics);
+  EXPECT_FALSE(cfg->image().empty());
+  EXPECT_EQ(cfg->passes(), 1);
+  // Bytes that are no counter-data image: CUPTI refuses them on that live object (a GPU test,
+  // CountersOnGpu.*, evaluates real counter data).
+  EXPECT_THROW(cfg->evaluate(std::vector<std::uint8_t>(256, 0), 0), CuptiError);
 }

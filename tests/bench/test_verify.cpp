@@ -1,0 +1,71 @@
+// Verification on every core gives what checking one element after another gives: the same
+// counts and the same first mismatches, in element order (bench/verify.h).
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <vector>
+
+#include "bench/verify.h"
+
+using namespace roofbench;
+
+namespace {
+
+// got[i] = i, except at `bad` indices; the reference is i.
+Verification serial(const std::vector<double>& got) {
+  Checker chk(tolerance_for(Precision::fp32), "test");
+  for (std::size_t i = 0; i < got.size(); ++i) chk.check(got[i], static_cast<double>(i), static_cast<std::int64_t>(i));
+  return chk.finish();
+}
+
+std::vector<double> with_mismatches(std::size_t n, const std::vector<std::size_t>& bad) {
+  std::vector<double> got(n);
+  for (std::size_t i = 0; i < n; ++i) got[i] = static_cast<double>(i);
+  for (std::size_t b : bad) got[b] = b % 2 ? std::nan("") : got[b] + 1000;
+  return got;
+}
+
+}  // namespace
+
+TEST(CheckAll, GivesTheSameOutcomeAsCheckingInOrder) {
+  // Mismatches spread over many chunks, more than the ten a report names, in no thread's order.
+  const std::vector<std::size_t> bad = {3, 16383, 16384, 40000, 70001, 70002, 99999, 120000, 150001, 160000, 199999, 200001};
+  const std::vector<double> got = with_mismatches(250000, bad);
+  const Verification want = serial(got);
+  omp_set_num_threads(4);  // more threads than this machine may have cores: chunks finish out of order
+  const Verification par = check_all(tolerance_for(Precision::fp32), "test", static_cast<std::int64_t>(got.size()),
+                                     [&](Checker& chk, std::int64_t i) { chk.check(got[i], static_cast<double>(i), i); });
+  EXPECT_EQ(par.checked, 250000);
+  EXPECT_EQ(par.mismatches, static_cast<std::int64_t>(bad.size()));
+  EXPECT_FALSE(par.ok);
+  EXPECT_EQ(par.detail, want.detail);
+  EXPECT_EQ(par.detail.rfind("[3]: got nan, expected 3", 0), 0u) << par.detail;  // the first, first
+  EXPECT_NE(par.detail.find("and 2 more"), std::string::npos) << par.detail;
+  EXPECT_DOUBLE_EQ(par.max_abs_error, want.max_abs_error);
+}
+
+TEST(CheckAll, PassesWhenEveryElementMatchesAndFailsWhenNoneIsChecked) {
+  const std::vector<double> got = with_mismatches(70000, {});
+  const Verification ok = check_all(tolerance_for(Precision::fp32), "test", 70000,
+                                    [&](Checker& chk, std::int64_t i) { chk.check(got[i], static_cast<double>(i), i); });
+  EXPECT_TRUE(ok.ok);
+  EXPECT_EQ(ok.checked, 70000);
+  EXPECT_EQ(ok.detail, "");
+  const Verification none = check_all(tolerance_for(Precision::fp32), "test", 0, [](Checker&, std::int64_t) {});
+  EXPECT_FALSE(none.ok);
+  EXPECT_EQ(none.detail, "nothing was checked");
+}
+
+TEST(CheckAll, SharesTheElementsOutOverTheThreads) {
+  omp_set_num_threads(4);
+  std::vector<int> by_thread(4, 0);
+  check_all(Tolerance{0, 0}, "test", 1 << 18, [&](Checker& chk, std::int64_t i) {
+#pragma omp atomic
+    ++by_thread[static_cast<std::size_t>(omp_get_thread_num())];
+    chk.check(0.0, 0.0, i);
+  });
+  int busy = 0;
+  for (int n : by_thread) busy += n > 0;
+  EXPECT_GT(busy, 1) << "the references ran on one thread";
+}
