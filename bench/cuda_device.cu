@@ -1,13 +1,16 @@
-// One CUDA GPU as a device: CUDA-event timing on the default stream, an L2 flush before each
-// cold sample (a reset of the persisting-L2 carve-out, then a read of a clean buffer twice the L2
+// One CUDA GPU as a device: CUDA-event timing on the default stream with the launch hidden
+// behind a blocking kernel (bench/launch_timing.h), an L2 flush before each cold sample (a reset of the persisting-L2 carve-out, then a read of a clean buffer twice the L2
 // size: reading rather than writing leaves clean lines, so no write-back of the flush is charged
 // to the kernel being timed), and the SM clock read two ways: precisely with clock64() against
 // %globaltimer over 1 ms before and after the samples (CUDA 13 removed cudaDeviceProp::clockRate),
 // and cheaply after every sample from NVML where the driver's library is there.
 #include <fmt/format.h>
 
+#include <atomic>
+
 #include "bench/cuda_check.h"
 #include "bench/device.h"
+#include "bench/launch_timing.h"
 #include "bench/nvml.h"
 
 namespace roofbench {
@@ -35,6 +38,80 @@ __global__ void flush_read_kernel(const uint4* __restrict__ p, long long n, unsi
     acc ^= p[i].x ^ p[i].y ^ p[i].z ^ p[i].w;
   if (acc == 0xDEADBEEFu) *sink = acc;
 }
+
+// Holds the stream until the host writes flags[0], or until `timeout_ns` of %globaltimer have
+// passed; then flags[1] says which. One thread: it holds the queue, not the SMs.
+__global__ void blocking_kernel(volatile int* flags, unsigned long long timeout_ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  while (flags[0] == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - t0 > timeout_ns) {
+      flags[1] = 1;
+      return;
+    }
+  }
+}
+
+// Two ints of page-locked host memory mapped into the GPU's address space: the blocking
+// kernel's release flag (written by the host) and its timed-out flag (written by the kernel).
+class MappedFlags {
+ public:
+  MappedFlags() {
+    void* p = nullptr;
+    CUDA_CHECK(cudaHostAlloc(&p, 2 * sizeof(int), cudaHostAllocMapped));
+    host_ = static_cast<volatile int*>(p);
+    host_[0] = host_[1] = 0;
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), const_cast<int*>(host_), 0));
+  }
+  ~MappedFlags() { CUDA_CHECK_NOEXCEPT(cudaFreeHost(const_cast<int*>(host_))); }
+  MappedFlags(const MappedFlags&) = delete;
+  MappedFlags& operator=(const MappedFlags&) = delete;
+  volatile int* host() const { return host_; }
+  int* device() const { return device_; }
+
+ private:
+  volatile int* host_ = nullptr;
+  int* device_ = nullptr;
+};
+
+// The default stream's side of timed_sample(): events, the hold and its release.
+class EventTimer {
+ public:
+  // A hold longer than this is a launch that waited for the GPU: nothing legitimate on the host
+  // between the hold and its release takes seconds.
+  static constexpr unsigned long long kHoldTimeoutNs = 5'000'000'000ull;
+
+  void synchronize() { CUDA_CHECK(cudaDeviceSynchronize()); }
+  void hold() {
+    flags_.host()[0] = 0;
+    flags_.host()[1] = 0;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    blocking_kernel<<<1, 1>>>(flags_.device(), kHoldTimeoutNs);
+    CUDA_CHECK_LAUNCH();
+  }
+  void release() noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    flags_.host()[0] = 1;
+  }
+  void record_start() { CUDA_CHECK(cudaEventRecord(start_.get())); }
+  void record_stop() { CUDA_CHECK(cudaEventRecord(stop_.get())); }
+  double elapsed_s() {
+    CUDA_CHECK(cudaEventSynchronize(stop_.get()));
+    if (flags_.host()[1] != 0)
+      throw HoldTimedOut(fmt::format(
+          "the blocking kernel held the stream for {} s without being released: a launch waited for the GPU (a "
+          "variant whose run() synchronizes must declare launch_synchronizes), or a profiler serializes launches",
+          kHoldTimeoutNs / 1e9));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+    return ms * 1e-3;
+  }
+
+ private:
+  MappedFlags flags_;
+  CudaEvent start_, stop_;
+};
 
 int attr(cudaDeviceAttr a, int dev) {
   int v = 0;
@@ -110,14 +187,26 @@ class CudaDevice final : public Device {
     CUDA_CHECK(cudaDeviceSynchronize());
   }
 
-  double time_run(Instance& inst) override {
-    CUDA_CHECK(cudaEventRecord(start_.get()));
-    inst.run();
-    CUDA_CHECK(cudaEventRecord(stop_.get()));
-    CUDA_CHECK(cudaEventSynchronize(stop_.get()));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
-    return ms * 1e-3;
+  double time_run(Instance& inst, Launch launch) override {
+    if (launch == Launch::hidden && !hold_failed_.empty()) launch = Launch::synchronous;
+    try {
+      return timed_sample(timer_, [&inst] { inst.run(); }, launch);
+    } catch (const HoldTimedOut& e) {
+      // Once is enough to know: every later sample of the process starts after a synchronize,
+      // and this one is taken again that way (its time included the wait).
+      hold_failed_ = e.what();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      return timed_sample(timer_, [&inst] { inst.run(); }, Launch::synchronous);
+    }
+  }
+
+  std::string launch_method(Launch launch) const override {
+    if (launch == Launch::synchronous)
+      return "after a synchronize, so the events also bracket the host's launch (the variant's run() waits for the "
+             "GPU itself, or the run was for a profiler: --profile)";
+    if (!hold_failed_.empty()) return "after a synchronize, since " + hold_failed_;
+    return "queued behind a blocking kernel, released once the launches were queued: the events bracket the GPU's "
+           "work alone";
   }
 
   void synchronize() override { CUDA_CHECK(cudaDeviceSynchronize()); }
@@ -164,7 +253,8 @@ class CudaDevice final : public Device {
   DeviceBuffer<unsigned char> flush_;
   DeviceBuffer<unsigned> sink_;
   DeviceBuffer<unsigned long long> clock_out_;
-  CudaEvent start_, stop_;
+  EventTimer timer_;
+  std::string hold_failed_;  // set when a hold timed out: later samples start after a synchronize
   int sm_count_ = 1;
   std::unique_ptr<Nvml> nvml_;
 };
@@ -187,6 +277,20 @@ int cuda_device_count(std::string* why) {
     return 0;
   }
   return n;
+}
+
+std::string cuda_build_compute_capability() {
+  const std::string archs = ROOFBENCH_CUDA_ARCHITECTURES;  // "90a", "80;90a", "native"...
+  if (archs.find("90a") != std::string::npos) return "9.0";
+  std::string digits;
+  for (char c : archs) {
+    if (c >= '0' && c <= '9')
+      digits += c;
+    else if (!digits.empty())
+      break;
+  }
+  if (digits.size() < 2) return "9.0";  // "native" or "all": the default target, Hopper
+  return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
 }
 
 std::unique_ptr<Device> make_cuda_device(int index) {

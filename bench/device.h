@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/launch_timing.h"
 #include "bench/registry.h"
 
 namespace roofbench {
@@ -20,7 +21,11 @@ class Device {
   virtual std::string timer() const = 0;        // "steady-clock" or "cuda-events"
   virtual std::size_t flush_bytes() const = 0;  // size of the cache-flush buffer
   virtual void flush_cache() = 0;               // evict caches before a cold sample (untimed)
-  virtual double time_run(Instance& inst) = 0;  // seconds for one inst.run(), completed
+  // Seconds for one inst.run(), completed. `launch` says how a GPU sample starts (see
+  // bench/launch_timing.h); the CPU has no launch to hide and ignores it.
+  virtual double time_run(Instance& inst, Launch launch) = 0;
+  // How samples taken with `launch` were started, one line for results.json; "" on the CPU.
+  virtual std::string launch_method(Launch launch) const { return ""; }
   virtual void synchronize() = 0;
   virtual std::optional<double> clock_hz() = 0;  // current SM / core clock where readable
   // A cheap reading of the clock, taken after every sample outside its timing; nullopt where
@@ -44,6 +49,9 @@ std::unique_ptr<Device> make_cpu_device();
 // "cudaErrorInsufficientDriver (CUDA driver version is insufficient for CUDA runtime version)".
 int cuda_device_count(std::string* why = nullptr);
 std::unique_ptr<Device> make_cuda_device(int index);
+// The compute capability this build's code is for ("9.0" for sm_90a, the first entry of
+// CMAKE_CUDA_ARCHITECTURES otherwise): what `run --dry-run` plans for when no GPU is visible.
+std::string cuda_build_compute_capability();
 #endif
 
 }  // namespace roofbench

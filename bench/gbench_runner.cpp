@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ostream>
 #include <regex>
 #include <sstream>
@@ -114,7 +115,8 @@ void collect_counters(CounterCollector& counters, Device& dev, Instance& inst, B
 }  // namespace
 
 JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOptions& opt,
-                    const std::vector<std::string>& gbench_args, std::ostream& progress, CounterCollector* counters) {
+                    const std::vector<std::string>& gbench_args, std::ostream& progress, CounterCollector* counters,
+                    const JobFinished& finished) {
   initialize_gbench(gbench_args);
   benchmark::ClearRegisteredBenchmarks();
 
@@ -142,57 +144,80 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
 
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job job = jobs[i];
-    BenchmarkResult* res = &all[i].result;
+    JobResult* out = &all[i];
+    BenchmarkResult* res = &out->result;
     int* runs = &ran[i];
-    auto body = [&dev, &opt, &progress, counters, job, res, runs, done, total, lost](benchmark::State& state) {
+    auto body = [&dev, &opt, &progress, &finished, counters, job, i, out, res, runs, done, total,
+                 lost](benchmark::State& state) {
+      if (stop_signal()) {  // the run was stopped: this job stays out of the results, as not run
+        state.SkipWithError("not run: the run was stopped");
+        return;
+      }
       if ((*runs)++ == 0) ++*done;
-      const std::string rep = *runs > 1 ? fmt::format(" (repetition {})", *runs) : "";
+      const bool first = *runs == 1;
+      if (!first && !res->error.empty()) {  // a failed benchmark stays failed; no repetition measures it
+        state.SkipWithError(res->error.c_str());
+        return;
+      }
+      const std::string rep = first ? "" : fmt::format(" (repetition {})", *runs);
       progress << fmt::format("[{}/{}] {}{} … ", *done, total, res->name, rep) << std::flush;
-      res->error.clear();
-      std::unique_ptr<Instance> inst;
       // A failure gets no number: its error is recorded and printed, and the device is checked.
       auto fail = [&](std::string why) {
         res->error = std::move(why);
         res->measurement.reset();
         state.SkipWithError(res->error.c_str());
         progress << "FAILED: " << res->error << "\n" << std::flush;
-        inst.reset();
         lost->check(dev, res->name);
       };
+      // Right after the timed samples, while the instance lives: the progress line, then the
+      // counters in a pass of their own (nothing above was timed under the profiler).
+      const AfterMeasure after = [&](Instance& inst, BenchmarkResult& r) {
+        progress << measured_line(r) << std::flush;
+        if (counters && job.tag.empty() && first && job.variant->launches_kernels) {
+          collect_counters(*counters, dev, inst, r, opt, progress);
+          if (!r.counters->error.empty()) lost->check(dev, res->name);  // a kernel fault under the profiler
+        }
+      };
 
-      if (!lost->why.empty()) return fail(lost->why);
-      try {
-        inst = job.variant->make(job.params);
-        res->verification = prepare_and_verify(dev, *inst, opt.seed);
-      } catch (const std::exception& e) {
-        return fail(e.what());
-      }
-      if (!res->verification.ok) return fail("verification failed: " + res->verification.detail);
-      for (auto _ : state) {
-        try {
-          const Measurement m = measure(dev, *inst, opt);
-          if (res->measurement)
-            merge_measurements(*res->measurement, m);
-          else
-            res->measurement = m;
-          state.SetIterationTime(m.stats.median);
-        } catch (const std::exception& e) {
-          fail(e.what());
-          break;  // Google Benchmark's rule after SkipWithError inside the loop
+      if (!lost->why.empty()) {
+        fail(lost->why);
+      } else {
+        for (auto _ : state) {
+          BenchmarkResult one;
+          try {
+            one = run_benchmark(dev, *job.variant, job.params, opt, after);
+          } catch (const Interrupted& e) {
+            state.SkipWithError(e.what());
+            progress << e.what() << "\n" << std::flush;
+            *runs = 0;  // left out of the results, as not run
+            --*done;
+            return;
+          }
+          one.name = res->name;
+          if (!one.verified()) {
+            res->verification = one.verification;
+            fail(one.error.empty() ? "failed" : one.error);
+            break;  // Google Benchmark's rule after SkipWithError inside the loop
+          }
+          state.SetIterationTime(one.measurement->stats.median);
+          if (!res->measurement) {
+            *res = std::move(one);
+            continue;
+          }
+          // A repetition adds its samples to the first one's measurement; the measurement's
+          // warnings are recomputed over all of them, the others (counters, trace) kept.
+          for (const auto& w : measurement_warnings(*res->measurement, opt))
+            res->warnings.erase(std::remove(res->warnings.begin(), res->warnings.end(), w), res->warnings.end());
+          merge_measurements(*res->measurement, *one.measurement);
+          for (auto& w : measurement_warnings(*res->measurement, opt)) res->warnings.push_back(std::move(w));
         }
       }
-      if (!res->error.empty()) return;
-
-      res->warnings = measurement_warnings(*res->measurement, opt);
-      state.counters["FLOP/s"] = benchmark::Counter(res->flops, benchmark::Counter::kIsRate);
-      state.counters["bytes/s"] = benchmark::Counter(res->bytes, benchmark::Counter::kIsRate);
-      state.SetLabel(fmt::format("verified {} elements", res->verification.checked));
-      progress << measured_line(*res) << std::flush;
-      // Counters last, in a pass of their own: nothing above was timed under the profiler.
-      if (counters && job.tag.empty() && *runs == 1 && job.variant->launches_kernels) {
-        collect_counters(*counters, dev, *inst, *res, opt, progress);
-        if (!res->counters->error.empty()) lost->check(dev, res->name);  // a kernel fault under the profiler
+      if (res->verified()) {
+        state.counters["FLOP/s"] = benchmark::Counter(res->flops, benchmark::Counter::kIsRate);
+        state.counters["bytes/s"] = benchmark::Counter(res->bytes, benchmark::Counter::kIsRate);
+        state.SetLabel(fmt::format("verified {} elements", res->verification.checked));
       }
+      if (finished) finished(i, *out);
     };
     benchmark::RegisterBenchmark(res->name.c_str(), body)
         ->UseManualTime()

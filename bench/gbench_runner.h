@@ -4,6 +4,7 @@
 // samples) whose median becomes the iteration time. So Google Benchmark's own flags keep
 // working (--benchmark_filter, --benchmark_repetitions, --benchmark_out) and its JSON carries
 // the rates as counters, while results.json keeps every raw sample.
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -11,15 +12,9 @@
 #include "bench/counters.h"
 #include "bench/device.h"
 #include "bench/harness.h"
+#include "bench/plan.h"
 
 namespace roofbench {
-
-struct Job {
-  const Variant* variant = nullptr;
-  Params params;
-  std::string tag;  // appended to the name when one benchmark runs twice: "pass:end"
-  std::string name() const { return variant->name(params) + (tag.empty() ? "" : "/" + tag); }
-};
 
 struct JobResult {
   Job job;
@@ -31,11 +26,18 @@ struct JobsOutput {
   std::string gbench_json;         // Google Benchmark's JSON reporter output
 };
 
+// Called after each job's body, passed or failed, with the job's index in `jobs` and its result
+// so far (a run writes its partial results file from it).
+using JobFinished = std::function<void(std::size_t index, const JobResult&)>;
+
 // `gbench_args` are --benchmark_* flags passed through to Google Benchmark; an unknown one is an
 // InputError. Progress lines go to `progress`. With `counters`, every job without a tag gets a
 // counter pass after its timed samples (repetitions and end-of-run passes do not repeat it).
+// Each job goes through run_benchmark (bench/harness.h), the sequence the tests check. Once a
+// stop is requested (request_stop) the job being measured and every later one are left out of
+// the output, as not run.
 JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOptions& opt,
                     const std::vector<std::string>& gbench_args, std::ostream& progress,
-                    CounterCollector* counters = nullptr);
+                    CounterCollector* counters = nullptr, const JobFinished& finished = {});
 
 }  // namespace roofbench

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 
 namespace roofbench {
 
@@ -16,6 +18,7 @@ nlohmann::json MeasureOptions::to_json() const {
           {"min_time_s", min_time_s},
           {"max_time_s", max_time_s},
           {"throttle_fraction", throttle_fraction},
+          {"hide_launch", hide_launch},
           {"seed", seed}};
 }
 
@@ -27,20 +30,45 @@ Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed)
 }
 
 namespace {
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "request_stop runs in a signal handler");
+}  // namespace
+
+void request_stop(int signal) {
+  g_stop_signal.store(signal == 0 ? SIGTERM : signal);
+}
+int stop_signal() {
+  return g_stop_signal.load();
+}
+void clear_stop() {
+  g_stop_signal.store(0);
+}
+
+namespace {
+void throw_if_stopped() {
+  if (const int sig = stop_signal())
+    throw Interrupted(sig == SIGINT ? "stopped by SIGINT" : sig == SIGTERM ? "stopped by SIGTERM"
+                                                                          : "stopped by signal " + std::to_string(sig));
+}
+
 void add_limits(std::vector<std::string>& into, const std::vector<std::string>& now) {
   for (const auto& r : now)
     if (std::find(into.begin(), into.end(), r) == into.end()) into.push_back(r);
 }
 }  // namespace
 
-Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt) {
+Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Launch launch) {
   using clock = std::chrono::steady_clock;
+  throw_if_stopped();
+  if (!opt.hide_launch) launch = Launch::synchronous;
   Measurement m;
   m.timer = dev.timer();
+  m.launch = dev.launch_method(launch);
   m.cold_cache = opt.cold_cache;
   for (int i = 0; i < opt.warmup_runs; ++i) {
     if (opt.cold_cache) dev.flush_cache();
-    dev.time_run(inst);
+    dev.time_run(inst, launch);
+    throw_if_stopped();
   }
   m.warmup_runs = opt.warmup_runs;
   m.clock_before_hz = dev.clock_hz();
@@ -53,7 +81,8 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt) {
   double timed = 0;
   for (;;) {
     if (opt.cold_cache) dev.flush_cache();
-    const double t = dev.time_run(inst);
+    const double t = dev.time_run(inst, launch);
+    throw_if_stopped();
     const int i = static_cast<int>(m.samples_s.size());
     m.samples_s.push_back(t);
     timed += t;
@@ -86,6 +115,9 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt) {
     }
   }
   if (!per_sample_clock) m.clock_reference_hz.reset();
+  // A device that had to give up hiding the launch part-way (bench/cuda_device.cu) says so.
+  if (const std::string now = dev.launch_method(launch); now != m.launch)
+    m.launch = now + " (the samples before the change were " + m.launch + ")";
   m.clock_after_hz = dev.clock_hz();
   m.stats = summarize(m.samples_s);
   return m;
@@ -151,22 +183,28 @@ BenchmarkResult declare(const Variant& v, const Params& params) {
   return r;
 }
 
-BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& params, const MeasureOptions& opt) {
+BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& params, const MeasureOptions& opt,
+                              const AfterMeasure& after) {
   BenchmarkResult r = declare(v, params);
+  std::unique_ptr<Instance> inst;
   try {
-    auto inst = v.make(params);
+    inst = v.make(params);
     r.waves = inst->waves();
     r.verification = prepare_and_verify(dev, *inst, opt.seed);
     if (!r.verification.ok) {
       r.error = "verification failed: " + r.verification.detail;
       return r;
     }
-    r.measurement = measure(dev, *inst, opt);
+    r.measurement = measure(dev, *inst, opt, v.launch());
     r.warnings = measurement_warnings(*r.measurement, opt);
+  } catch (const Interrupted&) {
+    throw;
   } catch (const std::exception& e) {
     r.measurement.reset();
     r.error = e.what();
+    return r;
   }
+  if (after) after(*inst, r);
   return r;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // Verify, warm up, then take timed samples, each after a cache flush (cold) by default.
 #include <cstdint>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,11 +25,23 @@ struct MeasureOptions {
   double min_time_s = 0.1;       // ...and the timed samples add up to this
   double max_time_s = 5.0;       // the budget per benchmark: wall time, flushes and clock readings included
   double throttle_fraction = 0.9;  // a sample whose clock reads below this x the reference is flagged
+  // False: every GPU sample starts after a synchronize, as under a profiler that serializes
+  // launches (ncu, compute-sanitizer), where a stream held by a blocking kernel only times out.
+  bool hide_launch = true;
   std::uint64_t seed = 20261121;
 
   static constexpr int kMinSamples = 5;  // the budget never stops a benchmark with fewer
 
   static MeasureOptions full() { return {}; }
+  // `run --profile`: one warm-up and one sample, launches not held, for a run under ncu or nsys.
+  static MeasureOptions profile() {
+    MeasureOptions o;
+    o.warmup_runs = 1;
+    o.min_samples = o.max_samples = 1;
+    o.min_time_s = 0;
+    o.hide_launch = false;
+    return o;
+  }
   static MeasureOptions quick() {
     MeasureOptions o;
     o.warmup_runs = 1;
@@ -43,8 +57,19 @@ struct MeasureOptions {
 // prepare(seed) → run → synchronize → verify. Throws whatever the instance throws.
 Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed);
 
-// Warm-up and timed samples of an already verified instance.
-Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt);
+// A run asked to stop (SIGTERM, SIGINT, a time limit): the benchmark being measured stops at
+// its next sample and gets no number, and the run writes what finished, marked partial.
+// request_stop is async-signal-safe.
+void request_stop(int signal);
+int stop_signal();  // the signal that asked, or 0
+void clear_stop();  // for tests, which stop runs on purpose
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Warm-up and timed samples of an already verified instance. Throws Interrupted once a stop was
+// requested.
+Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Launch launch = Launch::hidden);
 
 // Repetitions (--benchmark_repetitions) add samples to one measurement: the statistics cover all
 // of them, and the per-sample clocks stay aligned with the samples or go when one had none.
@@ -57,8 +82,14 @@ std::vector<std::string> measurement_warnings(const Measurement& m, const Measur
 // A fresh BenchmarkResult carrying the variant's declarations for `params`.
 BenchmarkResult declare(const Variant& v, const Params& params);
 
-// The whole sequence for one benchmark: make, verify and (only if verified) measure.
-// Exceptions from the kernel become an error on the result; nothing is thrown.
-BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& params, const MeasureOptions& opt);
+// What a caller does with a benchmark right after its timed samples, while its instance lives:
+// a run's counter pass (bench/counters.h) and progress line. Not called for a failed benchmark.
+using AfterMeasure = std::function<void(Instance&, BenchmarkResult&)>;
+
+// The whole sequence for one benchmark, the one that runs and tests both take: declare, make,
+// the wave model, verify and (only if verified) measure, warnings, then `after`. Exceptions from
+// the kernel become an error on the result; only Interrupted is thrown (a stop was requested).
+BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& params, const MeasureOptions& opt,
+                              const AfterMeasure& after = {});
 
 }  // namespace roofbench

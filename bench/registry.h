@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/launch_timing.h"
 #include "bench/results.h"
 #include "bench/types.h"
 
@@ -52,6 +53,10 @@ struct Variant {
   std::function<double(const Params&)> flops;  // declared work
   std::function<double(const Params&)> bytes;  // the fewest bytes it must move
   std::string work;                            // one-line derivation of the two above
+  // The bytes of the inputs the host makes and the outputs it checks for one instance, where
+  // they are far fewer than `bytes` (a cache ceiling reads one small buffer many times): what the
+  // run's time estimate charges the host for (bench/plan.h). Empty: `bytes`.
+  std::function<double(const Params&)> host_bytes;
   std::function<std::unique_ptr<Instance>(const Params&)> make;
   std::optional<CeilingSpec> ceiling;
   std::string compared_with;  // the lesson families: base name of the form it is measured against
@@ -61,6 +66,11 @@ struct Variant {
   // False for work that launches no kernel (host<->device copies): hardware counters have nothing
   // to count there, so `run --counters` does not profile it.
   bool launches_kernels = true;
+  // True when run() waits for the GPU itself (a synchronous cudaMemcpy): its launches cannot be
+  // queued behind a blocking kernel, so its samples start after a synchronize and include the
+  // launch (bench/launch_timing.h).
+  bool launch_synchronizes = false;
+  Launch launch() const { return launch_synchronizes ? Launch::synchronous : Launch::hidden; }
 
   std::string base_name() const;  // family/variant/precision
   std::string name(const Params& p) const { return base_name() + "/" + params_to_string(p); }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -82,6 +83,7 @@ json measurement_json(const Measurement& m) {
           {"warmup_runs", m.warmup_runs},
           {"stop_reason", m.stop_reason},
           {"timer", m.timer},
+          {"launch", m.launch.empty() ? json(nullptr) : json(m.launch)},
           {"cold_cache", m.cold_cache},
           {"clock_hz",
            {{"before", opt(m.clock_before_hz)}, {"after", opt(m.clock_after_hz)}, {"reference", opt(m.clock_reference_hz)}}},
@@ -99,6 +101,7 @@ Measurement measurement_from(const json& j) {
   m.warmup_runs = j.at("warmup_runs").get<int>();
   m.stop_reason = j.value("stop_reason", "");
   m.timer = j.at("timer").get<std::string>();
+  if (auto it = j.find("launch"); it != j.end() && !it->is_null()) m.launch = it->get<std::string>();
   m.cold_cache = j.at("cold_cache").get<bool>();
   const json& c = j.at("clock_hz");
   m.clock_before_hz = get_opt<double>(c, "before");
@@ -332,6 +335,10 @@ void to_json(json& j, const Results& r) {
   j["benchmarks"] = json::array();
   for (const auto& b : r.benchmarks) j["benchmarks"].push_back(benchmark_json(b));
   for (const auto& n : r.not_run) j["not_run"].push_back({{"benchmark", n.benchmark}, {"why", n.why}});
+  j["partial"] = r.partial ? json{{"completed", r.partial->completed},
+                                  {"planned", r.partial->planned},
+                                  {"reason", r.partial->reason}}
+                           : json(nullptr);
 }
 
 void from_json(const json& j, Results& r) {
@@ -361,6 +368,10 @@ void from_json(const json& j, Results& r) {
     if (auto n = j.find("not_run"); n != j.end())
       for (const auto& e : *n)
         r.not_run.push_back({e.at("benchmark").get<std::string>(), e.at("why").get<std::string>()});
+    r.partial.reset();
+    if (auto p = j.find("partial"); p != j.end() && !p->is_null())
+      r.partial = Partial{p->at("completed").get<std::size_t>(), p->at("planned").get<std::size_t>(),
+                          p->at("reason").get<std::string>()};
   } catch (const json::exception& e) {
     // nlohmann's messages start with "[json.exception.type_error.302] "; keep the readable part.
     std::string what = e.what();
@@ -386,6 +397,17 @@ Results load_results(const std::string& path) {
 
 std::string dump_results(const Results& r) {
   return json(r).dump(2) + "\n";
+}
+
+std::string results_path(const std::string& file_or_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(file_or_dir, ec)) {
+    const fs::path p = fs::path(file_or_dir) / "results.json";
+    if (!fs::exists(p, ec)) throw InputError("folder '" + file_or_dir + "' holds no results.json");
+    return p.string();
+  }
+  return file_or_dir;
 }
 
 }  // namespace roofbench

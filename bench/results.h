@@ -31,7 +31,8 @@ struct Measurement {
   SampleStats stats;              // over samples_s
   int warmup_runs = 0;
   std::string stop_reason;
-  std::string timer;  // "cuda-events" or "steady-clock"
+  std::string timer;   // "cuda-events" or "steady-clock"
+  std::string launch;  // GPU: how each sample started (bench/launch_timing.h); "" on the CPU
   bool cold_cache = true;
   std::optional<double> clock_before_hz, clock_after_hz;  // SM / core clock, where readable
   // The clock read after every sample (Device::sample_clock_hz), same length as samples_s, or
@@ -166,6 +167,14 @@ struct NotRun {
   std::string why;        // one line
 };
 
+// A run that did not finish: stopped (a signal, a time limit) or still going when the file was
+// written. Such a file holds every benchmark that finished, whole.
+struct Partial {
+  std::size_t completed = 0;  // benchmarks (ceiling passes included) that finished
+  std::size_t planned = 0;    // benchmarks the run set out to take
+  std::string reason;         // "running" (a snapshot written after each benchmark), "stopped by SIGTERM"
+};
+
 struct Results {
   std::string schema = kResultsSchema;
   nlohmann::json provenance = nlohmann::json::object();  // version, git, command line, time, host
@@ -178,6 +187,7 @@ struct Results {
   std::vector<RidgePoint> ridge_points;
   std::vector<BenchmarkResult> benchmarks;
   std::vector<NotRun> not_run;  // written only when some were left out
+  std::optional<Partial> partial;  // absent: the run finished
 };
 
 void to_json(nlohmann::json& j, const Results& r);
@@ -187,5 +197,7 @@ void from_json(const nlohmann::json& j, Results& r);  // throws InputError with 
 // wrong schema) with a one-line message naming the file.
 Results load_results(const std::string& path);
 std::string dump_results(const Results& r);  // pretty JSON text, ends with a newline
+// A results file given as itself or as the folder that holds results.json.
+std::string results_path(const std::string& file_or_dir);
 
 }  // namespace roofbench

@@ -385,16 +385,6 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
   return c;
 }
 
-std::string results_path(const std::string& file_or_dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(file_or_dir, ec)) {
-    const fs::path p = fs::path(file_or_dir) / "results.json";
-    if (!fs::exists(p, ec)) throw InputError("folder '" + file_or_dir + "' holds no results.json");
-    return p.string();
-  }
-  return file_or_dir;
-}
 
 // ---------------------------------------------------------------- printers
 

@@ -116,9 +116,6 @@ std::string render_compare_text(const Comparison& c);
 std::string render_compare_markdown(const Comparison& c);
 nlohmann::json compare_json(const Comparison& c);  // schema "roofbench.compare.v1"
 
-// A results file given as itself or as the folder that holds results.json.
-std::string results_path(const std::string& file_or_dir);
-
 // "+1.2%", "−10.0%" (a true minus sign).
 std::string percent_change(double change);
 

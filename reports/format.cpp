@@ -121,8 +121,15 @@ std::string provenance_line(const Results& r) {
   std::string commit = p.value("git_commit", "unknown");
   if (commit.size() > 12) commit = commit.substr(0, 12);
   if (p.value("git_dirty", false)) commit += " (dirty)";
-  return fmt::format("roofbench {} · commit {} · {} · host {}", p.value("roofbench_version", "?"), commit,
-                     p.value("utc_time", "?"), p.value("host", "?"));
+  std::string line = fmt::format("roofbench {} · commit {} · {} · host {}", p.value("roofbench_version", "?"), commit,
+                                 p.value("utc_time", "?"), p.value("host", "?"));
+  if (r.partial) line += " · " + partial_text(*r.partial);
+  return line;
+}
+
+std::string partial_text(const Partial& p) {
+  return fmt::format("PARTIAL: {} of {} benchmarks finished ({})", p.completed, p.planned,
+                     p.reason == "running" ? "the run had not ended when this was written" : p.reason);
 }
 
 std::string flop_rate_text(const BenchmarkResult& b) {
@@ -234,6 +241,7 @@ std::string ceiling_passes(const Ceiling& c) {
 
 std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r) {
   std::vector<std::pair<std::string, std::string>> out;
+  if (r.partial) out.emplace_back("run", partial_text(*r.partial));
   for (const auto& c : r.ceilings)
     for (const auto& w : c.warnings) out.emplace_back("ceiling " + c.name, w);
   for (const auto& b : r.benchmarks)

@@ -24,7 +24,8 @@ std::string ceiling_label(const Ceiling& c);
 std::string ceiling_value(const Ceiling& c);  // "41.2 GB/s"
 
 std::string device_line(const Results& r);  // "NVIDIA H200 (cuda, sm 9.0, 132 SMs)"
-std::string provenance_line(const Results& r);
+std::string provenance_line(const Results& r);  // ends with partial_text() for a partial run
+std::string partial_text(const Partial& p);      // "PARTIAL: 12 of 40 benchmarks finished (stopped by SIGTERM)"
 
 // Rate columns of a benchmark: GFLOP/s and GB/s as text; "—" where not meaningful.
 std::string flop_rate_text(const BenchmarkResult& b);

@@ -292,6 +292,9 @@ Variant make_cache(const std::string& level, std::int64_t kib_per_thread) {
     return static_cast<double>(threads) * 1024.0 * static_cast<double>(param(p, "kib_per_thread") * param(p, "passes"));
   };
   v.work = "each thread sums its own slice of kib_per_thread KiB, passes times: reads threads x KiB x passes bytes";
+  v.host_bytes = [threads](const Params& p) {
+    return static_cast<double>(threads) * 1024.0 * static_cast<double>(param(p, "kib_per_thread"));
+  };
   v.summary = "read-only over a working set that fits in " + level + ", on all cores, " + cpu_info().isa + " vectors";
   v.source = __FILE__;
   kib_per_thread = std::max<std::int64_t>(4, kib_per_thread / 4 * 4);  // whole 4 KiB pages: a multiple of 64 floats

@@ -120,6 +120,7 @@ Variant make_l2() {
                                         "256 threads x 8 blocks per SM; the first pass is cold");
   v.bytes = [](const Params& p) { return 4.0 * static_cast<double>(param(p, "n") * param(p, "passes")); };
   v.work = "sum of n floats, passes times: reads 4 x n x passes bytes";
+  v.host_bytes = [](const Params& p) { return 4.0 * static_cast<double>(param(p, "n")); };
   v.summary = "float4 reads that skip the L1 (ld.global.cg) over 16 MiB, read again and again";
   v.source = __FILE__;
   v.sizes = {{{"n", 1 << 22}, {"passes", 256}}};
@@ -137,6 +138,7 @@ Variant make_smem() {
     return 1024.0 * static_cast<double>(param(p, "blocks") * param(p, "kib_per_block") * param(p, "passes"));
   };
   v.work = "each block sums its own kib_per_block KiB of shared memory, passes times: reads blocks x KiB x passes";
+  v.host_bytes = [](const Params&) { return 8.0; };  // one counter
   v.summary = "conflict-free 16-byte ld.shared over 32 KiB per block, again and again";
   v.source = __FILE__;
   v.sizes = {{{"blocks", 1056}, {"kib_per_block", 32}, {"passes", 4096}}};

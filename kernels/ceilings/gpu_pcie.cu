@@ -83,7 +83,8 @@ Variant make(bool to_device, bool pinned) {
   v.summary = std::string("cudaMemcpy ") + (to_device ? "host to device" : "device to host") + " from " + mem +
               " host memory";
   v.source = __FILE__;
-  v.launches_kernels = false;  // copy engines only
+  v.launches_kernels = false;     // copy engines only
+  v.launch_synchronizes = true;   // cudaMemcpy returns once the copy is done
   v.sizes = vector_sizes({1 << 26});
   v.quick_sizes = vector_sizes({1 << 24});
   v.test_sizes = vector_sizes({1, 4096 + 3, 1 << 20});

@@ -122,7 +122,7 @@ inline std::vector<Params> gpu_sweep() {
 }
 
 // The sweep plus extra sizes for the fixed 128x128-tile kernels, either side of whole waves on a
-// 132-SM H200:
+// 132-SM Hopper GPU (H100 SXM or H200):
 // 1408 (121 tiles) fits in one wave of 132 at one block per SM and 1536 (144) needs a second,
 // nearly empty one; at two blocks per SM the same cliff is 2048 (256 of 264) against 2176 (289).
 // 2304 (324 tiles) is 0.61 efficient at two blocks per SM. The wave model in results.json says

@@ -1,12 +1,17 @@
-// The CUDA device on a real GPU (label `gpu`): a kernel fault loses the device for the rest of
+// The CUDA device on a real GPU (label `gpu`): launches hidden behind a blocking kernel leave
+// a short kernel's launch out of its time, and a launch that waits for the GPU ends the hold
+// instead of deadlocking (bench/launch_timing.h); a kernel fault loses the device for the rest of
 // the process, and Device::lost() says so, which is what lets a run name the benchmark that
 // faulted instead of failing every later one with the same CUDA error (bench/gbench_runner.cpp).
 // An ordinary error (a bad launch configuration) loses nothing. The fault runs in a child
 // process (a death test), since it would poison this one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <vector>
 
 #include "bench/device.h"
 #include "tests/gpu_skip.h"
@@ -51,5 +56,66 @@ TEST(CudaDevice, ABadLaunchConfigurationDoesNotLoseTheDevice) {
   EXPECT_EQ(dev->lost(), "");
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // lost() cleared the non-sticky error
   touch_kernel<<<1, 32>>>(nullptr);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+namespace {
+
+__global__ void empty_kernel() {}
+
+// One empty kernel per run: all its time is launch and event overhead.
+class EmptyLaunch final : public Instance {
+ public:
+  explicit EmptyLaunch(bool synchronize_inside = false) : sync_(synchronize_inside) {}
+  void prepare(std::uint64_t) override {}
+  void run() override {
+    empty_kernel<<<1, 1>>>();
+    if (cudaGetLastError() != cudaSuccess) throw std::runtime_error("empty_kernel did not launch");
+    if (sync_) (void)cudaDeviceSynchronize();  // what a synchronous cudaMemcpy does
+  }
+  Verification verify() override { return {}; }
+
+ private:
+  bool sync_;
+};
+
+double median_of(Device& dev, Instance& inst, Launch launch, int n) {
+  std::vector<double> t;
+  for (int i = 0; i < n; ++i) t.push_back(dev.time_run(inst, launch));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+TEST(CudaDevice, AShortKernelsTimeLeavesItsLaunchOutWhenTheStreamIsHeld) {
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": launch hiding is measured on a GPU";
+  auto dev = make_cuda_device(0);
+  EmptyLaunch inst;
+  (void)median_of(*dev, inst, Launch::hidden, 20);  // modules loaded, clocks up
+  const double hidden = median_of(*dev, inst, Launch::hidden, 300);
+  const double synchronous = median_of(*dev, inst, Launch::synchronous, 300);
+  std::printf("empty kernel: %.2f us queued behind the blocking kernel, %.2f us after a synchronize\n", hidden * 1e6,
+              synchronous * 1e6);
+  EXPECT_LT(hidden, 0.5 * synchronous);
+  EXPECT_LT(hidden, 5e-6);
+  EXPECT_EQ(dev->launch_method(Launch::hidden).rfind("queued behind a blocking kernel", 0), 0u);
+}
+
+TEST(CudaDevice, ALaunchThatWaitsForTheGpuEndsTheHoldAndLaterSamplesSynchronize) {
+  // A run() that synchronizes while the stream is held waits for the blocking kernel's timeout
+  // (5 s) once; the sample is taken again after a synchronize, and so is every later one.
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": the hold's timeout is tested on a GPU";
+  auto dev = make_cuda_device(0);
+  EmptyLaunch waits(/*synchronize_inside=*/true);
+  const double t = dev->time_run(waits, Launch::hidden);
+  EXPECT_GT(t, 0);
+  EXPECT_LT(t, 1e-3);  // the retaken sample, not the wait
+  EXPECT_NE(dev->launch_method(Launch::hidden).find("held the stream"), std::string::npos)
+      << dev->launch_method(Launch::hidden);
+  EmptyLaunch inst;
+  EXPECT_GT(dev->time_run(inst, Launch::hidden), 0);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }

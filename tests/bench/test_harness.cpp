@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <functional>
 #include <sstream>
 
@@ -141,6 +142,8 @@ class ScriptedDevice final : public Device {
   std::function<double(int)> time_of = [](int) { return 1e-3; };               // sample i → seconds
   std::function<std::optional<double>(int)> clock_of = [](int) { return 2e9; };  // reading j → Hz
   std::vector<std::string> limits;
+  std::vector<Launch> launches;  // how each sample was asked to start
+  std::function<void(int)> after_run = [](int) {};  // called after run i, e.g. to request a stop
   int runs = 0, clock_reads = 0;
 
   Backend backend() const override { return Backend::cpu; }
@@ -149,9 +152,15 @@ class ScriptedDevice final : public Device {
   std::string timer() const override { return "script"; }
   std::size_t flush_bytes() const override { return 0; }
   void flush_cache() override {}
-  double time_run(Instance& inst) override {
+  double time_run(Instance& inst, Launch launch) override {
+    launches.push_back(launch);
     inst.run();
-    return time_of(runs++);
+    const int i = runs++;
+    after_run(i);
+    return time_of(i);
+  }
+  std::string launch_method(Launch launch) const override {
+    return launch == Launch::hidden ? "hidden" : "synchronous";
   }
   void synchronize() override {}
   std::optional<double> clock_hz() override { return 2e9; }
@@ -397,4 +406,114 @@ TEST(Nvml, ClockLimitBitsAreNamedAndIdleIsNotALimit) {
   EXPECT_EQ(clock_limit_names(0x1 | 0x2 | 0x100), std::vector<std::string>{});  // idle, app and display clocks
   EXPECT_EQ(clock_limit_names(0x4 | 0x40), (std::vector<std::string>{"sw_power_cap", "hw_thermal_slowdown"}));
   EXPECT_EQ(clock_limit_names(0x8 | 0x80).size(), 2u);
+}
+
+namespace {
+
+// The toy kernel with a wave model, as a fixed-tile GPU GEMM reports one.
+class TiledAddOne final : public Instance {
+ public:
+  explicit TiledAddOne(std::int64_t n) : inner_(n, Defect::none) {}
+  void prepare(std::uint64_t seed) override { inner_.prepare(seed); }
+  void run() override { inner_.run(); }
+  Verification verify() override { return inner_.verify(); }
+  std::optional<WaveModel> waves() const override { return wave_model(128, 128, 1536, 1536, 1, 132); }
+
+ private:
+  AddOne inner_;
+};
+
+// Requests a stop from inside a sample, as a signal arriving mid-measurement would.
+struct StopAfter {
+  int run;
+  void operator()(int i) const {
+    if (i == run) request_stop(SIGTERM);
+  }
+};
+
+}  // namespace
+
+TEST(GbenchRunner, ARealRunKeepsTheWaveModelAsTheTestedSequenceDoes) {
+  // Runs and tests take the same sequence (run_benchmark): a run that dropped the wave model
+  // while the harness tests passed was the bug this guards.
+  Variant tiled = toy("tiled", Defect::none);
+  tiled.make = [](const Params& p) { return std::make_unique<TiledAddOne>(param(p, "n")); };
+  auto dev = make_cpu_device();
+  const BenchmarkResult direct = run_benchmark(*dev, tiled, tiled.sizes[0], fast());
+  ASSERT_TRUE(direct.waves);
+  std::ostringstream progress;
+  const JobsOutput out = run_jobs(*dev, {{&tiled, tiled.sizes[0]}}, fast(), {}, progress);
+  ASSERT_EQ(out.results.size(), 1u);
+  ASSERT_TRUE(out.results[0].result.waves) << "a run through Google Benchmark lost the wave model";
+  EXPECT_EQ(out.results[0].result.waves->tiles, 144);
+  EXPECT_NEAR(out.results[0].result.waves->efficiency, 144.0 / 264, 1e-12);
+}
+
+TEST(Measure, EachSampleStartsTheWayItsVariantDeclares) {
+  ScriptedDevice dev;
+  Variant queued = toy("queued", Defect::none), synchronous = toy("sync", Defect::none);
+  synchronous.launch_synchronizes = true;  // like the PCIe ceilings' cudaMemcpy
+  const BenchmarkResult a = run_benchmark(dev, queued, queued.sizes[0], scripted_options());
+  ASSERT_TRUE(a.verified()) << a.error;
+  EXPECT_EQ(a.measurement->launch, "hidden");
+  for (Launch l : dev.launches) EXPECT_EQ(l, Launch::hidden);
+  dev.launches.clear();
+  const BenchmarkResult b = run_benchmark(dev, synchronous, synchronous.sizes[0], scripted_options());
+  ASSERT_TRUE(b.verified()) << b.error;
+  EXPECT_EQ(b.measurement->launch, "synchronous");
+  ASSERT_FALSE(dev.launches.empty());
+  for (Launch l : dev.launches) EXPECT_EQ(l, Launch::synchronous);
+}
+
+TEST(Measure, AStopRequestEndsTheMeasurementAtTheNextSample) {
+  ScriptedDevice dev;
+  dev.after_run = StopAfter{4};
+  auto inst = toy("good", Defect::none).make({{"n", 16}});
+  MeasureOptions o = scripted_options();
+  o.min_samples = 1000;
+  o.max_samples = 1000;
+  EXPECT_THROW(
+      {
+        try {
+          measure(dev, *inst, o);
+        } catch (const Interrupted& e) {
+          EXPECT_STREQ(e.what(), "stopped by SIGTERM");
+          throw;
+        }
+      },
+      Interrupted);
+  EXPECT_EQ(dev.runs, 5);  // it stopped right after the sample during which the stop came
+  clear_stop();
+}
+
+TEST(GbenchRunner, AStopLeavesTheInterruptedBenchmarkAndEveryLaterOneOut) {
+  const Variant first = toy("first", Defect::none), second = toy("second", Defect::none),
+                third = toy("third", Defect::none);
+  ScriptedDevice dev;
+  MeasureOptions o = scripted_options();
+  o.min_samples = 20;
+  dev.after_run = StopAfter{30};  // the first takes 21 runs (one warm-up): the stop comes in the second
+  std::vector<std::string> finished;
+  std::ostringstream progress;
+  const JobsOutput out = run_jobs(dev, {{&first, first.sizes[0]}, {&second, second.sizes[0]}, {&third, third.sizes[0]}},
+                                  o, {}, progress, nullptr,
+                                  [&](std::size_t i, const JobResult& jr) { finished.push_back(jr.result.name); });
+  clear_stop();
+  ASSERT_EQ(out.results.size(), 1u);
+  EXPECT_EQ(out.results[0].result.name, "toy/first/fp32/n:1024");
+  EXPECT_TRUE(out.results[0].result.verified());
+  EXPECT_EQ(finished, std::vector<std::string>{"toy/first/fp32/n:1024"});
+  EXPECT_NE(progress.str().find("[2/3] toy/second/fp32/n:1024 … stopped by SIGTERM"), std::string::npos)
+      << progress.str();
+  EXPECT_EQ(progress.str().find("toy/third"), std::string::npos) << progress.str();
+}
+
+TEST(GbenchRunner, EveryFinishedBenchmarkIsReportedPassedOrFailed) {
+  auto dev = make_cpu_device();
+  const Variant good = toy("good", Defect::none), bad = toy("wrong", Defect::wrong_value);
+  std::vector<std::pair<std::size_t, bool>> finished;
+  std::ostringstream progress;
+  run_jobs(*dev, {{&good, good.sizes[0]}, {&bad, bad.sizes[0]}}, fast(), {}, progress, nullptr,
+           [&](std::size_t i, const JobResult& jr) { finished.emplace_back(i, jr.result.verified()); });
+  EXPECT_EQ(finished, (std::vector<std::pair<std::size_t, bool>>{{0, true}, {1, false}}));
 }

@@ -2,6 +2,7 @@
 // a real (quick, filtered) CPU run writes every output and `report` re-renders from it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <algorithm>
@@ -597,4 +598,114 @@ TEST(CliCounters, ARunWithoutCountersSaysWhyAndKeepsItsTimings) {
   }
   EXPECT_FALSE(fs::exists(out / "hierarchy.svg"));
   EXPECT_NE(slurp(out / "summary.md").find("**Counters**: none"), std::string::npos);
+}
+
+// ---------------------------------------------------------------- runs in parts, runs stopped
+
+TEST(CliRun, DryRunPrintsThePlanAndAnUpperBoundOnItsTimeAndWritesNothing) {
+  const fs::path out = fresh("rb_dry");
+  const CmdResult r = rb("run --dry-run --device cpu --quick --budget 0.5 --filter saxpy --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("stream/saxpy/fp32/"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ceiling/dram_read/fp32/"), std::string::npos) << r.out;  // the ceilings first
+  EXPECT_NE(r.out.find("/pass:end"), std::string::npos) << r.out;               // and again last
+  const auto at = r.out.find("\nestimate: ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sampling up to their budget", at), std::string::npos) << r.out;
+  EXPECT_TRUE(empty_or_missing(out));
+  // A GPU that is not here is planned for the build's architecture; the ceilings may come from
+  // a file that does not exist yet (the GPU check plans its parts before measuring).
+  const CmdResult g = rb("run --dry-run --device cuda:0 --ceilings-from /nonexistent --filter saxpy");
+  if (g.code == 2 && g.err.find("without CUDA") != std::string::npos) return;  // a CPU-only build
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_EQ(g.out.find("ceiling/"), std::string::npos) << g.out;
+  EXPECT_NE(g.out.find("(ceilings from --ceilings-from)"), std::string::npos) << g.out;
+}
+
+TEST(CliRun, CeilingsFromAnotherMachineAreRefusedBeforeMeasuring) {
+  const fs::path other = write_results("rb_ceil_other", 1.0, 1, "Some Other CPU");
+  const fs::path out = fresh("rb_ceil_out");
+  expect_usage_error(rb("run --device cpu --quick --filter saxpy --ceilings-from " + other.string() + " --out " +
+                        out.string()),
+                     "its ceilings were measured on cpu Some Other CPU on host test, this run is on cpu ");
+  EXPECT_TRUE(empty_or_missing(out));
+  expect_usage_error(rb("ceilings --device cpu --ceilings-from " + other.string()), "unknown argument '--ceilings-from'");
+}
+
+TEST(CliRun, TheResultsFileIsWholeAfterEveryBenchmarkAndSigtermLeavesItPartialWithItsReports) {
+  const fs::path out = fresh("rb_sigterm");
+  const std::string cmd = std::string(ROOFBENCH_BIN) + " run --device cpu --quick --filter 'saxpy|relu' --out " +
+                          out.string() + " >" + (out.string() + ".log") + " 2>&1";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // The first snapshot: written whole after the first benchmark, marked as a run still going.
+  nlohmann::json snap;
+  for (int i = 0; i < 600 && snap.is_null(); ++i) {
+    ::usleep(100000);
+    if (fs::exists(out / "results.json")) snap = nlohmann::json::parse(slurp(out / "results.json"), nullptr, false);
+    if (snap.is_discarded()) snap = nullptr;
+  }
+  ASSERT_FALSE(snap.is_null()) << "no results.json while the run went on";
+  EXPECT_EQ(snap.at("partial").at("reason"), "running");
+  EXPECT_GE(snap.at("partial").at("completed").get<int>(), 1);
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << slurp(out.string() + ".log");
+  const roofbench::Results r = roofbench::load_results((out / "results.json").string());
+  ASSERT_TRUE(r.partial);
+  EXPECT_EQ(r.partial->reason, "stopped by SIGTERM");
+  EXPECT_LT(r.partial->completed, r.partial->planned);
+  for (const auto& b : r.benchmarks) EXPECT_TRUE(b.verified()) << b.name;  // the one being measured is left out
+  for (const char* f : {"gbench.json", "roofline.svg", "report.html", "summary.md"}) EXPECT_TRUE(fs::exists(out / f)) << f;
+  EXPECT_NE(slurp(out / "summary.md").find("PARTIAL: "), std::string::npos);
+  EXPECT_NE(slurp(out.string() + ".log").find("roofbench: stopped by SIGTERM"), std::string::npos);
+}
+
+TEST(CliMerge, JoinsPartsIntoOneResultsFileWithItsReportsOrRefusesWithOneLine) {
+  using namespace roofbench::testing;
+  auto part = [](const std::string& dir, const std::string& kernel_name, const std::string& device) {
+    roofbench::Results r = sample_results();
+    r.device["name"] = device;
+    r.benchmarks.push_back(kernel(kernel_name, 1e9, 1e6, 1e-3));
+    const fs::path d = fresh(dir);
+    fs::create_directories(d);
+    std::ofstream(d / "results.json") << roofbench::dump_results(r);
+    std::ofstream(d / "gbench.json") << nlohmann::json{{"context", {{"host_name", "test"}}},
+                                                       {"benchmarks", {{{"name", kernel_name}}}}}
+                                                          .dump();
+    return d;
+  };
+  const fs::path a = part("rb_merge_a", "a", "Test CPU"), b = part("rb_merge_b", "b", "Test CPU"),
+                 other = part("rb_merge_c", "c", "Other CPU"), out = fresh("rb_merge_out");
+  const CmdResult ok = rb("merge " + a.string() + " " + (b / "results.json").string() + " --out " + out.string());
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  const roofbench::Results m = roofbench::load_results((out / "results.json").string());
+  EXPECT_EQ(m.benchmarks.size(), 2u);
+  EXPECT_EQ(m.provenance.at("merged_from").size(), 2u);
+  for (const char* f : {"roofline.svg", "report.html", "summary.md"}) EXPECT_TRUE(fs::exists(out / f)) << f;
+  EXPECT_EQ(nlohmann::json::parse(slurp(out / "gbench.json")).at("benchmarks").size(), 2u);
+
+  const fs::path refused = fresh("rb_merge_refused");
+  expect_usage_error(rb("merge " + a.string() + " " + other.string() + " --out " + refused.string()),
+                     "was measured on cpu Other CPU");
+  expect_usage_error(rb("merge " + a.string() + " " + a.string() + " --out " + refused.string()), "is in both");
+  expect_usage_error(rb("merge " + a.string() + " --out " + refused.string()), "two or more");
+  EXPECT_TRUE(empty_or_missing(refused));
+}
+
+TEST(CliCrosscheck, AResultsFileWithoutCountersIsRefusedWithWhatToDo) {
+  const fs::path res = write_results("rb_xcheck", 1.0, 1);
+  const fs::path csv = fresh("rb_xcheck.csv");
+  std::ofstream(csv) << "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+                        "\"0\",\"k\",\"gpu__time_duration.sum\",\"nsecond\",\"100\"\n";
+  expect_usage_error(rb("crosscheck " + res.string() + " " + csv.string() + " --benchmark gemm/a/fp32/n:1"),
+                     "run it with --counters");
+  expect_usage_error(rb("crosscheck " + res.string() + " /nonexistent.csv --benchmark gemm/a/fp32/n:1"),
+                     "cannot open for reading");
 }

@@ -1,0 +1,187 @@
+// The commands that read results files only: report, merge, compare and history. None of them
+// measures anything; each writes its files whole or not at all.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <iostream>
+
+#include "bench/atomic_write.h"
+#include "bench/commands.h"
+#include "bench/merge.h"
+#include "bench/provenance.h"
+#include "reports/compare.h"
+#include "reports/crosscheck.h"
+#include "reports/history.h"
+#include "reports/report.h"
+#include "reports/svg.h"
+#include "roofline/model.h"
+
+namespace roofbench::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+// The report files of `r` in `dir`, written together (with results.json and `extra` files when
+// given); prints their paths.
+void write_reports(const Results& r, const fs::path& dir, bool with_results,
+                   std::vector<std::pair<std::string, std::string>> extra = {}) {
+  ensure_writable_dir(dir.string());
+  FileSet files;
+  if (with_results) files.add((dir / "results.json").string(), dump_results(r));
+  for (auto& [name, content] : extra) files.add((dir / name).string(), std::move(content));
+  for (auto& [name, content] : render_reports(r)) files.add((dir / name).string(), std::move(content));
+  files.commit();
+  for (const auto& p : files.paths()) std::cout << p << "\n";
+}
+}  // namespace
+
+int cmd_report(const std::vector<std::string>& paths, const std::string& out) {
+  if (paths.size() > 1) {
+    // Several machines on one chart: rooflines.svg, in --out or the current folder.
+    std::vector<Results> runs;
+    std::vector<std::string> labels;
+    for (const auto& p : paths) {
+      runs.push_back(load_results(results_path(p)));
+      labels.push_back(runs.back().device.value("name", std::string("?")));
+    }
+    for (std::size_t i = 0; i < runs.size(); ++i)  // the same machine twice: tell the runs apart by time
+      if (std::count(labels.begin(), labels.end(), labels[i]) > 1)
+        labels[i] += " · " + runs[i].provenance.value("utc_time", std::string("?"));
+    std::vector<const Results*> ptrs;
+    for (auto& r : runs) {
+      apply_model(r);
+      ptrs.push_back(&r);
+    }
+    const fs::path dir = out.empty() ? fs::path(".") : fs::path(out);
+    ensure_writable_dir(dir.string());
+    FileSet files;
+    files.add((dir / "rooflines.svg").string(), render_svg_machines(ptrs, labels));
+    files.commit();
+    for (const auto& p : files.paths()) std::cout << p << "\n";
+    return kExitOk;
+  }
+  const std::string path = results_path(paths[0]);
+  const Results r = load_results(path);
+  fs::path dir = !out.empty() ? fs::path(out) : fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  write_reports(r, dir, false);
+  return kExitOk;
+}
+
+int cmd_merge(const std::vector<std::string>& paths, const std::string& out, int argc, char** argv) {
+  if (out.empty()) throw InputError("merge needs --out DIR for the merged results and its reports");
+  std::vector<Results> parts;
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    files.push_back(results_path(p));
+    parts.push_back(load_results(files.back()));
+  }
+  Results m = merge_results(parts, files);
+  std::string cmd;
+  for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + quote_arg(argv[i]);
+  m.provenance["merge_command_line"] = cmd;
+  apply_model(m);
+  // Google Benchmark's JSON of the parts, where each has one beside its results: one context,
+  // every part's benchmarks.
+  std::vector<std::pair<std::string, std::string>> extra;
+  nlohmann::json gbench;
+  for (const auto& f : files) {
+    const fs::path g = fs::path(f).parent_path() / "gbench.json";
+    std::ifstream in(g);
+    nlohmann::json j = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+    if (!j.is_object() || !j.contains("benchmarks")) {
+      gbench = nullptr;
+      break;
+    }
+    if (gbench.is_null())
+      gbench = j;
+    else
+      for (auto& b : j["benchmarks"]) gbench["benchmarks"].push_back(std::move(b));
+  }
+  if (!gbench.is_null()) extra.emplace_back("gbench.json", gbench.dump(2) + "\n");
+  write_reports(m, fs::path(out), true, std::move(extra));
+  std::cerr << fmt::format("merge: {} benchmarks and {} ceilings from {} files{}\n", m.benchmarks.size(),
+                           m.ceilings.size(), parts.size(), m.partial ? " (partial)" : "");
+  return kExitOk;
+}
+
+int cmd_crosscheck(const std::string& results, const std::string& ncu_csv, const std::vector<std::string>& benchmarks) {
+  const Results r = load_results(results_path(results));
+  std::ifstream in(ncu_csv, std::ios::binary);
+  if (!in) throw InputError(ncu_csv + ": cannot open for reading");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::vector<NcuKernel> ncu = parse_ncu_csv(text.str());
+  for (const auto& b : benchmarks) std::cout << render_crosscheck_markdown(crosscheck(r, b, ncu)) << "\n";
+  return kExitOk;
+}
+
+namespace {
+
+CompareOptions compare_options(double threshold_pct, const std::vector<std::string>& threshold_for, double alpha) {
+  CompareOptions opt;
+  opt.threshold = threshold_pct / 100;
+  opt.alpha = alpha;
+  for (const auto& t : threshold_for) {
+    const auto eq = t.rfind('=');
+    double v = -1;
+    if (eq != std::string::npos && eq > 0) {
+      try {
+        std::size_t used = 0;
+        v = std::stod(t.substr(eq + 1), &used);
+        if (used != t.size() - eq - 1) v = -1;
+      } catch (const std::exception&) {
+        v = -1;
+      }
+    }
+    if (!(v > 0 && v < 1000))
+      throw InputError("--threshold-for '" + t + "': expected REGEX=PERCENT, e.g. '^gemm/naive/=10'");
+    opt.thresholds.push_back({t.substr(0, eq), v / 100});
+  }
+  (void)opt.threshold_for("");  // a bad pattern is an InputError now, before any file is read
+  return opt;
+}
+
+// Writes the optional --markdown and --json files, all or none.
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  FileSet files;
+  for (const auto& [path, content] : outputs) {
+    if (path.empty()) continue;
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty()) ensure_writable_dir(parent.string());
+    files.add(path, content);
+  }
+  files.commit();
+}
+
+}  // namespace
+
+int cmd_compare(const CompareArgs& a) {
+  CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
+  opt.allow_device_mismatch = a.allow_device_mismatch;
+  const std::string bp = results_path(a.base), np = results_path(a.fresh);
+  const Results base = load_results(bp), fresh = load_results(np);
+  const Comparison c = compare_results(base, fresh, opt, bp, np);
+  write_outputs({{a.markdown, render_compare_markdown(c)}, {a.json, compare_json(c).dump(2) + "\n"}});
+  std::cout << render_compare_text(c);
+  return c.exit_code();
+}
+
+int cmd_history(const HistoryArgs& a) {
+  const CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
+  if (!a.out.empty()) ensure_writable_dir(a.out);  // before reading every file, not after
+  const History h = build_history(load_history(a.paths), opt);
+  if (!a.out.empty()) {
+    FileSet files;
+    files.add((fs::path(a.out) / "history.md").string(), render_history_markdown(h));
+    for (auto& [name, svg] : render_history_svgs(h)) files.add((fs::path(a.out) / name).string(), std::move(svg));
+    files.commit();
+  }
+  std::cout << render_history_text(h);
+  return h.exit_code();
+}
+
+}  // namespace roofbench::cli

@@ -1,0 +1,300 @@
+// `roofbench run` and `roofbench ceilings`: plan, measure, place, write. The results file is
+// rewritten whole after every benchmark, marked partial, so a run stopped by a time limit or a
+// signal (or killed outright) still leaves every benchmark that finished; SIGTERM and SIGINT stop
+// the benchmark being measured and write the reports of what finished.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "bench/atomic_write.h"
+#include "bench/commands.h"
+#include "bench/counters.h"
+#include "bench/cpu_info.h"
+#include "bench/device.h"
+#include "bench/gbench_runner.h"
+#include "bench/merge.h"
+#include "bench/plan.h"
+#include "bench/provenance.h"
+#include "reports/format.h"
+#include "reports/report.h"
+#include "roofbench/version.h"
+#include "roofline/ceilings.h"
+#include "roofline/cupti/metrics.h"
+#include "roofline/model.h"
+
+namespace roofbench::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+MeasureOptions measure_options(const RunArgs& a) {
+  MeasureOptions opt = a.profile ? MeasureOptions::profile() : a.quick ? MeasureOptions::quick() : MeasureOptions::full();
+  opt.cold_cache = !a.warm;
+  opt.seed = a.seed;
+  if (a.noise_target_pct) opt.target_rel_iqr = *a.noise_target_pct / 100;
+  if (a.budget_s) opt.max_time_s = *a.budget_s;
+  return opt;
+}
+
+PlanOptions plan_options(const RunArgs& a, bool ceilings_only) {
+  PlanOptions p;
+  p.quick = a.quick;
+  p.filter = a.filter;
+  p.skip = a.skip;
+  p.ceilings = a.ceilings_from.empty();
+  p.kernels = !ceilings_only;
+  return p;
+}
+
+// Before anything is measured: which counters each benchmark gets and the replay passes they
+// need, one line per distinct metric set.
+void print_counter_plan(CounterCollector& cc, const std::vector<Job>& jobs, std::ostream& out) {
+  std::map<std::vector<std::string>, std::vector<std::string>> sets;  // metrics -> benchmarks
+  for (const auto& j : jobs)
+    if (j.tag.empty() && j.variant->launches_kernels)
+      sets[cc.metrics_for(declare(*j.variant, j.params))].push_back(j.variant->base_name());
+  for (auto& [metrics, names] : sets) {
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    const int passes = cc.passes_for(metrics);
+    std::string who = names.front();
+    if (names.size() > 1) who += fmt::format(" and {} more", names.size() - 1);
+    out << fmt::format("  {} metric{}, {} pass{}: {}\n", metrics.size(), metrics.size() == 1 ? "" : "s", passes,
+                       passes == 1 ? "" : "es", who);
+  }
+}
+
+// The ceilings a run takes from another file of the same machine (--ceilings-from): the GPU
+// check measures them once and runs each family as a part of its own.
+std::vector<Ceiling> borrowed_ceilings(const std::string& from, const Results& here, nlohmann::json* note) {
+  const std::string path = results_path(from);
+  const Results src = load_results(path);
+  if (machine_id(src) != machine_id(here))
+    throw InputError(fmt::format("--ceilings-from {}: its ceilings were measured on {}, this run is on {}", path,
+                                 machine_id(src), machine_id(here)));
+  if (src.ceilings.empty()) throw InputError("--ceilings-from " + path + ": the file holds no ceilings");
+  *note = {{"path", path},
+           {"utc_time", src.provenance.value("utc_time", std::string())},
+           {"command_line", src.provenance.value("command_line", std::string())}};
+  return src.ceilings;
+}
+
+// The results model of the jobs that finished so far: ceilings from their passes (the better of
+// the start and end pass), the kernels, and failed ceiling passes listed with the kernels.
+Results assemble(const Results& base, const std::vector<const JobResult*>& done) {
+  Results r = base;
+  for (const JobResult* jr : done) {
+    if (!jr->result.verified()) {
+      r.benchmarks.push_back(jr->result);  // a failed ceiling pass is listed with the kernels, with its error
+      continue;
+    }
+    if (!jr->job.variant->ceiling) {
+      r.benchmarks.push_back(jr->result);
+      continue;
+    }
+    if (jr->job.tag == kEndPass) continue;  // merged into its start pass below
+    const JobResult* end = nullptr;
+    for (const JobResult* other : done)
+      if (other->job.tag == kEndPass && other->job.variant == jr->job.variant && other->job.params == jr->job.params &&
+          other->result.verified())
+        end = other;
+    r.ceilings.push_back(make_ceiling(*jr->job.variant, jr->result, end ? &end->result : nullptr, r.device));
+  }
+  apply_model(r);
+  return r;
+}
+
+extern "C" void on_stop_signal(int sig) {
+  request_stop(sig);
+}
+
+// SIGTERM (timeout, a scheduler) and SIGINT (Ctrl-C) stop the run between samples instead of
+// killing it; the previous handlers come back when the run ends.
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, &old_term_);
+    sigaction(SIGINT, &sa, &old_int_);
+  }
+  ~StopSignals() {
+    sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGINT, &old_int_, nullptr);
+  }
+
+ private:
+  struct sigaction old_term_ {}, old_int_ {};
+};
+
+// `--dry-run`: the plan and its estimate, from the registry alone (nothing is read or measured; a
+// --ceilings-from file need not exist yet); a GPU that is not here is planned for the build's
+// architecture.
+int dry_run(const RunArgs& a, bool ceilings_only, const MeasureOptions& opt) {
+  Target target;
+  std::string where;
+  const bool want_cuda = a.device.rfind("cuda:", 0) == 0;
+#ifdef ROOFBENCH_HAVE_CUDA
+  const bool gpu_here = cuda_device_count() > 0;
+#else
+  const bool gpu_here = false;
+#endif
+  if (a.device != "cpu" && a.device != "auto" && !want_cuda)
+    throw InputError("unknown device '" + a.device + "' (expected auto, cpu or cuda:N)");
+  if (want_cuda || (a.device == "auto" && gpu_here)) {
+#ifdef ROOFBENCH_HAVE_CUDA
+    target.backend = Backend::cuda;
+    if (gpu_here) {
+      const auto dev = open_device(a.device == "auto" ? "cuda:0" : a.device);
+      const nlohmann::json d = dev->describe();
+      target.compute_capability = d.value("compute_capability", std::string());
+      where = d.value("name", std::string("a GPU"));
+    } else {
+      target.compute_capability = cuda_build_compute_capability();
+      where = fmt::format("a GPU of compute capability {} (none is visible here: planned for the build's architecture)",
+                          target.compute_capability);
+    }
+#else
+    throw InputError("device " + a.device + " asked for, but this roofbench was built without CUDA");
+#endif
+  } else {
+    where = cpu_info().model_name + " (cpu)";
+  }
+  const RunPlan plan = plan_run(target, plan_options(a, ceilings_only));
+  const Estimate e = estimate_run(plan, opt, a.counters || !a.metrics.empty(), omp_get_max_threads());
+  std::cout << fmt::format("roofbench {} --dry-run on {}: {} benchmarks{}\n", ceilings_only ? "ceilings" : "run", where,
+                           plan.jobs.size(),
+                           plan.start_ceilings ? fmt::format(" ({} ceilings first{})", plan.start_ceilings,
+                                                             ceilings_only ? "" : " and again last")
+                                               : std::string(" (ceilings from --ceilings-from)"));
+  for (std::size_t i = 0; i < plan.jobs.size(); ++i)
+    std::cout << fmt::format("  [{}] {}\n", i + 1, plan.jobs[i].name());
+  for (const auto& n : plan.not_run) std::cout << fmt::format("left out: {} ({})\n", n.benchmark, n.why);
+  std::cout << "estimate: " << e.explain() << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
+  const MeasureOptions opt = measure_options(a);
+  if (a.dry_run) return dry_run(a, ceilings_only, opt);
+
+  auto dev = open_device(a.device);
+  Results r;
+  r.device = dev->describe();
+  r.provenance = provenance(argc, argv);
+  const Target target{dev->backend(), r.device.value("compute_capability", std::string())};
+  nlohmann::json ceilings_note;
+  if (!a.ceilings_from.empty()) r.ceilings = borrowed_ceilings(a.ceilings_from, r, &ceilings_note);
+  const RunPlan plan = plan_run(target, plan_options(a, ceilings_only));
+  r.not_run = plan.not_run;
+  const std::string out_dir =
+      !a.out.empty() ? a.out : fmt::format("results/{}-{}", to_string(dev->backend()), utc_now("%Y%m%dT%H%M%SZ"));
+  ensure_writable_dir(out_dir);  // before minutes of measuring, not after
+
+  CounterRequest creq;
+  creq.enabled = a.counters || !a.metrics.empty();
+  if (!a.metrics.empty()) creq.metrics = cupti::parse_metric_list(a.metrics);
+  nlohmann::json counter_status;
+  std::unique_ptr<CounterCollector> counters = open_counters(*dev, creq, &counter_status);
+
+  r.settings = opt.to_json();
+  r.settings["quick"] = a.quick;
+  r.settings["profile"] = a.profile;
+  r.settings["filter"] = a.filter;
+  r.settings["skip"] = a.skip;
+  r.settings["flush_bytes"] = dev->flush_bytes();
+  r.settings["timer"] = dev->timer();
+  if (const std::string launch = dev->launch_method(opt.hide_launch ? Launch::hidden : Launch::synchronous);
+      !launch.empty())
+    r.settings["launch"] = launch;
+  if (!ceilings_note.is_null()) r.settings["ceilings_from"] = ceilings_note;
+  r.counters = counters ? counters->status() : counter_status;
+
+  const Estimate estimate = estimate_run(plan, opt, creq.enabled, omp_get_max_threads());
+  std::cout << fmt::format(
+      "roofbench {} on {}: {} benchmarks ({}), cache {}\n", ROOFBENCH_VERSION, device_line(r), plan.jobs.size(),
+      plan.start_ceilings ? fmt::format("{} ceilings first{}", plan.start_ceilings, ceilings_only ? "" : " and again last")
+                          : fmt::format("{} ceilings from {}", r.ceilings.size(), a.ceilings_from),
+      opt.cold_cache ? fmt::format("flushed with {} before every sample", si(dev->flush_bytes(), "B")) : "warm");
+  std::cout << "estimate: at most " << estimate.explain() << "\n";
+  for (const auto& n : r.not_run) std::cout << fmt::format("left out: {} ({})\n", n.benchmark, n.why);
+  if (counters && counter_status.value("available", false)) {
+    std::cout << "counters: CUPTI Range Profiler on " << counter_status.value("chip", std::string("?"))
+              << ", in a pass of their own after each benchmark's timed samples\n";
+    print_counter_plan(*counters, plan.jobs, std::cout);
+  } else if (creq.enabled) {
+    std::cout << "counters: none (" << counter_status.value("reason", std::string("unavailable"))
+              << "); the run goes on " << (counters ? "with timing and CUPTI's kernel trace" : "with timing only")
+              << "\n";
+    if (counter_status.contains("hint")) std::cout << "  to fix: " << counter_status["hint"].get<std::string>() << "\n";
+  }
+
+  // After every benchmark, the results so far, whole and marked partial: a run killed later
+  // still leaves them.
+  const std::string results_file = (fs::path(out_dir) / "results.json").string();
+  std::vector<std::optional<JobResult>> finished(plan.jobs.size());
+  auto done_so_far = [&finished] {
+    std::vector<const JobResult*> d;
+    for (const auto& f : finished)
+      if (f) d.push_back(&*f);
+    return d;
+  };
+  auto snapshot = [&](std::size_t i, const JobResult& jr) {
+    finished[i] = jr;
+    const auto d = done_so_far();
+    Results partial = assemble(r, d);
+    partial.partial = Partial{d.size(), plan.jobs.size(), "running"};
+    FileSet files;
+    files.add(results_file, dump_results(partial));
+    files.commit();
+  };
+
+  StopSignals stop_signals;
+  JobsOutput ran = run_jobs(*dev, plan.jobs, opt, a.gbench_args, std::cout, counters.get(), snapshot);
+  if (counters) r.counters = counters->status();
+
+  std::vector<const JobResult*> done;
+  for (const auto& jr : ran.results) done.push_back(&jr);
+  Results final = assemble(r, done);
+  const int sig = stop_signal();
+  if (sig)
+    final.partial = Partial{done.size(), plan.jobs.size(),
+                            sig == SIGINT ? "stopped by SIGINT" : sig == SIGTERM ? "stopped by SIGTERM"
+                                                                                 : fmt::format("stopped by signal {}", sig)};
+
+  FileSet files;
+  files.add(results_file, dump_results(final));
+  files.add((fs::path(out_dir) / "gbench.json").string(), ran.gbench_json);
+  for (auto& [name, content] : render_reports(final))
+    files.add((fs::path(out_dir) / name).string(), std::move(content));
+  files.commit();
+
+  std::cout << render_console(final);
+  std::cout << "\nwrote:\n";
+  for (const auto& p : files.paths()) std::cout << "  " << p << "\n";
+  int failed = 0;
+  for (const auto& b : final.benchmarks) failed += b.verified() ? 0 : 1;
+  std::cout << fmt::format("roofbench: {} benchmarks measured, {} failed, {} ceilings{}{}\n",
+                           final.benchmarks.size() - failed, failed, final.ceilings.size(),
+                           a.ceilings_from.empty() ? "" : " (from --ceilings-from)",
+                           final.partial ? "; " + partial_text(*final.partial) : std::string());
+  if (sig) {
+    std::cerr << fmt::format("roofbench: {}; {} of {} benchmarks finished and were written, marked partial\n",
+                             final.partial->reason, done.size(), plan.jobs.size());
+    return 128 + sig;
+  }
+  if (failed) {
+    std::cerr << fmt::format("roofbench: {} benchmark(s) failed; they carry no numbers\n", failed);
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace roofbench::cli

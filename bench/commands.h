@@ -1,0 +1,69 @@
+#pragma once
+// The `roofbench` subcommands, one function each; bench/driver.cpp parses the command line and
+// calls them. Each returns the process exit code (see driver.h) and throws InputError for bad
+// input, which the driver prints on one line with exit 2.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/harness.h"
+#include "reports/compare.h"
+
+namespace roofbench::cli {
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
+
+struct RunArgs {
+  std::string device = "auto";
+  std::string filter;
+  std::string skip;  // --skip REGEX
+  bool quick = false;
+  bool warm = false;
+  bool dry_run = false;        // print the plan and its time estimate, measure nothing
+  bool profile = false;        // under a profiler: one sample each, launches not held
+  std::string ceilings_from;   // a results file of this machine whose ceilings this run uses
+  std::string out;
+  std::uint64_t seed = MeasureOptions{}.seed;
+  std::optional<double> noise_target_pct, budget_s;
+  bool counters = false;
+  std::string metrics;  // --metrics a,b,c
+  std::vector<std::string> gbench_args;
+};
+// `run` and `ceilings` (ceilings_only). The exit code of a run stopped by a signal is 128 + the
+// signal's number, after its partial results are written.
+int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv);
+
+int cmd_report(const std::vector<std::string>& paths, const std::string& out);
+int cmd_merge(const std::vector<std::string>& paths, const std::string& out, int argc, char** argv);
+// Nsight Compute's counters for one benchmark (ncu --csv output) beside the run's CUPTI counters.
+int cmd_crosscheck(const std::string& results, const std::string& ncu_csv, const std::vector<std::string>& benchmarks);
+
+struct CompareArgs {
+  std::string base, fresh, markdown, json;
+  double threshold_pct = 5;
+  std::vector<std::string> threshold_for;  // "REGEX=PCT"
+  double alpha = CompareOptions{}.alpha;
+  bool allow_device_mismatch = false;
+};
+int cmd_compare(const CompareArgs& a);
+
+struct HistoryArgs {
+  std::vector<std::string> paths;
+  std::string out;
+  double threshold_pct = 5;
+  std::vector<std::string> threshold_for;
+  double alpha = CompareOptions{}.alpha;
+};
+int cmd_history(const HistoryArgs& a);
+
+struct MetricsArgs {
+  std::string chip;  // empty: GH100
+  std::string filter;
+  std::string metrics;
+  bool all = false;
+};
+int cmd_metrics(const MetricsArgs& a);
+int cmd_list();
+
+}  // namespace roofbench::cli

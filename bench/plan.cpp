@@ -1,0 +1,127 @@
+#include "bench/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace roofbench {
+
+bool Target::runs(const Variant& v, std::vector<NotRun>* left_out) const {
+  if (v.backend != backend) return false;
+  const std::string why = not_here(v, compute_capability);
+  if (why.empty()) return true;
+  if (left_out) left_out->push_back({v.base_name(), why});
+  return false;
+}
+
+std::regex option_regex(const std::string& option, const std::string& pattern) {
+  try {
+    return std::regex(pattern.empty() ? "." : pattern);
+  } catch (const std::regex_error&) {
+    throw InputError(option + " '" + pattern + "' is not a valid regular expression");
+  }
+}
+
+namespace {
+
+// --skip: benchmarks (ceilings too) left out of the run by name, e.g. a kernel that faults and
+// takes the device down with it. Each variant it leaves out is listed in results.json not_run.
+struct Skip {
+  explicit Skip(std::string p) : pattern(std::move(p)), re(option_regex("--skip", pattern)) {}
+  std::string pattern;
+  std::regex re;
+  // `v`'s sizes that run; a variant with sizes skipped is listed in *left_out (when given).
+  std::vector<Params> keep(const Variant& v, const std::vector<Params>& sizes, std::vector<NotRun>* left_out) const {
+    if (pattern.empty()) return sizes;
+    std::vector<Params> kept;
+    for (const auto& p : sizes)
+      if (!std::regex_search(v.name(p), re)) kept.push_back(p);
+    if (kept.size() < sizes.size() && left_out)
+      left_out->push_back({v.base_name(), kept.empty()
+                                              ? fmt::format("skipped by --skip '{}'", pattern)
+                                              : fmt::format("skipped by --skip '{}' at {} of its {} sizes", pattern,
+                                                            sizes.size() - kept.size(), sizes.size())});
+    return kept;
+  }
+};
+
+std::vector<Job> ceiling_jobs(const Target& t, bool quick, const Skip& skip, const std::string& tag,
+                              std::vector<NotRun>* left_out) {
+  std::vector<Job> jobs;
+  for (const auto& v : registry())
+    if (v.ceiling && t.runs(v, left_out))
+      for (const auto& p : skip.keep(v, quick ? v.quick_sizes : v.sizes, left_out)) jobs.push_back({&v, p, tag});
+  return jobs;
+}
+
+std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& filter, const Skip& skip,
+                             std::vector<NotRun>* left_out) {
+  const std::regex re = option_regex("--filter", filter);
+  std::vector<Job> jobs;
+  for (const auto& v : registry()) {
+    if (v.ceiling || v.backend != t.backend) continue;
+    std::vector<Params> matched;
+    for (const auto& p : quick ? v.quick_sizes : v.sizes)
+      if (std::regex_search(v.name(p), re)) matched.push_back(p);
+    if (matched.empty() || !t.runs(v, left_out)) continue;
+    for (const auto& p : skip.keep(v, matched, left_out)) jobs.push_back({&v, p, ""});
+  }
+  if (jobs.empty()) {
+    std::string why;
+    for (const auto& n : *left_out) why += fmt::format("; {} is {}", n.benchmark, n.why);
+    throw InputError(
+        fmt::format("--filter '{}' matches no benchmark that runs on the {} device{} (see `roofbench list`)", filter,
+                    to_string(t.backend), why));
+  }
+  return jobs;
+}
+
+}  // namespace
+
+RunPlan plan_run(const Target& target, const PlanOptions& opt) {
+  const Skip skip(opt.skip);
+  RunPlan plan;
+  if (opt.ceilings) plan.jobs = ceiling_jobs(target, opt.quick, skip, "", &plan.not_run);
+  plan.start_ceilings = plan.jobs.size();
+  if (opt.kernels) {
+    auto k = kernel_jobs(target, opt.quick, opt.filter, skip, &plan.not_run);
+    plan.jobs.insert(plan.jobs.end(), k.begin(), k.end());
+    if (opt.ceilings) {
+      auto e = ceiling_jobs(target, opt.quick, skip, kEndPass, nullptr);
+      plan.jobs.insert(plan.jobs.end(), e.begin(), e.end());
+    }
+  }
+  return plan;
+}
+
+std::string Estimate::explain() const {
+  return fmt::format(
+      "{:.0f} s: {} benchmarks sampling up to their budget ({:.0f} s), inputs and reference checks on {} host "
+      "thread{} ({:.0f} s){}, device start ({:.0f} s)",
+      total_s(), jobs, sampling_s, host_threads, host_threads == 1 ? "" : "s", checks_s,
+      counters_s > 0 ? fmt::format(", counter passes ({:.0f} s)", counters_s) : std::string(), startup_s);
+}
+
+Estimate estimate_run(const RunPlan& plan, const MeasureOptions& opt, bool counters, int host_threads) {
+  Estimate e;
+  e.host_threads = std::max(1, host_threads);
+  const double host_rate = kHostCheckBytesPerSecondPerThread * e.host_threads;
+  // The budget bounds the timed samples; the warm-up runs before it starts, one sample-sized
+  // slice of the budget each at worst (a sample near the budget is stopped after
+  // MeasureOptions::kMinSamples).
+  const double warmup_s = opt.warmup_runs * opt.max_time_s / MeasureOptions::kMinSamples;
+  for (const auto& j : plan.jobs) {
+    ++e.jobs;
+    e.sampling_s += opt.max_time_s + warmup_s + kJobOverheadS;
+    const double check_s = (j.variant->host_bytes ? j.variant->host_bytes : j.variant->bytes)(j.params) / host_rate;
+    e.checks_s += check_s;
+    // A counter pass makes the inputs afresh before each of its (at most two) replay passes and
+    // runs the kernel a few more times for the trace.
+    if (counters && j.tag.empty() && j.variant->launches_kernels && j.variant->backend == Backend::cuda)
+      e.counters_s += 2 * check_s + 1.0;
+  }
+  e.startup_s = plan.jobs.empty() ? 0 : (plan.jobs.front().variant->backend == Backend::cuda ? 10.0 : 2.0);
+  return e;
+}
+
+}  // namespace roofbench

@@ -1,0 +1,76 @@
+#pragma once
+// Which benchmarks a run takes, in which order, and about how long it will take: from the
+// registry alone, before anything is measured (`roofbench run --dry-run` prints it, and the GPU
+// check refuses a stage whose estimate exceeds its time limit).
+#include <cstddef>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "bench/harness.h"
+#include "bench/registry.h"
+#include "bench/results.h"
+
+namespace roofbench {
+
+struct Job {
+  const Variant* variant = nullptr;
+  Params params;
+  std::string tag;  // appended to the name when one benchmark runs twice: "pass:end"
+  std::string name() const { return variant->name(params) + (tag.empty() ? "" : "/" + tag); }
+};
+
+inline constexpr const char* kEndPass = "pass:end";
+
+// The device a run selects benchmarks for: its backend and, for a GPU, its compute capability
+// (variants built for another architecture are left out, each with why).
+struct Target {
+  Backend backend = Backend::cpu;
+  std::string compute_capability;  // "9.0"; empty for the CPU
+  bool runs(const Variant& v, std::vector<NotRun>* left_out) const;
+};
+
+// A user's regular expression; empty matches everything. Throws InputError naming `option`.
+std::regex option_regex(const std::string& option, const std::string& pattern);
+
+struct PlanOptions {
+  bool quick = false;
+  std::string filter;  // --filter: kernels by name (ceilings always run)
+  std::string skip;    // --skip: benchmarks left out by name, ceilings included
+  bool ceilings = true;       // false: ceilings come from another file (--ceilings-from)
+  bool kernels = true;        // false: `roofbench ceilings`
+};
+
+struct RunPlan {
+  std::vector<Job> jobs;            // ceilings first, the kernels, then the ceilings again
+  std::size_t start_ceilings = 0;   // jobs[0, start_ceilings) are the start-of-run ceilings
+  std::vector<NotRun> not_run;      // variants left out, each with why
+};
+
+// Throws InputError for a filter that matches no kernel of the target and for bad expressions.
+RunPlan plan_run(const Target& target, const PlanOptions& opt);
+
+// An upper bound on a run's wall time, from the registry: every benchmark may sample until its
+// budget runs out (MeasureOptions::max_time_s), plus its warm-up allowance, plus the host's
+// work of making inputs and checking outputs (estimated from the declared bytes at a
+// conservative host rate), plus counter passes and the device's start.
+struct Estimate {
+  std::size_t jobs = 0;
+  double sampling_s = 0;
+  double checks_s = 0;
+  double counters_s = 0;
+  double startup_s = 0;
+  int host_threads = 1;
+  double total_s() const { return sampling_s + checks_s + counters_s + startup_s; }
+  std::string explain() const;  // one line: how the total is made up
+};
+
+// Host rate assumed for making inputs and checking outputs: declared bytes per second per
+// thread. Measured on this project's VMs at 0.2-0.4 GB/s for the FP64 transcendental
+// references; the estimate takes the slow end.
+inline constexpr double kHostCheckBytesPerSecondPerThread = 0.15e9;
+inline constexpr double kJobOverheadS = 0.25;  // make, allocate, clock readings, bookkeeping
+
+Estimate estimate_run(const RunPlan& plan, const MeasureOptions& opt, bool counters, int host_threads);
+
+}  // namespace roofbench

@@ -1,0 +1,61 @@
+#include "roofline/ceilings.h"
+
+#include <algorithm>
+
+#include "bench/cpu_info.h"
+#include "roofline/datasheets.h"
+#include "roofline/gpu_peaks.h"
+
+namespace roofbench {
+
+// The roof is the better of the two passes: a roof is what the machine can do, and a machine
+// that was slower in one pass (a busy neighbour, a warmer chip) could still do the other.
+Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const BenchmarkResult* end, const nlohmann::json& device) {
+  auto rate = [&](const Measurement& m) { return (v.ceiling->kind == "bandwidth" ? b.bytes : b.flops) / m.stats.median; };
+  const bool cuda = device.value("kind", std::string()) == "cuda";
+  Ceiling c;
+  c.name = v.ceiling->name;
+  c.kind = v.ceiling->kind;
+  c.method = v.ceiling->method + "; " + v.work +
+             (end ? "; the best of a pass at the start and one at the end of the run" : "");
+  c.benchmark = b.name;
+  c.measurement = *b.measurement;
+  c.value_start = rate(c.measurement);
+  c.value = c.value_start;
+  c.warnings = b.warnings;
+  if (end) {
+    c.measurement_end = *end->measurement;
+    c.value_end = rate(*c.measurement_end);
+    c.value = std::max(c.value, *c.value_end);
+    for (const auto& w : end->warnings) c.warnings.push_back("end pass: " + w);
+  }
+  if (c.kind == "bandwidth") {
+    c.level = v.ceiling->level;
+    c.value_unit = "B/s";
+  } else {
+    c.precision = v.precision;
+    c.unit = v.unit;
+    c.value_unit = "FLOP/s";
+  }
+  if (cuda) c.datasheet = datasheet_value(device.value("name", std::string()), c);
+  // Theoretical peaks at the clock measured around the samples of the pass that gave the value
+  // (the mean of the readings before and after).
+  const Measurement& m = c.value_end && *c.value_end > c.value_start ? *c.measurement_end : c.measurement;
+  const std::optional<double> measured_hz =
+      m.clock_before_hz && m.clock_after_hz ? std::optional<double>(0.5 * (*m.clock_before_hz + *m.clock_after_hz))
+                                            : m.clock_before_hz;
+  if (cuda && measured_hz) c.theoretical = gpu_theoretical(device, c, *measured_hz);
+  if (!cuda && c.kind == "compute" && c.precision &&
+      (*c.precision == Precision::fp32 || *c.precision == Precision::fp64)) {
+    // /proc/cpuinfo's nominal clock only when no reading was possible.
+    const CpuInfo& cpu = cpu_info();
+    const double hz = measured_hz.value_or(cpu.nominal_hz);
+    if (hz > 0) {
+      const bool fp64 = *c.precision == Precision::fp64;
+      c.theoretical = ReferenceValue{theoretical_fma_peak(cpu, fp64, hz), theoretical_fma_derivation(cpu, fp64, hz)};
+    }
+  }
+  return c;
+}
+
+}  // namespace roofbench

@@ -1,0 +1,17 @@
+#pragma once
+// A measured ceiling of the roofline, made from the benchmark that measured it: its start-of-run
+// pass and, where the run measured it again after the kernels, its end-of-run pass. The roof is
+// the better of the two; datasheet and theoretical values go beside it for comparison.
+#include <nlohmann/json.hpp>
+
+#include "bench/registry.h"
+#include "bench/results.h"
+
+namespace roofbench {
+
+// `v` is the ceiling variant (v.ceiling set); `start` its verified start-of-run result; `end` the
+// end-of-run one or nullptr; `device` results.json's "device" of the machine that measured it.
+Ceiling make_ceiling(const Variant& v, const BenchmarkResult& start, const BenchmarkResult* end,
+                     const nlohmann::json& device);
+
+}  // namespace roofbench

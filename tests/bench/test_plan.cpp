@@ -1,0 +1,69 @@
+// Which benchmarks a run takes and how long it may take (bench/plan.h), from the registry alone.
+#include <gtest/gtest.h>
+
+#include "bench/plan.h"
+
+using namespace roofbench;
+
+namespace {
+
+Variant toy(const std::string& name, double bytes, bool ceiling = false) {
+  Variant v;
+  v.family = ceiling ? "ceiling" : "toy";
+  v.variant = name;
+  v.unit = "simd";
+  v.sizes = v.quick_sizes = v.test_sizes = {{{"n", 1}}};
+  v.flops = [](const Params&) { return 1.0; };
+  v.bytes = [bytes](const Params&) { return bytes; };
+  v.work = "test";
+  if (ceiling) v.ceiling = CeilingSpec{name, "bandwidth", "dram", "test"};
+  return v;
+}
+
+}  // namespace
+
+TEST(Plan, CeilingsFirstThenTheKernelsThenTheCeilingsAgain) {
+  const RunPlan p = plan_run(Target{Backend::cpu, ""}, PlanOptions{true, "stream/saxpy", "", true, true});
+  ASSERT_GT(p.start_ceilings, 0u);
+  for (std::size_t i = 0; i < p.start_ceilings; ++i) {
+    EXPECT_TRUE(p.jobs[i].variant->ceiling) << p.jobs[i].name();
+    EXPECT_EQ(p.jobs[i].tag, "");
+  }
+  EXPECT_EQ(p.jobs[p.start_ceilings].variant->base_name(), "stream/saxpy/fp32");
+  EXPECT_EQ(p.jobs.size(), 2 * p.start_ceilings + 1);
+  EXPECT_EQ(p.jobs.back().tag, kEndPass);
+}
+
+TEST(Plan, CeilingsFromAFileLeaveThemOutAndCeilingsAloneLeaveOutTheKernels) {
+  const RunPlan parts = plan_run(Target{Backend::cpu, ""}, PlanOptions{true, "stream/saxpy", "", false, true});
+  ASSERT_EQ(parts.jobs.size(), 1u);
+  EXPECT_EQ(parts.start_ceilings, 0u);
+  const RunPlan ceilings = plan_run(Target{Backend::cpu, ""}, PlanOptions{true, "", "", true, false});
+  ASSERT_FALSE(ceilings.jobs.empty());
+  for (const auto& j : ceilings.jobs) EXPECT_TRUE(j.variant->ceiling && j.tag.empty()) << j.name();
+  EXPECT_THROW(plan_run(Target{Backend::cpu, ""}, PlanOptions{true, "no-such-kernel", "", true, true}), InputError);
+  EXPECT_THROW(plan_run(Target{Backend::cpu, ""}, PlanOptions{true, "(", "", true, true}), InputError);
+}
+
+TEST(Plan, TheEstimateChargesEachBenchmarkItsBudgetWarmUpAndHostWork) {
+  const Variant small = toy("small", 1e6), big = toy("big", 3e9), cache = toy("cache", 1e12, true);
+  Variant cache_small_footprint = cache;
+  cache_small_footprint.host_bytes = [](const Params&) { return 1e6; };
+  RunPlan p;
+  p.jobs = {{&small, {{"n", 1}}, ""}, {&big, {{"n", 1}}, ""}, {&cache_small_footprint, {{"n", 1}}, ""}};
+  MeasureOptions o;
+  o.max_time_s = 2;
+  o.warmup_runs = 1;
+  const Estimate e = estimate_run(p, o, false, 4);
+  EXPECT_EQ(e.jobs, 3u);
+  // Each: the budget, one warm-up of at most budget / kMinSamples, the fixed overhead.
+  EXPECT_DOUBLE_EQ(e.sampling_s, 3 * (2 + 2.0 / MeasureOptions::kMinSamples + kJobOverheadS));
+  // Host work from the bytes the host makes and checks, on 4 threads; the cache ceiling's one
+  // small buffer, not the terabyte it reads over and over.
+  EXPECT_DOUBLE_EQ(e.checks_s, (1e6 + 3e9 + 1e6) / (4 * kHostCheckBytesPerSecondPerThread));
+  EXPECT_EQ(e.counters_s, 0);
+  EXPECT_DOUBLE_EQ(e.total_s(), e.sampling_s + e.checks_s + e.startup_s);
+  EXPECT_NE(e.explain().find("3 benchmarks sampling up to their budget"), std::string::npos) << e.explain();
+  // More threads, less host time; the budget is the same.
+  EXPECT_LT(estimate_run(p, o, false, 16).checks_s, e.checks_s);
+}
