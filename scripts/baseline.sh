@@ -5,7 +5,8 @@
 # compares against, with its console log and provenance.
 #
 #   scripts/baseline.sh [--device cuda:0] [--out DIR] [--work DIR] [--threshold PCT]
-#                       [--sanitizer-log FILE] [--archive FILE] [-- RUN-OPTIONS...]
+#                       [--sanitizer-log FILE] [--archive FILE] [--evidence DIR] [--limit S]
+#                       [-- RUN-OPTIONS...]
 #
 #   --out        the baseline folder (default reports/baselines/<gpu>, <gpu> from nvidia-smi's
 #                name: "NVIDIA H200" -> h200; required for --device cpu)
@@ -15,6 +16,10 @@
 #   --sanitizer-log  scripts/sanitize.sh's summary, copied beside the results
 #   --archive    run the roofbench of an archive made by scripts/pack-build.sh (on a GPU machine
 #                without the build's packages), unpacked as gpu-check.sh does
+#   --evidence   where the evidence goes (default WORK): baseline.tar.xz (the four runs, their
+#                logs and the baseline folder) and baseline-summary.txt, printed last; on a GPU
+#                machine that is the folder that comes back
+#   --limit      seconds the whole script may take (default 7200); each run is stopped at its share
 #   after --     options for every `roofbench run`: --quick, --filter REGEX, --skip REGEX
 # OUT gets counters-1's results.json, gbench.json, roofline.svg, report.html, summary.md and
 # console.log, each pair's verdicts (agreement-plain.md/.json, agreement-counters.md/.json) and
@@ -23,7 +28,8 @@
 # failed or a pair disagreed (everything is still written); 2 bad input.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-device=cuda:0 out="" archive="" work=$here/results/baseline-runs threshold=2 sanitizer_log=""
+source "$here/scripts/gpu-lib.sh"
+device=cuda:0 out="" archive="" work=$here/results/baseline-runs threshold=2 sanitizer_log="" evidence="" limit=7200
 run_args=()
 while (($#)); do
   case "$1" in
@@ -33,8 +39,10 @@ while (($#)); do
     --archive) archive=$2; shift 2 ;;
     --threshold) threshold=$2; shift 2 ;;
     --sanitizer-log) sanitizer_log=$2; shift 2 ;;
+    --evidence) evidence=$2; shift 2 ;;
+    --limit) limit=$2; shift 2 ;;
     --) shift; run_args=("$@"); break ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "baseline: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -53,6 +61,7 @@ if [ -z "$out" ]; then
 fi
 [ -z "$sanitizer_log" ] || [ -f "$sanitizer_log" ] || { echo "baseline: no sanitizer log at $sanitizer_log" >&2; exit 2; }
 mkdir -p "$out" "$work" || { echo "baseline: cannot write $out or $work" >&2; exit 2; }
+ev_begin "${evidence:-$work}" baseline "$limit"
 
 status=0
 for run in plain-1 plain-2 counters-1 counters-2; do
@@ -60,11 +69,12 @@ for run in plain-1 plain-2 counters-1 counters-2; do
   rm -rf "$dir" && mkdir -p "$dir"
   extra=()
   [[ $run == counters-* ]] && extra=(--counters)
-  echo "baseline: $run" >&2
-  "$bin" run --device "$device" --out "$dir" "${extra[@]}" "${run_args[@]}" 2>&1 | tee "$dir/console.log"
-  rc=${PIPESTATUS[0]}
-  if [ "$rc" -ge 2 ]; then
-    echo "baseline: run $run stopped with exit $rc (bad input?); see $dir/console.log" >&2
+  ev_step "$run" $(((limit - EV_RESERVE_S) / 4)) "$bin" run --device "$device" --out "$dir" "${extra[@]}" "${run_args[@]}"
+  rc=$?
+  cp "$EV_WORK/$run.log" "$dir/console.log"
+  if [ "$rc" -ge 2 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ]; then
+    ev_note "run $run stopped with exit $rc (bad input?); see $dir/console.log"
+    ev_end
     exit 2
   fi
   [ "$rc" -eq 0 ] || { echo "baseline: run $run had a failed benchmark (exit $rc)" >&2; status=1; }
@@ -78,13 +88,13 @@ for pair in plain counters; do
   # compare's last line: "0 SLOWER, 3 UNSURE, 40 SAME; geometric mean ...; exit 0" (a zero
   # FASTER or FAILED is left out).
   last=$(grep -E '[0-9]+ SLOWER, ' <<<"$verdicts" | tail -n1)
-  [ "$rc" -le 1 ] && [ -n "$last" ] || { echo "baseline: compare of the $pair runs failed: $verdicts" >&2; exit 2; }
+  [ "$rc" -le 1 ] && [ -n "$last" ] || { ev_note "compare of the $pair runs failed: $verdicts"; ev_end; exit 2; }
   count() { local n; n=$(grep -oE "[0-9]+ $1" <<<"$last" | head -n1 | cut -d' ' -f1); echo "${n:-0}"; }
   moved=$(($(count SLOWER) + $(count FASTER) + $(count FAILED)))
   if [ "$moved" -eq 0 ]; then
-    echo "baseline: the two $pair runs agree: $last"
+    ev_note "the two $pair runs agree: $last"
   else
-    echo "baseline: the two $pair runs DISAGREE: $last (see $out/agreement-$pair.md)" >&2
+    ev_note "the two $pair runs DISAGREE: $last (see agreement-$pair.md)"
     status=1
   fi
 done
@@ -112,5 +122,9 @@ done
     echo '```'
   fi
 } >"$out/PROVENANCE.md"
-echo "baseline: wrote $out (exit $status)"
+mkdir -p "$EV_WORK/runs" "$EV_WORK/baseline"
+cp -r "$work"/plain-1 "$work"/plain-2 "$work"/counters-1 "$work"/counters-2 "$EV_WORK/runs/" 2>/dev/null
+cp -r "$out"/. "$EV_WORK/baseline/"
+ev_note "wrote $out (exit $status)"
+ev_end
 exit $status

@@ -3,10 +3,15 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
 
-# gpu_slug cuda:N: the folder under reports/baselines/ for that GPU, from nvidia-smi's name
-# ("NVIDIA H200" -> h200); prints nothing when nvidia-smi does not name it.
+# slug_of_gpu NAME: the folder under reports/baselines/ for a GPU of that name, whichever Hopper
+# comes ("NVIDIA H200" -> h200, "NVIDIA H100 80GB HBM3" -> h100).
+slug_of_gpu() {
+  echo "$1" | tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' -e 's/ .*//'
+}
+
+# gpu_slug cuda:N: that folder for the GPU nvidia-smi names; prints nothing when it names none.
 gpu_slug() {
   local name
   name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "${1#cuda:}" 2>/dev/null | head -n1)
-  [ -n "$name" ] && echo "$name" | tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' -e 's/ .*//'
+  [ -n "$name" ] && slug_of_gpu "$name"
 }

@@ -1,51 +1,380 @@
 #!/usr/bin/env bash
-# What a GPU session runs on the GPU machine in one call, from an archive made here by
-# scripts/pack-build.sh: checks that every binary finds its libraries, runs every test binary
-# (the `gpu` tests included), then `roofbench run` on the first GPU. Everything it prints goes
-# to files under OUT, so that what comes back is the evidence:
-#   OUT/env.log              nvidia-smi, nvcc version, each binary's ldd
-#   OUT/test_*.log           one log per test binary
-#   OUT/results/...          results.json, gbench.json, roofline.svg, report.html, summary.md
-#   OUT/console.log          the run's console output (pass --counters to read CUPTI counters too)
-# Usage (on the GPU machine): scripts/gpu-check.sh ARCHIVE.tar.xz OUT [roofbench run arguments...]
-# Each test binary may run for GPU_CHECK_TEST_TIMEOUT seconds (default 300): a hung kernel costs
-# its binary, not the rest of the check.
-# Exit status: 0 when every test binary and the run passed, else 1 (each log says what failed).
+# One stage of a GPU visit, run on the GPU machine from an archive made here by
+# scripts/pack-build.sh. A visit is about 30 minutes of GPU time, each command at most 10, at
+# most 8 files brought back: so each stage is one command that ends on its own within its limit
+# (8 minutes by default, unpacking included), every step under `timeout`, and it leaves exactly
+# two files, OUT/STAGE.tar.xz (every log and result) and OUT/STAGE-summary.txt (what passed, what
+# failed, where to look), the summary printed last.
+#
+#   scripts/gpu-check.sh STAGE ARCHIVE|BUILD_DIR OUT [options] [-- RUN-OPTIONS...]
+#
+#   smoke    nvidia-smi and ldd of every binary; the device test; the wgmma tests alone first (if
+#            they fail or hang, every later step leaves wgmma out); the other GPU tests; the
+#            CUPTI counter tests; `roofbench run --quick --counters`
+#   numbers  the full sizes: the ceilings once, then the kernels in parts (--parts; by default
+#            GEMM FP32, GEMM 16-bit, and the lesson families) each with --ceilings-from the
+#            ceilings and a time limit of its own, then `roofbench merge` into baseline/, the
+#            folder reports/baselines/<gpu>/ is made from (scripts/visit-baseline.sh)
+#   repeat   two quick runs compared (repeatability); compute-sanitizer memcheck over every CUDA
+#            kernel at its test sizes, then racecheck, initcheck and synccheck while time allows;
+#            Nsight Compute against roofbench's CUPTI counters for a GEMM and SAXPY
+#
+# Options:
+#   --device D     the device (default cuda:0; cpu for the dress rehearsal in CI)
+#   --limit S      the stage's time limit in seconds, unpacking included (default 480)
+#   --plan         print the stage's estimate and stop, writing nothing (no GPU needed: it plans
+#                  from the registry; scripts/update-readme.sh puts it in the README)
+#   --force        run even when the estimate exceeds the limit (a step that runs out of time
+#                  is stopped: a run stopped so leaves its partial results)
+#   --skip REGEX   benchmarks and tests left out everywhere (e.g. wgmma, after it failed in smoke)
+#   --budget S     seconds a benchmark may sample (numbers: default 0.75; smoke 0.5; repeat 0.3)
+#   --quick        numbers: quick sizes instead of the full ones (the dress rehearsal)
+#   --parts 'NAME=REGEX;...'   numbers: how the kernels are split into parts
+#   --xcheck REGEX repeat: the benchmarks Nsight Compute profiles (default a BF16 wgmma GEMM and
+#                  SAXPY at their quick sizes; with wgmma skipped, cuBLAS BF16)
+#   after --       options for every `roofbench run` (e.g. --filter, for the rehearsal)
+#
+# Before a stage starts it prints its estimate (from the registry: benchmarks x budget plus
+# reference checks, from `roofbench run --dry-run`; tests x an allowance each) and refuses a
+# stage whose estimate exceeds its limit unless --force.
+# Exit: 0 every step passed; 1 a step failed or ran out of time (the summary says which); 2 bad
+# arguments or a refused stage.
 set -uo pipefail
-[ $# -ge 2 ] || { echo "usage: scripts/gpu-check.sh ARCHIVE.tar.xz OUT [roofbench run args...]" >&2; exit 2; }
-archive=$1 out=$2
-shift 2
-mkdir -p "$out"
-source "$(dirname "$0")/unpack-build.sh"
-unpack_build "$archive"
-unpacked=$?
-{
-  nvidia-smi || true
-  nvcc --version || true
-  echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
-  echo "${libs_report:-}"
-} >"$out/env.log" 2>&1
-[ $unpacked -eq 0 ] || { echo "gpu-check: see $out/env.log" >&2; exit $unpacked; }
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/gpu-lib.sh"
 
-status=0
-for t in "$bin"/test_*; do
-  name=$(basename "$t")
-  limit=${GPU_CHECK_TEST_TIMEOUT:-300}
-  ROOFBENCH_BIN="$bin/roofbench" timeout --kill-after=10 "$limit" "$t" >"$out/$name.log" 2>&1
-  rc=$?
-  if [ $rc -eq 0 ]; then
-    skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9][0-9]*\) tests\{0,1\}.*/\1/p' "$out/$name.log" | tail -1)
-    echo "gpu-check: $name passed${skipped:+ ($skipped skipped: see the log for why)}"
-  elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-    echo "gpu-check: $name TIMED OUT after ${limit} s: a hung kernel? The last test it started is in $out/$name.log" |
-      tee -a "$out/$name.log"
-    status=1
-  else
-    echo "gpu-check: $name FAILED (see $out/$name.log)"
-    status=1
-  fi
+usage() { sed -n '2,40p' "$0" >&2; exit 2; }
+[ $# -ge 3 ] || usage
+what=$1 from=$2 out=$3  # (not "stage": unpack-build.sh sets that)
+shift 3
+case $what in smoke | numbers | repeat) ;; *) echo "gpu-check: unknown stage '$what'" >&2; usage ;; esac
+device=cuda:0 limit=480 force=0 skip="" budget="" quick=0 parts="" xcheck="" plan_only=0 run_args=()
+while (($#)); do
+  case "$1" in
+    --device) device=$2; shift 2 ;;
+    --limit) limit=$2; shift 2 ;;
+    --force) force=1; shift ;;
+    --plan) plan_only=1; shift ;;
+    --skip) skip=$2; shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
+    --quick) quick=1; shift ;;
+    --parts) parts=$2; shift 2 ;;
+    --xcheck) xcheck=$2; shift 2 ;;
+    --) shift; run_args=("$@"); break ;;
+    -h | --help) usage ;;
+    *) echo "gpu-check: unknown argument '$1'" >&2; usage ;;
+  esac
 done
+[[ $limit =~ ^[0-9]+$ ]] || { echo "gpu-check: --limit takes whole seconds" >&2; exit 2; }
 
-"$bin/roofbench" run --device cuda:0 --out "$out/results" "$@" 2>&1 | tee "$out/console.log"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-exit $status
+if [ "$plan_only" -eq 1 ]; then out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi  # writes nothing
+ev_begin "$out" "$what" "$limit"
+
+# ---------------------------------------------------------------- the binaries
+if [ -d "$from" ]; then
+  bin=$from
+  roofbench=$from/roofbench
+  tests_dir=$from/tests
+  manifest=$from/gpu-tests.txt
+else
+  source "$here/unpack-build.sh"
+  unpack_build "$from" >"$EV_WORK/unpack.log" 2>&1
+  unpacked=$?
+  roofbench=$bin/roofbench
+  tests_dir=$bin
+  manifest=$stage/roofbench/gpu-tests.txt  # $stage: the unpack folder
+  [ $unpacked -eq 0 ] || {
+    ev_refuse "the archive does not unpack with its libraries (exit $unpacked): see unpack.log"
+    ev_end
+    exit 2
+  }
+fi
+[ -x "$roofbench" ] || { ev_refuse "no roofbench in $from"; ev_end; exit 2; }
+gpu_tests=()
+[ -f "$manifest" ] && while read -r t; do [ -n "$t" ] && gpu_tests+=("$t"); done <"$manifest"
+has_test() { [ -x "$tests_dir/$1" ]; }
+
+skip_args=()
+[ -n "$skip" ] && skip_args=(--skip "$skip")
+# A gtest filter that also leaves out what --skip names (by its words: "wgmma").
+gtest_filter() {
+  local f=$1
+  [ -n "$skip" ] && f="$f:-*${skip//|/*:-*}*"
+  [[ $f == :* ]] && f="*$f"
+  echo "$f"
+}
+
+# ---------------------------------------------------------------- estimates
+# dry_estimate run|ceilings OPTIONS...: the seconds `roofbench --dry-run` estimates ("" when it fails)
+dry_estimate() {
+  local cmd=$1
+  shift
+  "$roofbench" "$cmd" --dry-run "$@" 2>/dev/null | sed -n 's/^estimate: \([0-9]*\) s.*/\1/p'
+}
+dry_names() { "$roofbench" run --dry-run "$@" 2>/dev/null | sed -n 's/^  \[[0-9]*\] //p'; }
+test_count() {  # BINARY FILTER
+  has_test "$1" || { echo 0; return; }
+  "$tests_dir/$1" --gtest_list_tests --gtest_filter="$2" 2>/dev/null | grep -c '^  '
+}
+estimate_lines=()
+estimate_total=0
+[ -d "$from" ] || estimate_total=$(ev_elapsed)  # unpacking, done
+plan() {  # NAME SECONDS
+  estimate_lines+=("$(printf '  %-16s %5s s' "$1" "$2")")
+  estimate_total=$((estimate_total + $2))
+}
+refuse_or_go() {
+  {
+    echo "gpu-check $what: estimate ${estimate_total} s of the ${limit} s limit$([ -d "$from" ] || echo " (unpacking $(ev_elapsed) s)"):"
+    printf '%s\n' "${estimate_lines[@]}"
+  } | tee "$EV_WORK/estimate.txt" >&2
+  if [ "$plan_only" -eq 1 ]; then
+    cat "$EV_WORK/estimate.txt"
+    rm -rf "$EV_WORK"
+    exit 0
+  fi
+  if [ "$estimate_total" -gt "$limit" ] && [ "$force" -eq 0 ]; then
+    ev_refuse "the estimate (${estimate_total} s) exceeds the limit (${limit} s); lower the budget, split the stage, or --force"
+    local l
+    for l in "${estimate_lines[@]}"; do ev_note "estimate:$l"; done
+    ev_end
+    exit 2
+  fi
+  ev_note "estimate ${estimate_total} s of the ${limit} s limit"
+}
+# Allowances, not measurements (no GPU had run these when they were set): seconds per GPU test
+# (a CUDA context, the kernels at their test sizes, a few timed samples), and per test under
+# compute-sanitizer. Without a GPU (the dress rehearsal) the tests skip at once.
+kTestAllowance=2
+kSanitizerTest=3
+[[ $device == cuda:* ]] || kTestAllowance=0 kSanitizerTest=0
+
+# ---------------------------------------------------------------- stages
+env_step() {
+  ev_step env 60 bash -c '
+    nvidia-smi -L 2>/dev/null
+    echo "== nvidia-smi"; nvidia-smi || echo "(no nvidia-smi)"
+    echo "== nvcc"; nvcc --version || echo "(no nvcc)"
+    echo "== LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+    for b in "$@"; do echo "== ldd $b"; ldd "$b"; done' _ "$roofbench" "${gpu_tests[@]/#/$tests_dir/}"
+}
+
+run_smoke() {
+  local wgmma_filter='*wgmma*' skip_wgmma=0
+  plan env 10
+  plan device-test $((kTestAllowance * $(test_count test_cuda_device "$(gtest_filter '*')") + 5))
+  plan wgmma-tests $((kTestAllowance * $(test_count test_cuda_kernels "$wgmma_filter") + 5))
+  plan gpu-tests $((kTestAllowance * $(test_count test_cuda_kernels "$(gtest_filter '-*wgmma*')") + 5))
+  plan counter-tests $((kTestAllowance * $(test_count test_cupti_counters "$(gtest_filter '*')") + 5))
+  local quick_est
+  local budget_s=${budget:-0.5}
+  quick_est=$(dry_estimate run --device "$device" --quick --counters --budget "$budget_s" "${skip_args[@]}" \
+    "${run_args[@]}")
+  [ -n "$quick_est" ] || { ev_refuse "roofbench run --dry-run failed: see its output"; ev_end; exit 2; }
+  plan quick-run "$quick_est"
+  refuse_or_go
+
+  env_step
+  if has_test test_cuda_device; then
+    ev_step device-test 120 "$tests_dir/test_cuda_device" --gtest_filter="$(gtest_filter '*')"
+  else
+    ev_skip device-test "no test_cuda_device in the archive (a build without CUDA)"
+  fi
+  if ! has_test test_cuda_kernels; then
+    ev_skip wgmma-tests "no test_cuda_kernels in the archive"
+  elif [[ -n $skip && wgmma =~ $skip ]]; then
+    ev_skip wgmma-tests "left out by --skip '$skip'"
+  elif ! ev_step wgmma-tests 120 "$tests_dir/test_cuda_kernels" --gtest_filter="$wgmma_filter"; then
+    # A faulting or hanging wgmma must not take the rest down: every later step leaves it out.
+    skip_wgmma=1
+    skip=${skip:+$skip|}wgmma
+    skip_args=(--skip "$skip")
+    ev_note "the wgmma tests failed: every later step leaves wgmma out (--skip '$skip')"
+  fi
+  if has_test test_cuda_kernels; then
+    ev_step gpu-tests 300 "$tests_dir/test_cuda_kernels" --gtest_filter="$(gtest_filter '-*wgmma*')"
+  fi
+  if has_test test_cupti_counters; then
+    ev_step counter-tests 180 "$tests_dir/test_cupti_counters" --gtest_filter="$(gtest_filter '*')"
+  else
+    ev_skip counter-tests "no test_cupti_counters in the archive"
+  fi
+  ev_step quick-run $((quick_est * 3 / 2 + 30)) "$roofbench" run --device "$device" --quick --counters \
+    --budget "$budget_s" --out "$EV_WORK/quick-run" "${skip_args[@]}" "${run_args[@]}"
+  [ $skip_wgmma -eq 0 ] || ev_note "next stages: pass --skip '$skip'"
+}
+
+# The parts of the kernels' run: by family, GEMM split by precision (its largest family).
+default_parts() {
+  local backend=${device%%:*} fams f out=""
+  fams=$("$roofbench" list | awk -v b="$backend" '$1 == b && $3 != "[ceiling]" {split($2, a, "/"); print a[1]}' | sort -u)
+  local lessons=""
+  for f in $fams; do
+    if [ "$f" = gemm ]; then
+      out+="gemm-fp32=^gemm/[^/]+/fp32/;gemm-16bit=^gemm/[^/]+/(fp16|bf16)/;"
+    else
+      lessons+="${lessons:+|}$f"
+    fi
+  done
+  [ -n "$lessons" ] && out+="lessons=^($lessons)/;"
+  echo "${out%;}"
+}
+
+run_numbers() {
+  local budget_s=${budget:-0.75} q=() names=() regexes=() p name re est
+  [ $quick -eq 1 ] && q=(--quick)
+  [ -n "$parts" ] || parts=$(default_parts)
+  IFS=';' read -r -a specs <<<"$parts"
+  for p in "${specs[@]}"; do
+    [ -n "$p" ] || continue
+    names+=("${p%%=*}")
+    regexes+=("${p#*=}")
+  done
+  local common=(--device "$device" --budget "$budget_s" "${q[@]}" "${skip_args[@]}")
+  local ceil_est
+  ceil_est=$(dry_estimate ceilings "${common[@]}")
+  [ -n "$ceil_est" ] || { ev_refuse "roofbench ceilings --dry-run failed"; ev_end; exit 2; }
+  plan ceilings "$ceil_est"
+  local -a part_est=() kept_names=() kept_regexes=()
+  for i in "${!names[@]}"; do
+    est=$(dry_estimate run "${common[@]}" --ceilings-from "$EV_WORK/parts/ceilings" --filter "${regexes[$i]}" \
+      "${run_args[@]}")
+    if [ -z "$est" ]; then  # a family this device does not have (16-bit GEMMs on the CPU)
+      ev_note "part ${names[$i]} ('${regexes[$i]}') matches no benchmark of $device: left out"
+      continue
+    fi
+    part_est+=("$est")
+    kept_names+=("${names[$i]}")
+    kept_regexes+=("${regexes[$i]}")
+    plan "part-${names[$i]}" "$est"
+  done
+  names=("${kept_names[@]}")
+  regexes=("${kept_regexes[@]}")
+  plan merge 15
+  refuse_or_go
+
+  mkdir -p "$EV_WORK/parts" "$EV_WORK/baseline"
+  ev_step ceilings $((ceil_est * 3 / 2 + 30)) \
+    "$roofbench" ceilings "${common[@]}" --out "$EV_WORK/parts/ceilings"
+  [ -f "$EV_WORK/parts/ceilings/results.json" ] || { ev_note "no ceilings: the parts cannot run"; ev_end; exit 1; }
+  for i in "${!names[@]}"; do
+    # Each part may take half again its estimate, but leaves the merge its time.
+    local want=$((part_est[i] * 3 / 2 + 30)) left=$(($(ev_remaining) - 15))
+    [ "$left" -lt "$want" ] && want=$left
+    ev_step "part-${names[$i]}" "$want" "$roofbench" run "${common[@]}" --ceilings-from "$EV_WORK/parts/ceilings" \
+      --filter "${regexes[$i]}" --out "$EV_WORK/parts/${names[$i]}" "${run_args[@]}"
+  done
+  local have=("$EV_WORK/parts/ceilings")
+  for n in "${names[@]}"; do [ -f "$EV_WORK/parts/$n/results.json" ] && have+=("$EV_WORK/parts/$n"); done
+  ev_step merge 60 "$roofbench" merge "${have[@]}" --out "$EV_WORK/baseline"
+  # The console logs of every part, in order, beside the merged results.
+  for log in ceilings "${names[@]/#/part-}"; do
+    [ -f "$EV_WORK/$log.log" ] && { echo "==== $log"; cat "$EV_WORK/$log.log"; }
+  done >"$EV_WORK/baseline/console.log"
+  provenance >"$EV_WORK/baseline/PROVENANCE.md"
+}
+
+provenance() {
+  echo "# Provenance"
+  echo
+  echo "Written by \`scripts/gpu-check.sh numbers\` on the GPU machine; every number here is the suite's own output."
+  echo
+  echo "- stage: \`scripts/gpu-check.sh $what $(basename "$from") OUT --device $device --limit $limit${skip:+ --skip '$skip'}${budget:+ --budget $budget}\`"
+  echo "- parts: \`$parts\` (each \`roofbench run --ceilings-from\` the ceilings part, merged by \`roofbench merge\`)"
+  echo "- commit, command lines, device, driver and clocks: results.json (provenance, device, each part under provenance.merged_from)"
+  echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  if command -v nvidia-smi >/dev/null && [[ $device == cuda:* ]]; then
+    echo
+    echo '```'
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,ecc.mode.current \
+      --format=csv -i "${device#cuda:}" 2>&1
+    echo '```'
+  fi
+}
+
+run_repeat() {
+  local budget_s=${budget:-0.3} xc=$xcheck
+  if [ -z "$xc" ]; then
+    xc='^gemm/wgmma/bf16/|^stream/saxpy/fp32/'
+    [[ -n $skip && wgmma =~ $skip ]] && xc='^gemm/cublas/bf16/|^stream/saxpy/fp32/'
+  fi
+  local quick=(--device "$device" --quick --budget "$budget_s" "${skip_args[@]}")
+  local q_est filter='Registry/CudaVariant.MatchesItsReferenceAtEveryTestSize/*:Registry/CudaGemmVariant.*'
+  filter=$(gtest_filter "$filter")
+  q_est=$(dry_estimate run "${quick[@]}" "${run_args[@]}")
+  [ -n "$q_est" ] || { ev_refuse "roofbench run --dry-run failed"; ev_end; exit 2; }
+  local sanitize_n xc_est
+  sanitize_n=$(test_count test_cuda_kernels "$filter")
+  xc_est=$(dry_estimate run --device "$device" --quick --counters --budget "$budget_s" --filter "$xc" \
+    --ceilings-from "$EV_WORK/runs/quick-1" "${skip_args[@]}")
+  plan quick-1 "$q_est"
+  plan quick-2 "$q_est"
+  plan compare 5
+  plan xcheck-run "${xc_est:-0}"
+  if [[ $device == cuda:* ]]; then  # the CPU rehearsal skips both
+    plan memcheck $((sanitize_n * kSanitizerTest + 10))
+    plan ncu 60
+  fi
+  refuse_or_go
+
+  ev_step quick-1 $((q_est * 3 / 2 + 30)) "$roofbench" run "${quick[@]}" --out "$EV_WORK/runs/quick-1" "${run_args[@]}"
+  ev_step quick-2 $((q_est * 3 / 2 + 30)) "$roofbench" run "${quick[@]}" --out "$EV_WORK/runs/quick-2" "${run_args[@]}"
+  EV_DIFFER_OK=1 ev_step compare 30 "$roofbench" compare "$EV_WORK/runs/quick-1" "$EV_WORK/runs/quick-2" \
+    --markdown "$EV_WORK/agreement.md" --json "$EV_WORK/agreement.json"
+
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n1)
+  if [[ $device != cuda:* ]]; then
+    ev_skip memcheck "the device is $device: compute-sanitizer checks CUDA kernels"
+  elif [ -z "$sanitizer" ]; then
+    ev_skip memcheck "no compute-sanitizer on this machine"
+  elif ! has_test test_cuda_kernels; then
+    ev_skip memcheck "no test_cuda_kernels in the archive"
+  else
+    local tool extra
+    for tool in memcheck racecheck initcheck synccheck; do
+      local want=$((sanitize_n * kSanitizerTest + 10))
+      if [ $tool != memcheck ] && [ "$(ev_remaining)" -lt $((want + 120)) ]; then
+        ev_skip "$tool" "not enough time left (${want} s wanted, $(ev_remaining) s left, the Nsight Compute check after it)"
+        continue
+      fi
+      extra=()
+      [ $tool = memcheck ] && extra=(--leak-check full)
+      ev_step "$tool" "$want" "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 50 \
+        "$tests_dir/test_cuda_kernels" --gtest_filter="$filter" --gtest_brief=1
+    done
+  fi
+
+  # Nsight Compute beside roofbench's CUPTI counters: the same benchmarks, one run each.
+  local names=()
+  mapfile -t names < <(dry_names --device "$device" --quick --filter "$xc" --ceilings-from x "${skip_args[@]}")
+  # The ceilings of the first quick run: this run needs the counters, not the roofs again.
+  local from_run=()
+  [ -f "$EV_WORK/runs/quick-1/results.json" ] && from_run=(--ceilings-from "$EV_WORK/runs/quick-1")
+  ev_step xcheck-run $((${xc_est:-60} * 3 / 2 + 30)) "$roofbench" run --device "$device" --quick --counters \
+    --budget "$budget_s" --filter "$xc" --out "$EV_WORK/xcheck/roofbench" "${from_run[@]}" "${skip_args[@]}"
+  local ncu
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1)
+  if [[ $device != cuda:* ]]; then
+    ev_skip ncu "the device is $device: Nsight Compute profiles CUDA kernels"
+  elif [ -z "$ncu" ]; then
+    ev_skip ncu "no ncu on this machine"
+  elif [ ! -f "$EV_WORK/xcheck/roofbench/results.json" ]; then
+    ev_skip ncu "the roofbench run with counters wrote no results"
+  else
+    local metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex.sum
+    metrics+=,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum
+    metrics+=,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
+    metrics+=,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+    ev_step ncu 180 bash -c '"$@" >"'"$EV_WORK/xcheck/ncu.csv"'"' _ "$ncu" --csv --print-units base --metrics "$metrics" \
+      "$roofbench" run --device "$device" --profile --filter "$xc" --ceilings-from "$EV_WORK/xcheck/roofbench" \
+      --out "$EV_WORK/xcheck/profiled"
+    local bargs=()
+    for n in "${names[@]}"; do bargs+=(--benchmark "$n"); done
+    ev_step crosscheck 30 bash -c '"$@" >"'"$EV_WORK/xcheck/crosscheck.md"'"' _ "$roofbench" crosscheck \
+      "$EV_WORK/xcheck/roofbench" "$EV_WORK/xcheck/ncu.csv" "${bargs[@]}"
+  fi
+}
+
+run_"$what"
+ev_end

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Packs a build into one self-contained archive: roofbench, the test binaries, and every shared
-# library they need except glibc's, the NVIDIA driver's and the toolkit's cuBLAS (libcublasLt
-# alone is over 500 MB; the GPU machine's toolkit has it), in lib/ (the binaries look there
-# first). Unpacked on a machine that has the driver and the toolkit but none of the Debian
-# packages, it runs (with the toolkit's lib64 on LD_LIBRARY_PATH if ldd does not find cuBLAS):
-#   tar -xJf roofbench.tar.xz -C /tmp
-#   /tmp/roofbench/bin/roofbench run --device cuda:0 --out DIR
-#   for t in /tmp/roofbench/bin/test_*; do ROOFBENCH_BIN=/tmp/roofbench/bin/roofbench "$t"; done
+# Packs a build into one self-contained archive for a GPU machine that has the NVIDIA driver and
+# the CUDA toolkit but none of the Debian packages: roofbench, the test binaries that hold GPU
+# tests (gpu-tests.txt, written by CMake, names them; the host tests stay here, where CI runs
+# them and where the source tree some of them read is), and every shared library they need
+# except glibc's, the driver's and the toolkit's cuBLAS (libcublasLt alone is over 500 MB; the GPU
+# machine's toolkit has it), in lib/ (the binaries look there first).
+#   scripts/gpu-check.sh smoke|numbers|repeat roofbench.tar.xz OUT   runs it there, a stage at a time
 # Usage: scripts/pack-build.sh [BUILD_DIR] [OUT.tar.xz]
 set -euo pipefail
 build=${1:-build/release}
@@ -17,12 +16,15 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/roofbench/bin" "$stage/roofbench/lib"
 bins=("$build/roofbench")
-for t in "$build"/tests/test_*; do
-  # test_sass reads the SASS in this build tree's object files (and needs cuobjdump): it checks
-  # the build, not the GPU, and has nothing to read on another machine.
-  [ "$(basename "$t")" = test_sass ] && continue
-  [ -f "$t" ] && [ -x "$t" ] && bins+=("$t")
-done
+: >"$stage/roofbench/gpu-tests.txt"
+if [ -f "$build/gpu-tests.txt" ]; then
+  while read -r t; do
+    [ -n "$t" ] || continue
+    [ -x "$build/tests/$t" ] || { echo "pack-build: $build/tests/$t is listed in gpu-tests.txt but not built" >&2; exit 2; }
+    bins+=("$build/tests/$t")
+    echo "$t" >>"$stage/roofbench/gpu-tests.txt"
+  done <"$build/gpu-tests.txt"
+fi
 cp "${bins[@]}" "$stage/roofbench/bin/"
 for b in "${bins[@]}"; do ldd "$b"; done | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
@@ -40,5 +42,5 @@ if [ -n "$cupti" ]; then
   done
 fi
 mkdir -p "$(dirname "$out")"
-tar -cJf "$out" -C "$stage" roofbench
-echo "pack-build: $out ($(du -h "$out" | cut -f1)): $(ls "$stage/roofbench/bin" | wc -l) binaries, $(ls "$stage/roofbench/lib" | tr '\n' ' ')"
+XZ_OPT=${XZ_OPT:--6 -T0} tar -cJf "$out" -C "$stage" roofbench
+echo "pack-build: $out ($(du -h "$out" | cut -f1)): $(ls "$stage/roofbench/bin" | wc -l) binaries ($(tr '\n' ' ' <"$stage/roofbench/gpu-tests.txt")and roofbench), $(ls "$stage/roofbench/lib" | tr '\n' ' ')"

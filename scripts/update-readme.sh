@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the README's generated sections: the kernel catalogue (from `roofbench list`, i.e.
-# the registry) and the results tables (from the committed baselines' summary.md, written by the
-# suite). Never edit those sections by hand.
+# the registry), the results tables (from the committed baselines' summary.md, written by the
+# suite) and the GPU visit's commands with each stage's estimate (scripts/gpu-check.sh --plan).
+# Never edit those sections by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${ROOFBENCH_BIN:-build/release/roofbench}
@@ -9,7 +10,6 @@ bin=${ROOFBENCH_BIN:-build/release/roofbench}
 
 catalogue=$(mktemp)
 results=$(mktemp)
-trap 'rm -f "$catalogue" "$results"' EXIT
 { echo '```'; "$bin" list; echo '```'; } >"$catalogue"
 for summary in reports/baselines/*/summary.md; do
   [ -f "$summary" ] || continue
@@ -29,6 +29,30 @@ for summary in reports/baselines/*/summary.md; do
     echo; } >>"$results"
 done
 
+# The GPU visit: each stage's estimate, from the registry and the build's GPU tests (no GPU
+# needed), with the GPU machine's 16 cores doing the host's share.
+visit=$(mktemp)
+trap 'rm -f "$catalogue" "$results" "$visit"' EXIT
+build=$(dirname "$bin")
+if [ -x "$build/tests/test_cuda_kernels" ]; then
+  {
+    echo "| # | where | command | estimate (of the 480 s limit) |"
+    echo "|---|---|---|---|"
+    echo "| 1 | here | \`scripts/pack-build.sh build/release .carry/roofbench.tar.xz\` | |"
+    n=2
+    for st in smoke numbers repeat; do
+      plan=$(OMP_NUM_THREADS=16 bash scripts/gpu-check.sh "$st" "$build" /dev/null --device cuda:0 --plan 2>/dev/null)
+      total=$(sed -n '1s/.*estimate \([0-9]*\) s.*/\1/p' <<<"$plan")
+      steps=$(sed -n '2,$p' <<<"$plan" | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $1, $2}')
+      echo "| $n | GPU | \`scripts/gpu-check.sh $st .carry/roofbench.tar.xz \$OUT\` | $total s: $steps |"
+      n=$((n + 1))
+    done
+    echo "| $n | here | \`scripts/visit-baseline.sh VISIT_DIR && scripts/update-readme.sh\` | |"
+  } >"$visit"
+else
+  echo "(a build without CUDA plans no GPU visit: build with nvcc to see the estimates)" >"$visit"
+fi
+
 replace() {  # replace(marker, file): swap the lines between <!-- marker:begin --> and <!-- marker:end -->
   awk -v m="$1" -v f="$2" '
     $0 == "<!-- " m ":begin -->" { print; while ((getline line < f) > 0) print line; skip = 1; next }
@@ -37,4 +61,5 @@ replace() {  # replace(marker, file): swap the lines between <!-- marker:begin -
 }
 replace catalogue "$catalogue"
 replace results "$results"
+replace visit "$visit"
 echo "README.md regenerated"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The archive a GPU session carries: scripts/pack-build.sh packs this build, and
-# scripts/unpack-build.sh (what gpu-check.sh and sanitize.sh use on the GPU machine) unpacks it
-# with every library found; the unpacked roofbench runs. Usage: test_pack_build.sh BUILD_DIR
+# The archive a GPU session carries: scripts/pack-build.sh packs roofbench and the binaries that
+# hold GPU tests (no host test: they run in CI, and some read this source tree), and
+# scripts/unpack-build.sh (what the GPU check uses on the GPU machine) unpacks it with every
+# library found; the unpacked roofbench runs. Usage: test_pack_build.sh BUILD_DIR
 set -uo pipefail
 build=$1
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,13 +16,14 @@ bash "$here/scripts/pack-build.sh" "$build" "$tmp/roofbench.tar.xz" || fail "pac
 source "$here/scripts/unpack-build.sh"
 unpack_build "$tmp/roofbench.tar.xz" || fail "unpack_build returned $?: $libs_report"
 [ -x "$bin/roofbench" ] || fail "no bin/roofbench in the archive"
-[ ! -e "$bin/test_sass" ] || fail "test_sass reads this build tree and should stay out of the archive"
-for t in "$build"/tests/test_*; do
-  [ -f "$t" ] && [ -x "$t" ] || continue  # CTest's test_*_include.cmake files
-  name=$(basename "$t")
-  [ "$name" = test_sass ] || [ -x "$bin/$name" ] || fail "$name is not in the archive"
-done
+manifest=$stage/roofbench/gpu-tests.txt
+[ -f "$manifest" ] || fail "no gpu-tests.txt in the archive"
+diff <(sort "$manifest") <(sort "$build/gpu-tests.txt") >/dev/null || fail "the archive's gpu-tests.txt is not the build's"
+# Exactly roofbench and the GPU test binaries: no host test travels.
+expected=$( (echo roofbench; cat "$build/gpu-tests.txt") | sed '/^$/d' | sort)
+[ "$(ls "$bin" | sort)" = "$expected" ] || fail "bin/ holds $(ls "$bin" | tr '\n' ' ') instead of $(echo $expected)"
 if [ -x "$build/tests/test_cuda_kernels" ]; then
+  grep -qx test_cuda_kernels "$manifest" || fail "a CUDA build's archive must carry test_cuda_kernels"
   for lib in libcupti.so.13 libnvperf_host.so libnvperf_target.so; do
     [ -e "$stage/roofbench/lib/$lib" ] || fail "CUDA build without $lib in the archive's lib/"
   done
@@ -30,4 +32,7 @@ fi
 grep -q "libfmt.*=> $stage/roofbench/lib/" <<<"$libs_report" || fail "libfmt is not loaded from the archive"
 out=$("$bin/roofbench" list 2>&1) || fail "the unpacked roofbench list exited $?: $out"
 grep -q 'gemm/naive/fp32' <<<"$out" || fail "the unpacked roofbench lists no gemm/naive/fp32: $out"
+for t in $(cat "$manifest"); do
+  "$bin/$t" --gtest_list_tests >/dev/null 2>&1 || fail "the unpacked $t does not start"
+done
 echo "pack-build archive: $(du -h "$tmp/roofbench.tar.xz" | cut -f1), $(ls "$bin" | wc -l) binaries, unpacked and run"

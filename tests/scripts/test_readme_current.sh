@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's generated sections are what scripts/update-readme.sh makes of this tree now: the
-# results section from the committed baselines' summary.md, and the CUDA rows of the kernel
+# results section from the committed baselines' summary.md, the CUDA rows of the kernel
 # catalogue from `roofbench list` (the CPU rows name this machine's SIMD and core count, so they
-# are not compared here). A kernel added, or a baseline re-run, without regenerating the README
-# fails here. Usage: test_readme_current.sh ROOFBENCH_BIN HAVE_CUDA(0|1)
+# are not compared here), and the GPU visit's estimates (scripts/gpu-check.sh --plan). A kernel
+# added, a baseline re-run or a stage changed without regenerating the README fails here.
+# Usage: test_readme_current.sh ROOFBENCH_BIN HAVE_CUDA(0|1)
 set -uo pipefail
 bin=$(realpath "$1") have_cuda=$2
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -13,7 +14,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A copy of what the script reads and writes, so that the tree under test is left alone.
 mkdir -p "$tmp/scripts" "$tmp/reports/baselines"
-cp "$here/scripts/update-readme.sh" "$tmp/scripts/"
+cp "$here/scripts/update-readme.sh" "$here/scripts/gpu-check.sh" "$here/scripts/gpu-lib.sh" \
+  "$here/scripts/unpack-build.sh" "$tmp/scripts/"
 cp "$here/README.md" "$tmp/README.md"
 for summary in "$here"/reports/baselines/*/summary.md; do
   [ -f "$summary" ] || continue
@@ -36,6 +38,10 @@ if [ "$have_cuda" = 1 ]; then
   diff -u <(cuda_rows "$here/README.md") <(cuda_rows "$tmp/README.md") ||
     fail "README.md's catalogue of CUDA kernels is not what roofbench list prints: run scripts/update-readme.sh"
   echo "catalogue (CUDA rows): current"
+  [ -n "$(section visit "$here/README.md")" ] || fail "README.md has no GPU-visit section"
+  diff -u <(section visit "$here/README.md") <(section visit "$tmp/README.md") ||
+    fail "README.md's GPU-visit estimates are not what scripts/gpu-check.sh --plan makes: run scripts/update-readme.sh"
+  echo "GPU visit: current"
 else
   echo "catalogue: not compared (a build without CUDA lists no CUDA kernels)"
 fi

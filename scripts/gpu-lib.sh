@@ -1,0 +1,143 @@
+# Sourced by the scripts that run on a GPU machine (gpu-check.sh, sanitize.sh, baseline.sh):
+# every step under a time limit that the stage as a whole keeps, and all evidence in one archive
+# plus one short summary, because a GPU visit brings back at most 8 files and runs each command
+# for at most 10 minutes.
+#
+#   ev_begin OUT NAME LIMIT_S   start: evidence goes to a scratch folder ($EV_WORK)
+#   ev_step NAME SECONDS CMD... run CMD (output in $EV_WORK/NAME.log) under `timeout`, for at most
+#                               SECONDS and never past the stage's limit; one summary line
+#   ev_skip NAME WHY            a summary line for a step that did not run
+#   ev_note TEXT                a line of its own in the summary
+#   ev_remaining                seconds left before the stage's limit, less the packing reserve
+#   ev_end                      OUT/NAME.tar.xz (everything in $EV_WORK) and OUT/NAME-summary.txt,
+#                               the summary printed last; returns 0 when no step failed
+#
+# A step's verdict: PASS (exit 0), FAIL (any other exit; `ev_step` returns it), TIMEOUT (stopped
+# by its limit: SIGTERM first, SIGKILL 10 s later), STOPPED (the stage got SIGTERM or SIGINT),
+# DIFFER (exit 1 of a command that only compares: EV_DIFFER_OK=1 for that step).
+
+EV_RESERVE_S=${EV_RESERVE_S:-20}  # kept for packing the archive at the end
+
+# SIGTERM or SIGINT to the stage (a time limit from outside, Ctrl-C): the step running gets it
+# too (timeout passes it on; a roofbench run writes its results so far, marked partial), later
+# steps are skipped, and ev_end still packs the evidence.
+EV_STOPPED=""
+EV_CHILD=""
+ev_on_signal() {
+  EV_STOPPED=$1
+  [ -n "$EV_CHILD" ] && kill -s "$1" "$EV_CHILD" 2>/dev/null
+}
+trap 'ev_on_signal TERM' TERM
+trap 'ev_on_signal INT' INT
+
+ev_begin() {
+  EV_OUT=$1 EV_NAME=$2 EV_LIMIT=$3
+  EV_START=$(date +%s)
+  EV_WORK=$(mktemp -d)
+  EV_LINES=()
+  EV_FAILED=0
+  EV_REFUSED=""
+  mkdir -p "$EV_OUT" || { echo "$EV_NAME: cannot create $EV_OUT" >&2; exit 2; }
+}
+
+ev_elapsed() { echo $(($(date +%s) - EV_START)); }
+ev_remaining() { echo $((EV_LIMIT - $(ev_elapsed) - EV_RESERVE_S)); }
+
+ev_note() { EV_LINES+=("$*"); echo "$EV_NAME: $*" >&2; }
+
+# The stage does not start: why, as the summary's first line (ev_end exits 2 after it).
+ev_refuse() { EV_REFUSED=$*; echo "$EV_NAME: REFUSED: $*" >&2; }
+
+ev_skip() {
+  EV_LINES+=("$(printf '  %-8s %5s  %-16s %s' SKIPPED - "$1" "$2")")
+  echo "$EV_NAME: $1 skipped: $2" >&2
+}
+
+ev_step() {
+  local name=$1 want=$2
+  shift 2
+  local left
+  if [ -n "$EV_STOPPED" ]; then
+    ev_skip "$name" "the stage was stopped by SIG$EV_STOPPED"
+    return 130
+  fi
+  left=$(ev_remaining)
+  if [ "$left" -lt 5 ]; then
+    ev_skip "$name" "no time left in the stage's ${EV_LIMIT} s"
+    EV_FAILED=$((EV_FAILED + 1))
+    return 124
+  fi
+  local limit=$((want < left ? want : left))
+  local log=$EV_WORK/$name.log t0 rc verdict
+  t0=$(date +%s)
+  echo "$EV_NAME: $name (at most ${limit} s): $*" >&2
+  {
+    echo "\$ $*"
+    echo "# limit ${limit} s, started $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  } >"$log"
+  # In the background, so that a signal to the stage reaches the trap (and the step) at once.
+  timeout --kill-after=10 "$limit" "$@" >>"$log" 2>&1 &
+  EV_CHILD=$!
+  wait "$EV_CHILD"
+  rc=$?
+  while kill -0 "$EV_CHILD" 2>/dev/null; do  # a signal ended the wait, not the step
+    wait "$EV_CHILD"
+    rc=$?
+  done
+  EV_CHILD=""
+  case $rc in
+    0) verdict=PASS ;;
+    124 | 137) verdict=TIMEOUT ;;
+    130 | 143) verdict=STOPPED ;;
+    1) verdict=FAIL; [ "${EV_DIFFER_OK:-0}" = 1 ] && verdict=DIFFER ;;
+    *) verdict=FAIL ;;
+  esac
+  [ "$verdict" = PASS ] || [ "$verdict" = DIFFER ] || EV_FAILED=$((EV_FAILED + 1))
+  local detail
+  detail=$(ev_detail "$log")
+  EV_LINES+=("$(printf '  %-8s %4ss  %-16s %s%s' "$verdict" "$(($(date +%s) - t0))" "$name" \
+    "${detail:+$detail; }" "see $name.log")")
+  echo "$EV_NAME: $name: $verdict (exit $rc) in $(($(date +%s) - t0)) s" >&2
+  return $rc
+}
+
+# The one line of a log worth reading in the summary: gtest's tally, roofbench's last word.
+ev_detail() {
+  local log=$1 line
+  line=$(grep -E '^\[  (PASSED|FAILED|SKIPPED) \] [0-9]+ tests?' "$log" | tr '\n' ' ' | sed 's/, listed below://g')
+  [ -n "$line" ] && { echo "$line" | sed 's/ *$//'; return; }
+  line=$(grep -m1 -E '^GPU [0-9]+: ' "$log")
+  [ -n "$line" ] && { echo "$line" | cut -c1-120; return; }
+  line=$(grep -m1 -E '^roofbench: [0-9]+ benchmarks measured' "$log")
+  [ -n "$line" ] && { echo "$line" | cut -c1-200; return; }
+  line=$(grep -E '^roofbench: |ERROR SUMMARY|[0-9]+ SLOWER, |^merge: ' "$log" | tail -n 2 | tr '\n' ' ')
+  echo "$line" | sed 's/ *$//' | cut -c1-200
+}
+
+ev_end() {
+  local status=0 summary=$EV_OUT/$EV_NAME-summary.txt verdict
+  [ "$EV_FAILED" -eq 0 ] || status=1
+  if [ -n "$EV_REFUSED" ]; then
+    status=2
+    verdict="REFUSED: $EV_REFUSED"
+  elif [ -n "$EV_STOPPED" ]; then
+    status=1
+    verdict="STOPPED by SIG$EV_STOPPED: the steps after it did not run; a run it stopped left its results so far, marked partial"
+  elif [ $status -eq 0 ]; then
+    verdict=passed
+  else
+    verdict="FAILED: $EV_FAILED step(s) failed or ran out of time"
+  fi
+  {
+    echo "$EV_NAME: $verdict (in $(ev_elapsed) s of ${EV_LIMIT} s)"
+    printf '%s\n' "${EV_LINES[@]}"
+    echo "evidence: $EV_OUT/$EV_NAME.tar.xz (every log named above and the results; tar -xJf to read)"
+  } >"$EV_WORK/summary.txt"
+  tar -cJf "$EV_OUT/$EV_NAME.tar.xz" -C "$EV_WORK" . 2>/dev/null ||
+    echo "$EV_NAME: could not pack $EV_OUT/$EV_NAME.tar.xz" >>"$EV_WORK/summary.txt"
+  cp "$EV_WORK/summary.txt" "$summary"
+  rm -rf "$EV_WORK"
+  echo
+  cat "$summary"
+  return $status
+}
