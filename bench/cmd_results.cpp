@@ -44,17 +44,14 @@ int cmd_report(const std::vector<std::string>& paths, const std::string& out) {
     std::vector<Results> runs;
     std::vector<std::string> labels;
     for (const auto& p : paths) {
-      runs.push_back(load_results(results_path(p)));
+      runs.push_back(read_results(results_path(p)));
       labels.push_back(runs.back().device.value("name", std::string("?")));
     }
     for (std::size_t i = 0; i < runs.size(); ++i)  // the same machine twice: tell the runs apart by time
       if (std::count(labels.begin(), labels.end(), labels[i]) > 1)
         labels[i] += " · " + runs[i].provenance.value("utc_time", std::string("?"));
     std::vector<const Results*> ptrs;
-    for (auto& r : runs) {
-      apply_model(r);
-      ptrs.push_back(&r);
-    }
+    for (auto& r : runs) ptrs.push_back(&r);
     const fs::path dir = out.empty() ? fs::path(".") : fs::path(out);
     ensure_writable_dir(dir.string());
     FileSet files;
@@ -64,7 +61,7 @@ int cmd_report(const std::vector<std::string>& paths, const std::string& out) {
     return kExitOk;
   }
   const std::string path = results_path(paths[0]);
-  const Results r = load_results(path);
+  const Results r = read_results(path);
   fs::path dir = !out.empty() ? fs::path(out) : fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   write_reports(r, dir, false);
@@ -77,7 +74,7 @@ int cmd_merge(const std::vector<std::string>& paths, const std::string& out, int
   std::vector<std::string> files;
   for (const auto& p : paths) {
     files.push_back(results_path(p));
-    parts.push_back(load_results(files.back()));
+    parts.push_back(read_results(files.back()));
   }
   Results m = merge_results(parts, files);
   std::string cmd;
@@ -109,7 +106,7 @@ int cmd_merge(const std::vector<std::string>& paths, const std::string& out, int
 }
 
 int cmd_crosscheck(const std::string& results, const std::string& ncu_csv, const std::vector<std::string>& benchmarks) {
-  const Results r = load_results(results_path(results));
+  const Results r = read_results(results_path(results));
   std::ifstream in(ncu_csv, std::ios::binary);
   if (!in) throw InputError(ncu_csv + ": cannot open for reading");
   std::stringstream text;
@@ -163,7 +160,7 @@ int cmd_compare(const CompareArgs& a) {
   CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
   opt.allow_device_mismatch = a.allow_device_mismatch;
   const std::string bp = results_path(a.base), np = results_path(a.fresh);
-  const Results base = load_results(bp), fresh = load_results(np);
+  const Results base = read_results(bp), fresh = read_results(np);
   const Comparison c = compare_results(base, fresh, opt, bp, np);
   write_outputs({{a.markdown, render_compare_markdown(c)}, {a.json, compare_json(c).dump(2) + "\n"}});
   std::cout << render_compare_text(c);

@@ -20,6 +20,7 @@
 #include "bench/plan.h"
 #include "bench/provenance.h"
 #include "reports/format.h"
+#include "reports/progress.h"
 #include "reports/report.h"
 #include "roofbench/version.h"
 #include "roofline/ceilings.h"
@@ -257,8 +258,11 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   };
 
   StopSignals stop_signals;
-  JobsOutput ran = run_jobs(*dev, plan.jobs, opt, a.gbench_args, std::cout, counters.get(), snapshot);
+  ConsoleProgress progress(std::cout);
+  JobsOutput ran = run_jobs(*dev, plan.jobs, opt, a.gbench_args, progress, counters.get(), snapshot);
   if (counters) r.counters = counters->status();
+  if (r.settings.contains("launch"))  // as it ended: a hold given up on during the run is said there
+    r.settings["launch"] = dev->launch_method(opt.hide_launch ? Launch::hidden : Launch::synchronous);
 
   std::vector<const JobResult*> done;
   for (const auto& jr : ran.results) done.push_back(&jr);

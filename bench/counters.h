@@ -21,10 +21,12 @@ class CounterCollector {
   virtual std::vector<std::string> metrics_for(const BenchmarkResult& b) = 0;
   // Replay passes a metric list needs on this device.
   virtual int passes_for(const std::vector<std::string>& metrics) = 0;
-  // Counters of one run of `inst`. Before every replay pass the inputs are made afresh from
-  // `seed` (Instance::prepare) and, when `cold`, the caches are flushed, so every pass sees the
-  // same work the timed samples did. Never throws: a failure is the result's `error`.
-  virtual Counters collect(Device& dev, Instance& inst, const BenchmarkResult& b, std::uint64_t seed, bool cold) = 0;
+  // Counters of one run of `inst`, into b.counters, with the collector's own warnings (a kernel
+  // trace that failed, or that disagrees with b's event timing) in b.warnings. Before every
+  // replay pass the inputs are made afresh from `seed` (Instance::prepare) and, when `cold`, the
+  // caches are flushed, so every pass sees the same work the timed samples did. Never throws: a
+  // failure is the counters' `error`.
+  virtual void collect(Device& dev, Instance& inst, BenchmarkResult& b, std::uint64_t seed, bool cold) = 0;
   // results.json "counters": the chip, the metric source, and whether counters stayed readable.
   virtual nlohmann::json status() const = 0;
 };

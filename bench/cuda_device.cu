@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <optional>
 
 #include "bench/cuda_check.h"
 #include "bench/device.h"
@@ -39,12 +40,14 @@ __global__ void flush_read_kernel(const uint4* __restrict__ p, long long n, unsi
   if (acc == 0xDEADBEEFu) *sink = acc;
 }
 
-// Holds the stream until the host writes flags[0], or until `timeout_ns` of %globaltimer have
-// passed; then flags[1] says which. One thread: it holds the queue, not the SMs.
-__global__ void blocking_kernel(volatile int* flags, unsigned long long timeout_ns) {
+// Holds the stream until the host writes `generation` (or a later one) to flags[0], or until
+// `timeout_ns` of %globaltimer have passed; then flags[1] says which. Generations, not a 0/1
+// flag: a hold left over from a sample that failed is released by any later release, and cannot
+// read the next hold's reset. One thread: it holds the queue, not the SMs.
+__global__ void blocking_kernel(volatile int* flags, int generation, unsigned long long timeout_ns) {
   unsigned long long t0, t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  while (flags[0] == 0) {
+  while (flags[0] < generation) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     if (t - t0 > timeout_ns) {
       flags[1] = 1;
@@ -62,7 +65,11 @@ class MappedFlags {
     CUDA_CHECK(cudaHostAlloc(&p, 2 * sizeof(int), cudaHostAllocMapped));
     host_ = static_cast<volatile int*>(p);
     host_[0] = host_[1] = 0;
-    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), const_cast<int*>(host_), 0));
+    const cudaError_t e = cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), p, 0);
+    if (e != cudaSuccess) {
+      CUDA_CHECK_NOEXCEPT(cudaFreeHost(p));
+      CUDA_CHECK(e);
+    }
   }
   ~MappedFlags() { CUDA_CHECK_NOEXCEPT(cudaFreeHost(const_cast<int*>(host_))); }
   MappedFlags(const MappedFlags&) = delete;
@@ -84,21 +91,26 @@ class EventTimer {
 
   void synchronize() { CUDA_CHECK(cudaDeviceSynchronize()); }
   void hold() {
-    flags_.host()[0] = 0;
     flags_.host()[1] = 0;
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    blocking_kernel<<<1, 1>>>(flags_.device(), kHoldTimeoutNs);
+    blocking_kernel<<<1, 1>>>(flags_.device(), ++generation_, kHoldTimeoutNs);
     CUDA_CHECK_LAUNCH();
+    held_ = true;
   }
   void release() noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    flags_.host()[0] = 1;
+    flags_.host()[0] = generation_;
   }
   void record_start() { CUDA_CHECK(cudaEventRecord(start_.get())); }
   void record_stop() { CUDA_CHECK(cudaEventRecord(stop_.get())); }
   double elapsed_s() {
     CUDA_CHECK(cudaEventSynchronize(stop_.get()));
-    if (flags_.host()[1] != 0)
+    // Only a sample that held the stream can have timed out (a synchronous one after a timeout
+    // must not read the old flag).
+    const bool timed_out = held_ && flags_.host()[1] != 0;
+    held_ = false;
+    flags_.host()[1] = 0;
+    if (timed_out)
       throw HoldTimedOut(fmt::format(
           "the blocking kernel held the stream for {} s without being released: a launch waited for the GPU (a "
           "variant whose run() synchronizes must declare launch_synchronizes), or a profiler serializes launches",
@@ -111,6 +123,8 @@ class EventTimer {
  private:
   MappedFlags flags_;
   CudaEvent start_, stop_;
+  int generation_ = 0;
+  bool held_ = false;
 };
 
 int attr(cudaDeviceAttr a, int dev) {
@@ -127,6 +141,7 @@ class CudaDevice final : public Device {
  public:
   explicit CudaDevice(int index) : index_(index) {
     CUDA_CHECK(cudaSetDevice(index_));
+    timer_.emplace();  // its events and flags on this device, not on the one current before
     CUDA_CHECK(cudaGetDeviceProperties(&prop_, index_));
     require_code_for_this_gpu();
     l2_bytes_ = static_cast<std::size_t>(attr(cudaDevAttrL2CacheSize, index_));
@@ -190,13 +205,13 @@ class CudaDevice final : public Device {
   double time_run(Instance& inst, Launch launch) override {
     if (launch == Launch::hidden && !hold_failed_.empty()) launch = Launch::synchronous;
     try {
-      return timed_sample(timer_, [&inst] { inst.run(); }, launch);
+      return timed_sample(*timer_, [&inst] { inst.run(); }, launch);
     } catch (const HoldTimedOut& e) {
       // Once is enough to know: every later sample of the process starts after a synchronize,
       // and this one is taken again that way (its time included the wait).
       hold_failed_ = e.what();
       CUDA_CHECK(cudaDeviceSynchronize());
-      return timed_sample(timer_, [&inst] { inst.run(); }, Launch::synchronous);
+      return timed_sample(*timer_, [&inst] { inst.run(); }, Launch::synchronous);
     }
   }
 
@@ -253,7 +268,7 @@ class CudaDevice final : public Device {
   DeviceBuffer<unsigned char> flush_;
   DeviceBuffer<unsigned> sink_;
   DeviceBuffer<unsigned long long> clock_out_;
-  EventTimer timer_;
+  std::optional<EventTimer> timer_;  // made once cudaSetDevice has run
   std::string hold_failed_;  // set when a hold timed out: later samples start after a synchronize
   int sm_count_ = 1;
   std::unique_ptr<Nvml> nvml_;

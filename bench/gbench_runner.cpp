@@ -9,8 +9,6 @@
 #include <sstream>
 
 #include "bench/stats.h"
-#include "reports/format.h"
-#include "roofline/cupti/metrics.h"
 
 namespace roofbench {
 
@@ -70,52 +68,10 @@ struct LostDevice {
   }
 };
 
-// The end of a measured benchmark's progress line: median, spread, rates and how sampling ended.
-std::string measured_line(const BenchmarkResult& res) {
-  const Measurement& m = *res.measurement;
-  const SampleStats& s = m.stats;
-  std::string line = fmt::format("{} ±{:.1f}% IQR, {} samples", duration(s.median), 100 * s.rel_iqr(), s.n);
-  if (res.flops > 0) line += ", " + si(res.flops / s.median, "FLOP/s");
-  if (res.bytes > 0) line += ", " + si(res.bytes / s.median, "B/s");
-  std::string notes;
-  if (m.stop_reason == "time_budget") notes += ", out of time budget";
-  if (m.stop_reason == "max_samples") notes += ", at the sample limit";
-  if (!m.throttled.empty()) notes += fmt::format(", {} throttled", m.throttled.size());
-  return line + fmt::format(" (verified, {} checked{})\n", res.verification.checked, notes);
-}
-
-// The counter pass of one measured benchmark: its counters and kernel trace into `res`, a line
-// each on the console, and the trace's disagreement with the event timing as a warning.
-void collect_counters(CounterCollector& counters, Device& dev, Instance& inst, BenchmarkResult& res,
-                      const MeasureOptions& opt, std::ostream& progress) {
-  res.counters = counters.collect(dev, inst, res, opt.seed, opt.cold_cache);
-  const Counters& c = *res.counters;
-  if (!c.error.empty())
-    progress << "    counters: " << c.error << "\n";
-  else
-    progress << fmt::format("    counters ({} pass{}): {}\n", c.passes, c.passes == 1 ? "" : "es",
-                            counter_line(c, res.flops, res.bytes));
-  // The Activity API's kernel records against the event timing.
-  if (c.trace && !c.trace->error.empty()) res.warnings.push_back("trace: " + c.trace->error);
-  if (c.trace && c.trace->ok())
-    progress << fmt::format(
-        "    kernel trace: {} from the first kernel's start to the last one's end ({} kernel{} a run, median of {})\n",
-        duration(summarize(c.trace->span_s).median), c.trace->kernels.size(), c.trace->kernels.size() == 1 ? "" : "s",
-        c.trace->span_s.size());
-  if (res.measurement)
-    if (const auto t = cupti::trace_check(c, *res.measurement)) {
-      if (std::string w = cupti::trace_warning(*t); !w.empty()) {
-        progress << "    " << w << "\n";
-        res.warnings.push_back(std::move(w));
-      }
-    }
-  progress << std::flush;
-}
-
 }  // namespace
 
 JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOptions& opt,
-                    const std::vector<std::string>& gbench_args, std::ostream& progress, CounterCollector* counters,
+                    const std::vector<std::string>& gbench_args, Progress& progress, CounterCollector* counters,
                     const JobFinished& finished) {
   initialize_gbench(gbench_args);
   benchmark::ClearRegisteredBenchmarks();
@@ -159,22 +115,22 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
         state.SkipWithError(res->error.c_str());
         return;
       }
-      const std::string rep = first ? "" : fmt::format(" (repetition {})", *runs);
-      progress << fmt::format("[{}/{}] {}{} … ", *done, total, res->name, rep) << std::flush;
-      // A failure gets no number: its error is recorded and printed, and the device is checked.
+      progress.started(res->name, *done, total, *runs);
+      // A failure gets no number: its error is recorded and reported, and the device is checked.
       auto fail = [&](std::string why) {
         res->error = std::move(why);
         res->measurement.reset();
         state.SkipWithError(res->error.c_str());
-        progress << "FAILED: " << res->error << "\n" << std::flush;
+        progress.failed(*res);
         lost->check(dev, res->name);
       };
       // Right after the timed samples, while the instance lives: the progress line, then the
       // counters in a pass of their own (nothing above was timed under the profiler).
       const AfterMeasure after = [&](Instance& inst, BenchmarkResult& r) {
-        progress << measured_line(r) << std::flush;
+        progress.measured(r);
         if (counters && job.tag.empty() && first && job.variant->launches_kernels) {
-          collect_counters(*counters, dev, inst, r, opt, progress);
+          counters->collect(dev, inst, r, opt.seed, opt.cold_cache);
+          progress.counted(r);
           if (!r.counters->error.empty()) lost->check(dev, res->name);  // a kernel fault under the profiler
         }
       };
@@ -188,7 +144,7 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
             one = run_benchmark(dev, *job.variant, job.params, opt, after);
           } catch (const Interrupted& e) {
             state.SkipWithError(e.what());
-            progress << e.what() << "\n" << std::flush;
+            progress.stopped(e.what());
             *runs = 0;  // left out of the results, as not run
             --*done;
             return;

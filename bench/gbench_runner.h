@@ -5,7 +5,6 @@
 // working (--benchmark_filter, --benchmark_repetitions, --benchmark_out) and its JSON carries
 // the rates as counters, while results.json keeps every raw sample.
 #include <functional>
-#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "bench/device.h"
 #include "bench/harness.h"
 #include "bench/plan.h"
+#include "bench/progress.h"
 
 namespace roofbench {
 
@@ -31,13 +31,13 @@ struct JobsOutput {
 using JobFinished = std::function<void(std::size_t index, const JobResult&)>;
 
 // `gbench_args` are --benchmark_* flags passed through to Google Benchmark; an unknown one is an
-// InputError. Progress lines go to `progress`. With `counters`, every job without a tag gets a
+// InputError. What happens goes to `progress` as events. With `counters`, every job without a tag gets a
 // counter pass after its timed samples (repetitions and end-of-run passes do not repeat it).
 // Each job goes through run_benchmark (bench/harness.h), the sequence the tests check. Once a
 // stop is requested (request_stop) the job being measured and every later one are left out of
 // the output, as not run.
 JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOptions& opt,
-                    const std::vector<std::string>& gbench_args, std::ostream& progress,
+                    const std::vector<std::string>& gbench_args, Progress& progress,
                     CounterCollector* counters = nullptr, const JobFinished& finished = {});
 
 }  // namespace roofbench

@@ -63,13 +63,15 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   if (!opt.hide_launch) launch = Launch::synchronous;
   Measurement m;
   m.timer = dev.timer();
-  m.launch = dev.launch_method(launch);
   m.cold_cache = opt.cold_cache;
   for (int i = 0; i < opt.warmup_runs; ++i) {
     if (opt.cold_cache) dev.flush_cache();
-    dev.time_run(inst, launch);
+    // The first warm-up is not held: a kernel whose module is not loaded yet (lazy loading) may
+    // wait for the GPU at its first launch, which a held stream would turn into a timeout.
+    dev.time_run(inst, i == 0 ? Launch::synchronous : launch);
     throw_if_stopped();
   }
+  m.launch = dev.launch_method(launch);  // after the warm-up: a hold it gave up on is already said
   m.warmup_runs = opt.warmup_runs;
   m.clock_before_hz = dev.clock_hz();
   // The reference for throttled samples: the cheap per-sample reading, taken once the clock has

@@ -25,7 +25,8 @@ class Instance {
   virtual void run() = 0;
   // Compares the output of the last run with the reference. Untimed.
   virtual Verification verify() = 0;
-  // Fixed-tile GPU kernels: how their grid fills the machine (see WaveModel and wave_model()).
+  // Fixed-tile GPU kernels: their tile and occupancy, from which the model derives how their grid
+  // fills the machine (see WaveModel).
   virtual std::optional<WaveModel> waves() const { return std::nullopt; }
 };
 

@@ -8,25 +8,15 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "roofline/cupti/metrics.h"
 
 namespace roofbench {
 
-WaveModel wave_model(std::int64_t tile_m, std::int64_t tile_n, std::int64_t M, std::int64_t N,
-                     std::int64_t blocks_per_sm, std::int64_t sms) {
-  if (tile_m <= 0 || tile_n <= 0 || M <= 0 || N <= 0 || blocks_per_sm <= 0 || sms <= 0)
-    throw std::invalid_argument("wave model needs positive tiles, sizes, blocks per SM and SMs");
-  WaveModel w;
-  w.tile_m = tile_m;
-  w.tile_n = tile_n;
-  w.blocks_per_sm = blocks_per_sm;
-  w.sms = sms;
-  w.tiles = ((M + tile_m - 1) / tile_m) * ((N + tile_n - 1) / tile_n);
-  const std::int64_t slots = blocks_per_sm * sms;
-  w.waves = static_cast<double>(w.tiles) / static_cast<double>(slots);
-  const std::int64_t whole = (w.tiles + slots - 1) / slots;
-  w.efficiency = static_cast<double>(w.tiles) / static_cast<double>(whole * slots);
-  return w;
+std::map<std::string, double> Counters::intensity() const {
+  std::map<std::string, double> out;
+  if (!flops || *flops <= 0) return out;
+  for (const auto& [level, b] : bytes)
+    if (b > 0) out[level] = *flops / b;
+  return out;
 }
 
 using nlohmann::json;
@@ -157,22 +147,23 @@ json waves_json(const WaveModel& w) {
   return {{"tile_m", w.tile_m},   {"tile_n", w.tile_n}, {"tiles", w.tiles},          {"blocks_per_sm", w.blocks_per_sm},
           {"sms", w.sms},         {"waves", w.waves},   {"efficiency", w.efficiency}};
 }
-WaveModel waves_from(const json& j, const Params& p) {
-  // waves and efficiency are derived: recomputed from the grid, like the statistics.
-  const std::int64_t tile_m = j.at("tile_m").get<std::int64_t>(), tile_n = j.at("tile_n").get<std::int64_t>();
-  const std::int64_t bps = j.at("blocks_per_sm").get<std::int64_t>(), sms = j.at("sms").get<std::int64_t>();
-  try {
-    return wave_model(tile_m, tile_n, param(p, "M"), param(p, "N"), bps, sms);
-  } catch (const std::exception& e) {
-    throw InputError(std::string("bad waves: ") + e.what());
-  }
+WaveModel waves_from(const json& j) {
+  // tiles, waves and efficiency are derived: the model recomputes them from the grid.
+  WaveModel w;
+  w.tile_m = j.at("tile_m").get<std::int64_t>();
+  w.tile_n = j.at("tile_n").get<std::int64_t>();
+  w.blocks_per_sm = j.at("blocks_per_sm").get<std::int64_t>();
+  w.sms = j.at("sms").get<std::int64_t>();
+  if (w.tile_m <= 0 || w.tile_n <= 0 || w.blocks_per_sm <= 0 || w.sms <= 0)
+    throw InputError("bad waves: tiles, blocks per SM and SMs must be positive");
+  return w;
 }
 
 json counters_json(const Counters& c) {
   json derived = {{"flops", opt(c.flops)},
                   {"flops_formula", c.flops_formula.empty() ? json(nullptr) : json(c.flops_formula)},
                   {"bytes", c.bytes},
-                  {"intensity", cupti::measured_intensity(c)},
+                  {"intensity", c.intensity()},
                   {"time_s", opt(c.time_s)},
                   {"sm_clock_hz", opt(c.sm_clock_hz)},
                   {"threads_per_instruction", opt(c.threads_per_instruction)},
@@ -210,8 +201,7 @@ Counters counters_from(const json& j) {
       if (!std::isfinite(v) || v < 0) throw InputError("trace: a span is not a finite, non-negative time");
     c.trace = std::move(t);
   }
-  cupti::derive(c);  // derived values are recomputed, never trusted from the file
-  return c;
+  return c;  // derived values are the model's to recompute (apply_model), never read from the file
 }
 
 json benchmark_json(const BenchmarkResult& b) {
@@ -263,7 +253,7 @@ BenchmarkResult benchmark_from(const json& j) {
   b.warnings = j.value("warnings", std::vector<std::string>{});
   if (!j.at("measurement").is_null()) b.measurement = measurement_from(j.at("measurement"));
   if (!j.at("placement").is_null()) b.placement = placement_from(j.at("placement"));
-  if (auto it = j.find("waves"); it != j.end() && !it->is_null()) b.waves = waves_from(*it, b.params);
+  if (auto it = j.find("waves"); it != j.end() && !it->is_null()) b.waves = waves_from(*it);
   if (auto it = j.find("compared_with"); it != j.end() && !it->is_null()) b.compared_with = it->get<std::string>();
   if (auto it = j.find("counters"); it != j.end() && !it->is_null()) b.counters = counters_from(*it);
   if (b.verified() && !b.measurement) throw InputError("benchmark '" + b.name + "' is verified but has no measurement");

@@ -57,18 +57,18 @@ struct Placement {
 
 // How a fixed-tile GPU kernel's grid fills the machine (wave quantization). A wave is every SM
 // running its maximum of resident blocks at once; the last wave of a grid that is not a whole
-// number of waves leaves SMs idle for the full time of a tile.
+// number of waves leaves SMs idle for the full time of a tile. The kernel states the facts (its
+// tile, and the blocks per SM the occupancy calculator gives it on the device); the roofline
+// model derives the rest (roofline/model.h: derive_waves), as it does on every load.
 struct WaveModel {
   std::int64_t tile_m = 0, tile_n = 0;  // the block tile of C (BM x BN)
-  std::int64_t tiles = 0;               // blocks in the grid: ceil(M/BM) x ceil(N/BN)
   std::int64_t blocks_per_sm = 0;       // resident at once (the occupancy calculator's answer)
   std::int64_t sms = 0;
-  double waves = 0;       // tiles / (blocks_per_sm x sms)
-  double efficiency = 0;  // tiles / (ceil(waves) x blocks_per_sm x sms): share of SM time doing useful tiles
+  // Derived by the model:
+  std::int64_t tiles = 0;  // blocks in the grid: ceil(M/BM) x ceil(N/BN)
+  double waves = 0;        // tiles / (blocks_per_sm x sms)
+  double efficiency = 0;   // tiles / (ceil(waves) x blocks_per_sm x sms): share of SM time doing useful tiles
 };
-// Fills waves and efficiency from the other fields; throws std::invalid_argument on zeros.
-WaveModel wave_model(std::int64_t tile_m, std::int64_t tile_n, std::int64_t M, std::int64_t N,
-                     std::int64_t blocks_per_sm, std::int64_t sms);
 
 // CUPTI Activity records (CONCURRENT_KERNEL) of a few more runs of one benchmark, apart from
 // the timed samples and the profiled passes: the GPU's own start and end stamps of each kernel,
@@ -84,14 +84,15 @@ struct KernelTrace {
 
 // Hardware counters of one benchmark, from a separate profiled pass (never the timed one):
 // the metric values CUPTI evaluated for one run of the kernel, and what the model derives from
-// them (roofline/cupti/metrics.h). Counter-measured work sits beside the declared work.
+// them (roofline/cupti/metrics.h: derive, at collection and on every load through apply_model).
+// Counter-measured work sits beside the declared work.
 struct Counters {
   std::vector<std::string> metrics;      // collected, in the order asked for
   std::map<std::string, double> values;  // metric -> value for the profiled run
   int passes = 0;                        // replay passes CUPTI needed for them
   std::string set;                       // "default" (chosen from the kernel) or "user" (--metrics)
   std::string error;                     // non-empty: the collection failed; one line, why
-  // Derived from `values` when they load (recomputed, like the statistics):
+  // Derived from `values` by the model (never read from a file):
   std::optional<double> flops;                // measured FLOPs: FP instructions or tensor ops
   std::string flops_formula;                  // which counters, e.g. "fadd + fmul + 2·ffma (SASS, per thread)"
   std::map<std::string, double> bytes;        // by level: "l1", "l2", "dram"
@@ -100,6 +101,8 @@ struct Counters {
   std::optional<double> branch_uniformity;        // share of branch targets taken by all active threads alike
   std::optional<KernelTrace> trace;               // the Activity API's kernel records, where taken
   bool ok() const { return error.empty() && !values.empty(); }
+  // FLOP per byte at each level where both are known and the bytes are non-zero.
+  std::map<std::string, double> intensity() const;
 };
 
 struct BenchmarkResult {

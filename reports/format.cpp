@@ -11,33 +11,6 @@
 
 namespace roofbench {
 
-std::string si(double v, const std::string& unit) {
-  static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-  if (!std::isfinite(v)) return "—";
-  int i = 0;
-  double a = std::fabs(v);
-  while (a >= 999.5 && i < 6) {
-    a /= 1000;
-    v /= 1000;
-    ++i;
-  }
-  const int digits = a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2;
-  return fmt::format("{:.{}f} {}{}", v, digits, prefixes[i], unit);
-}
-
-std::string duration(double s) {
-  if (!std::isfinite(s)) return "—";
-  const double a = std::fabs(s);
-  auto three = [](double x, const char* u) {
-    const int d = std::fabs(x) >= 99.95 ? 0 : std::fabs(x) >= 9.995 ? 1 : 2;
-    return fmt::format("{:.{}f} {}", x, d, u);
-  };
-  if (a >= 1) return three(s, "s");
-  if (a >= 1e-3) return three(s * 1e3, "ms");
-  if (a >= 1e-6) return three(s * 1e6, "us");
-  return three(s * 1e9, "ns");
-}
-
 std::string intensity(double v) {
   if (!std::isfinite(v)) return "—";
   if (v >= 100) return fmt::format("{:.0f}", v);
@@ -314,7 +287,7 @@ std::vector<CounterRow> counter_rows(const Results& r) {
     }
     if (auto it = c.bytes.find("l2"); it != c.bytes.end()) row.l2 = si(it->second, "B");
     if (auto it = c.bytes.find("l1"); it != c.bytes.end()) row.l1 = si(it->second, "B");
-    for (const auto& [level, ai] : cupti::measured_intensity(c))
+    for (const auto& [level, ai] : c.intensity())
       (level == "l1" ? row.ai_l1 : level == "l2" ? row.ai_l2 : row.ai_dram) = intensity(ai);
     if (c.threads_per_instruction) row.threads_per_instruction = fmt::format("{:.1f}", *c.threads_per_instruction);
     if (c.branch_uniformity) row.branch_uniformity = fmt::format("{:.1f}%", 100 * *c.branch_uniformity);

@@ -5,13 +5,10 @@
 #include <vector>
 
 #include "bench/results.h"
+#include "bench/units.h"  // si(), duration()
 
 namespace roofbench {
 
-// Engineering prefix: si(1.23e10, "FLOP/s") == "12.3 GFLOP/s". Three significant digits.
-std::string si(double v, const std::string& unit);
-// 1.5e-3 → "1.50 ms"; seconds down to nanoseconds, "us" for micro.
-std::string duration(double seconds);
 // Intensity in FLOP/byte with sensible digits: 0.125, 2.67, 171.
 std::string intensity(double v);
 

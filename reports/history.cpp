@@ -10,6 +10,7 @@
 
 #include "reports/format.h"
 #include "reports/svg.h"
+#include "roofline/model.h"
 
 namespace roofbench {
 
@@ -44,7 +45,7 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths) {
     for (auto it = fs::recursive_directory_iterator(paths[0], ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec))
       if (it->is_regular_file() && it->path().filename() == "results.json")
-        runs.push_back({it->path().string(), "", "", load_results(it->path().string())});
+        runs.push_back({it->path().string(), "", "", read_results(it->path().string())});
     if (ec) throw InputError("cannot read folder '" + paths[0] + "': " + ec.message());
     std::stable_sort(runs.begin(), runs.end(), [](const HistoryRun& a, const HistoryRun& b) {
       return a.results.provenance.value("utc_time", std::string()) < b.results.provenance.value("utc_time", std::string());
@@ -52,7 +53,7 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths) {
   } else {
     for (const auto& p : paths) {
       const std::string file = results_path(p);
-      runs.push_back({file, "", "", load_results(file)});
+      runs.push_back({file, "", "", read_results(file)});
     }
   }
   if (runs.size() < 2)

@@ -503,7 +503,7 @@ std::vector<HierarchyPoint> hierarchy_points(const Results& r) {
   std::vector<HierarchyPoint> out;
   for (const auto& b : r.benchmarks) {
     if (!b.verified() || !b.measurement || !b.counters || !b.counters->ok() || !b.counters->flops) continue;
-    const auto ai = cupti::measured_intensity(*b.counters);
+    const auto ai = b.counters->intensity();
     if (ai.empty()) continue;
     HierarchyPoint p;
     p.benchmark = &b;

@@ -1,6 +1,10 @@
 #include "roofline/model.h"
 
+#include "roofline/cupti/metrics.h"
+
 #include <fmt/format.h>
+
+#include <stdexcept>
 
 #include <algorithm>
 #include <cmath>
@@ -73,7 +77,41 @@ bool is_model_warning(const std::string& w) {
 }
 }  // namespace
 
+WaveModel wave_model(std::int64_t tile_m, std::int64_t tile_n, std::int64_t M, std::int64_t N,
+                     std::int64_t blocks_per_sm, std::int64_t sms) {
+  if (tile_m <= 0 || tile_n <= 0 || M <= 0 || N <= 0 || blocks_per_sm <= 0 || sms <= 0)
+    throw std::invalid_argument("wave model needs positive tiles, sizes, blocks per SM and SMs");
+  WaveModel w;
+  w.tile_m = tile_m;
+  w.tile_n = tile_n;
+  w.blocks_per_sm = blocks_per_sm;
+  w.sms = sms;
+  w.tiles = ((M + tile_m - 1) / tile_m) * ((N + tile_n - 1) / tile_n);
+  const std::int64_t slots = blocks_per_sm * sms;
+  w.waves = static_cast<double>(w.tiles) / static_cast<double>(slots);
+  const std::int64_t whole = (w.tiles + slots - 1) / slots;
+  w.efficiency = static_cast<double>(w.tiles) / static_cast<double>(whole * slots);
+  return w;
+}
+
+Results read_results(const std::string& path) {
+  Results r = load_results(path);
+  apply_model(r);
+  return r;
+}
+
 void apply_model(Results& r) {
+  for (auto& b : r.benchmarks) {
+    if (b.counters) cupti::derive(*b.counters);
+    if (b.waves) {
+      try {
+        *b.waves = wave_model(b.waves->tile_m, b.waves->tile_n, param(b.params, "M"), param(b.params, "N"),
+                              b.waves->blocks_per_sm, b.waves->sms);
+      } catch (const std::exception& e) {  // no M or N, or a zero: the file's wave model is no model
+        throw InputError(b.name + ": bad waves: " + e.what());
+      }
+    }
+  }
   for (auto& c : r.ceilings) {
     c.warnings.erase(std::remove_if(c.warnings.begin(), c.warnings.end(), is_model_warning), c.warnings.end());
     if (c.value_end && c.value_start > 0) {

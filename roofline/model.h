@@ -7,6 +7,7 @@
 //   ridge      = peak / BW, the intensity where the two roofs meet
 // The roofs are the highest measured ceiling of each kind: the best bandwidth reached at each
 // memory level and the best FLOP rate of each precision on each unit.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,7 +38,17 @@ inline constexpr double kRoofTolerance = 0.05;
 // machine did not hold steady through the run, and the kernels between saw either roof.
 inline constexpr double kDriftTolerance = 0.10;
 
-// Fills placements, roof and drift warnings and ridge points of a results model from its ceilings.
+// The wave model of a fixed-tile kernel at M x N (see WaveModel); throws std::invalid_argument
+// on zeros.
+WaveModel wave_model(std::int64_t tile_m, std::int64_t tile_n, std::int64_t M, std::int64_t N,
+                     std::int64_t blocks_per_sm, std::int64_t sms);
+
+// Everything a results model derives from what was measured, recomputed rather than trusted from
+// a file: each benchmark's counters (FLOPs, bytes per level, time: roofline/cupti/metrics.h) and
+// wave model, its placement and roof warnings, the ceilings' drift warnings, and ridge points.
 void apply_model(Results& r);
+
+// A results file as the model sees it: load_results (bench/results.h), then apply_model.
+Results read_results(const std::string& path);
 
 }  // namespace roofbench

@@ -93,14 +93,20 @@ class GpuGemm : public Instance {
                        std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
   }
 
-  // The wave model of a kernel launched with a BM x BN tile per block, at its occupancy on this GPU.
+  // The facts of the wave model of a kernel launched with a BM x BN tile per block: its occupancy
+  // on this GPU and the SMs (the roofline model derives tiles, waves and efficiency from them).
   template <class Kernel>
   WaveModel tile_waves(Kernel kernel, int threads, std::size_t dynamic_smem, std::int64_t bm, std::int64_t bn) const {
     int dev = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem));
-    return wave_model(bm, bn, M, N, per_sm, sms);
+    WaveModel w;
+    w.tile_m = bm;
+    w.tile_n = bn;
+    w.blocks_per_sm = per_sm;
+    w.sms = sms;
+    return w;
   }
 
  private:

@@ -193,12 +193,4 @@ std::string trace_warning(const TraceCheck& t) {
       us(t.events_s), 100 * diff / t.span_s, us(t.span_s), us(diff), gaps);
 }
 
-std::map<std::string, double> measured_intensity(const Counters& c) {
-  std::map<std::string, double> out;
-  if (!c.flops || *c.flops <= 0) return out;
-  for (const auto& [level, b] : c.bytes)
-    if (b > 0) out[level] = *c.flops / b;
-  return out;
-}
-
 }  // namespace roofbench::cupti

@@ -44,8 +44,6 @@ std::vector<std::string> near_names(const std::string& name, const std::vector<s
 // divergence measures). Values that are absent leave their fields empty.
 void derive(Counters& c);
 
-// FLOP / byte at each level where both are known and the bytes are non-zero.
-std::map<std::string, double> measured_intensity(const Counters& c);
 
 // The Activity API's kernel records of a benchmark beside its event timing, as medians.
 struct TraceCheck {

@@ -197,7 +197,17 @@ class RangeProfiler final : public CounterCollector {
 
   int passes_for(const std::vector<std::string>& metrics) override { return config(metrics).passes(); }
 
-  Counters collect(Device& dev, Instance& inst, const BenchmarkResult& b, std::uint64_t seed, bool cold) override {
+  void collect(Device& dev, Instance& inst, BenchmarkResult& b, std::uint64_t seed, bool cold) override {
+    b.counters = counters(dev, inst, b, seed, cold);
+    const Counters& c = *b.counters;
+    // The Activity API's kernel records against the event timing: a warning of the profiler's own.
+    if (c.trace && !c.trace->error.empty()) b.warnings.push_back("trace: " + c.trace->error);
+    if (b.measurement)
+      if (const auto t = cupti::trace_check(c, *b.measurement))
+        if (std::string w = cupti::trace_warning(*t); !w.empty()) b.warnings.push_back(std::move(w));
+  }
+
+  Counters counters(Device& dev, Instance& inst, const BenchmarkResult& b, std::uint64_t seed, bool cold) {
     Counters c;
     c.set = user_.empty() ? "default" : "user";
     c.metrics = metrics_for(b);

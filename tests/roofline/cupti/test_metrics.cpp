@@ -108,7 +108,7 @@ TEST(Derive, BytesPerLevelAndIntensities) {
   EXPECT_DOUBLE_EQ(c.bytes.at("l1"), 12 * n);
   EXPECT_DOUBLE_EQ(*c.time_s, 210e-6);
   EXPECT_DOUBLE_EQ(*c.sm_clock_hz, 1.755e9);
-  const auto ai = measured_intensity(c);
+  const auto ai = c.intensity();
   EXPECT_DOUBLE_EQ(ai.at("dram"), 2.0 / 12);
   EXPECT_DOUBLE_EQ(ai.at("l2"), 2.0 / 12);
 }
@@ -118,10 +118,10 @@ TEST(Derive, ZeroBytesOrNoFlopsGiveNoIntensity) {
   c.values = {{"dram__bytes_read.sum", 0}, {"dram__bytes_write.sum", 0}, {"l1tex__t_bytes.sum", 64}};
   derive(c);
   EXPECT_FALSE(c.flops);
-  EXPECT_TRUE(measured_intensity(c).empty());
+  EXPECT_TRUE(c.intensity().empty());
   c.values["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"] = 16;
   derive(c);
-  const auto ai = measured_intensity(c);
+  const auto ai = c.intensity();
   EXPECT_EQ(ai.count("dram"), 0u);  // no HBM traffic: no HBM point, never a division by zero
   EXPECT_DOUBLE_EQ(ai.at("l1"), 0.25);
 }
