@@ -112,12 +112,14 @@ std::string kernel_roof_group(const Results& r, const BenchmarkResult& b);
 // direction (within half its threshold). compare and history then call it UNSURE with this.
 std::optional<std::string> roof_explanation(const CompareRow& kernel, const std::vector<CompareRow>& ceilings);
 
+// The printers (reports/compare_render.cpp).
 std::string render_compare_text(const Comparison& c);
 std::string render_compare_markdown(const Comparison& c);
 nlohmann::json compare_json(const Comparison& c);  // schema "roofbench.compare.v1"
 
 // "+1.2%", "−10.0%" (a true minus sign).
 std::string percent_change(double change);
+std::string percent(double fraction);  // 0.05 -> "5%"
 
 // What compare and history measure a benchmark by: FLOP/s where it declares FLOPs, else B/s,
 // else runs per second ("1/s"), with the work of one run (1 for "1/s").

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reports/format.h"
+#include "reports/tables.h"
 #include "reports/report.h"
 
 namespace roofbench {

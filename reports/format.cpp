@@ -7,7 +7,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "roofline/cupti/metrics.h"
 
 namespace roofbench {
 
@@ -121,87 +120,6 @@ std::string status_text(const BenchmarkResult& b) {
   return "ok";
 }
 
-BenchmarkCells benchmark_cells(const BenchmarkResult& b, const std::string& empty) {
-  BenchmarkCells c{empty, empty, empty, flop_rate_text(b), byte_rate_text(b), empty, empty, empty, empty, empty, empty};
-  if (b.waves) c.waves = fmt::format("{:.2f} ({:.0f}%)", b.waves->waves, 100 * b.waves->efficiency);
-  if (b.measurement) {
-    const Measurement& m = *b.measurement;
-    c.median = duration(m.stats.median);
-    c.rel_iqr = fmt::format("{:.1f}%", 100 * m.stats.rel_iqr());
-    c.samples = std::to_string(m.stats.n);
-    if (m.clock_before_hz && m.clock_after_hz)
-      c.clock = fmt::format("{:.2f} → {:.2f} GHz", *m.clock_before_hz / 1e9, *m.clock_after_hz / 1e9);
-  }
-  if (b.placement) {
-    if (b.placement->intensity) c.intensity = intensity(*b.placement->intensity);
-    if (b.placement->attainable_flop_per_s) c.attainable = si(*b.placement->attainable_flop_per_s, "FLOP/s");
-    c.roof_pct = fmt::format("{:.1f}%", b.placement->roof_pct);
-    c.bound = b.placement->bound;
-  }
-  return c;
-}
-
-LadderTable gemm_ladder(const Results& r) {
-  LadderTable t;
-  // GEMMs with M, N and K: anything else in the family (a hand-made file, a future shape) is left out.
-  auto is_gemm = [](const BenchmarkResult& b) {
-    if (b.family != "gemm") return false;
-    int found = 0;
-    for (const auto& [k, v] : b.params) found += (k == "M" || k == "N" || k == "K") && v > 0;
-    return found == 3;
-  };
-  const BenchmarkResult* any = nullptr;
-  for (const auto& b : r.benchmarks)
-    if (is_gemm(b)) any = &b;
-  if (!any) return t;
-  t.reference = any->backend == Backend::cuda ? "cublas" : "openblas";
-  auto size_label = [](const Params& p) {
-    const std::int64_t M = param(p, "M"), N = param(p, "N"), K = param(p, "K");
-    return M == N && N == K ? fmt::format("{}³", M) : fmt::format("{}×{}×{}", M, N, K);
-  };
-  auto find = [&](const std::string& variant, Precision prec, const Params& p) -> const BenchmarkResult* {
-    for (const auto& b : r.benchmarks)
-      if (is_gemm(b) && b.variant == variant && b.precision == prec && b.params == p && b.verified())
-        return &b;
-    return nullptr;
-  };
-  // Sizes in order of work, so the columns read small to large.
-  std::vector<Params> sizes;
-  for (const auto& b : r.benchmarks)
-    if (is_gemm(b) && std::find(sizes.begin(), sizes.end(), b.params) == sizes.end()) sizes.push_back(b.params);
-  std::stable_sort(sizes.begin(), sizes.end(), [](const Params& a, const Params& b) {
-    auto work = [](const Params& p) { return static_cast<double>(param(p, "M")) * param(p, "N") * param(p, "K"); };
-    return work(a) < work(b);
-  });
-  bool any_reference = false;
-  for (const auto& p : sizes) t.sizes.push_back(size_label(p));
-  for (const auto& b : r.benchmarks) {
-    if (!is_gemm(b)) continue;
-    const std::string prec = to_string(b.precision);
-    const bool seen = std::any_of(t.rows.begin(), t.rows.end(),
-                                  [&](const LadderTable::Row& row) { return row.variant == b.variant && row.precision == prec; });
-    if (seen) continue;
-    LadderTable::Row row{b.variant, prec, b.math ? fmt::format("{} ({} math)", b.unit, to_string(*b.math)) : b.unit, {}};
-    for (const auto& p : sizes) {
-      const BenchmarkResult* k = find(b.variant, b.precision, p);
-      const BenchmarkResult* ref = find(t.reference, b.precision, p);
-      std::string cell;
-      if (k && k->measurement) {
-        const double rate = k->flops / k->measurement->stats.median;
-        cell = si(rate, "FLOP/s");
-        if (ref && ref->measurement) {
-          any_reference = true;
-          cell += fmt::format(" ({:.2f}×)", rate / (ref->flops / ref->measurement->stats.median));
-        }
-      }
-      row.cells.push_back(cell);
-    }
-    t.rows.push_back(std::move(row));
-  }
-  if (!any_reference) return LadderTable{};
-  return t;
-}
-
 std::string ceiling_passes(const Ceiling& c) {
   if (!c.value_end) return "";
   // Both numbers in the prefix of the larger, so that they read side by side.
@@ -212,17 +130,6 @@ std::string ceiling_passes(const Ceiling& c) {
   return fmt::format("{:.3g} / {:.3g} {}{}", c.value_start / scale, *c.value_end / scale, prefixes[i], c.value_unit);
 }
 
-std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r) {
-  std::vector<std::pair<std::string, std::string>> out;
-  if (r.partial) out.emplace_back("run", partial_text(*r.partial));
-  for (const auto& c : r.ceilings)
-    for (const auto& w : c.warnings) out.emplace_back("ceiling " + c.name, w);
-  for (const auto& b : r.benchmarks)
-    for (const auto& w : b.warnings) out.emplace_back(b.name, w);
-  for (const auto& n : r.not_run) out.emplace_back(n.benchmark, "not run: " + n.why);
-  return out;
-}
-
 CeilingReference ceiling_reference(const Ceiling& c) {
   const auto& rv = c.datasheet ? c.datasheet : c.theoretical;
   if (!rv) return {};
@@ -230,26 +137,9 @@ CeilingReference ceiling_reference(const Ceiling& c) {
           fmt::format("{:.1f}%", 100 * c.value / rv->value)};
 }
 
-std::vector<LessonRow> lessons(const Results& r) {
-  auto base_name = [](const BenchmarkResult& b) { return b.family + "/" + b.variant + "/" + to_string(b.precision); };
-  std::vector<LessonRow> rows;
-  for (const auto& b : r.benchmarks) {
-    if (b.compared_with.empty() || !b.verified() || !b.measurement) continue;
-    for (const auto& a : r.benchmarks) {
-      if (base_name(a) != b.compared_with || a.params != b.params || !a.verified() || !a.measurement) continue;
-      const double t = b.measurement->stats.median, ta = a.measurement->stats.median;
-      rows.push_back({b.name, a.name, duration(t), duration(ta), fmt::format("{:.2f}×", ta / t), si(b.bytes, "B"),
-                      si(a.bytes, "B"), b.placement ? fmt::format("{:.1f}%", b.placement->roof_pct) : "—"});
-    }
-  }
-  return rows;
-}
-
-namespace {
 std::string ratio_text(double measured, double declared) {
   return declared > 0 ? fmt::format("{:.2f}×", measured / declared) : "—";
 }
-}  // namespace
 
 std::string counter_line(const Counters& c, double declared_flops, double declared_bytes) {
   std::vector<std::string> parts;
@@ -266,38 +156,6 @@ std::string counter_line(const Counters& c, double declared_flops, double declar
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;
-}
-
-std::vector<CounterRow> counter_rows(const Results& r) {
-  std::vector<CounterRow> rows;
-  for (const auto& b : r.benchmarks) {
-    if (!b.counters) continue;
-    const Counters& c = *b.counters;
-    CounterRow row;
-    row.name = b.name;
-    if (c.passes) row.passes = std::to_string(c.passes);
-    row.error = c.error;
-    if (c.flops) {
-      row.flops = si(*c.flops, "");
-      row.flops_ratio = ratio_text(*c.flops, b.flops);
-    }
-    if (auto it = c.bytes.find("dram"); it != c.bytes.end()) {
-      row.dram = si(it->second, "B");
-      if (b.level == "dram") row.dram_ratio = ratio_text(it->second, b.bytes);
-    }
-    if (auto it = c.bytes.find("l2"); it != c.bytes.end()) row.l2 = si(it->second, "B");
-    if (auto it = c.bytes.find("l1"); it != c.bytes.end()) row.l1 = si(it->second, "B");
-    for (const auto& [level, ai] : c.intensity())
-      (level == "l1" ? row.ai_l1 : level == "l2" ? row.ai_l2 : row.ai_dram) = intensity(ai);
-    if (c.threads_per_instruction) row.threads_per_instruction = fmt::format("{:.1f}", *c.threads_per_instruction);
-    if (c.branch_uniformity) row.branch_uniformity = fmt::format("{:.1f}%", 100 * *c.branch_uniformity);
-    if (b.measurement)
-      if (const auto t = cupti::trace_check(c, *b.measurement))
-        row.trace = fmt::format("{} (events {}{})", duration(t->span_s), t->outside_s() < 0 ? "−" : "+",
-                                duration(std::abs(t->outside_s())));
-    rows.push_back(std::move(row));
-  }
-  return rows;
 }
 
 }  // namespace roofbench

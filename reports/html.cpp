@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "reports/format.h"
+#include "reports/tables.h"
 #include "reports/report.h"
 #include "reports/svg.h"
 

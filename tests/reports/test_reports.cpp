@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/format.h"
+#include "reports/tables.h"
 #include "reports/report.h"
 #include "roofline/model.h"
 #include "tests/testing.h"

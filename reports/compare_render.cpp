@@ -1,0 +1,204 @@
+// The printers of a comparison (reports/compare.h decides): the console text, the Markdown of a
+// PR comment or CI job summary, and the JSON of `--json`.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "reports/compare.h"
+#include "reports/format.h"
+
+namespace roofbench {
+
+namespace {
+
+std::string summary_counts(const Comparison& c) {
+  std::string s;
+  for (Verdict v : {Verdict::failed, Verdict::slower, Verdict::unsure, Verdict::faster, Verdict::same}) {
+    const int n = c.count(v);
+    if (n == 0 && (v == Verdict::failed || v == Verdict::faster)) continue;
+    s += (s.empty() ? "" : ", ") + fmt::format("{} {}", n, to_string(v));
+  }
+  return s;
+}
+
+std::string geomean_text(const Comparison& c) {
+  if (!c.geomean_change) return "no kernel has numbers on both sides";
+  return fmt::format("geometric mean of the kernels' rates {} ({} kernel{})", percent_change(*c.geomean_change),
+                     c.geomean_n, c.geomean_n == 1 ? "" : "s");
+}
+
+std::string settings_text(const Comparison& c) {
+  std::string s = fmt::format("threshold ±{}", percent(c.options.threshold));
+  for (const auto& [pattern, value] : c.options.thresholds) s += fmt::format(" ({}: ±{})", pattern, percent(value));
+  return s + fmt::format(", q < {} (Mann-Whitney U, Benjamini-Hochberg), {:.0f}% bootstrap intervals", c.options.alpha,
+                         100 * c.options.confidence);
+}
+
+struct RowText {
+  std::string verdict, name, base, fresh, change, interval, reason;
+};
+
+RowText row_text(const CompareRow& r) {
+  RowText t{to_string(r.verdict), r.name, "—", "—", "—", "—", r.reason};
+  if (r.evidence) {
+    const Evidence& e = *r.evidence;
+    t.base = rate_text(r.metric, e.base_median);
+    t.fresh = rate_text(r.metric, e.new_median);
+    t.change = percent_change(e.change);
+    t.interval = fmt::format("[{}, {}]", percent_change(e.change_ci.lo), percent_change(e.change_ci.hi));
+  }
+  for (const auto& n : r.notes) t.reason += (t.reason.empty() ? "" : "; ") + n;
+  return t;
+}
+
+void text_table(std::string& out, const std::vector<CompareRow>& rows) {
+  std::size_t w = 9;
+  for (const auto& r : rows) w = std::max(w, r.name.size());
+  out += fmt::format("{:<7} {:<{}} {:>14} {:>14} {:>8} {:>19}\n", "verdict", "benchmark", w, "BASE", "NEW", "change",
+                     "interval");
+  for (const auto& r : rows) {
+    const RowText t = row_text(r);
+    out += fmt::format("{:<7} {:<{}} {:>14} {:>14} {:>8} {:>19}\n", t.verdict, t.name, w, t.base, t.fresh, t.change,
+                       t.interval);
+    if (r.verdict != Verdict::same && !t.reason.empty()) out += fmt::format("        {}\n", t.reason);
+  }
+}
+
+void md_table(std::string& out, const std::vector<CompareRow>& rows, bool with_reason) {
+  out += with_reason ? "| verdict | benchmark | BASE | NEW | change | interval | why |\n|---|---|--:|--:|--:|--:|---|\n"
+                     : "| verdict | benchmark | BASE | NEW | change | interval |\n|---|---|--:|--:|--:|--:|\n";
+  for (const auto& r : rows) {
+    const RowText t = row_text(r);
+    const std::string verdict = r.verdict == Verdict::slower || r.verdict == Verdict::failed
+                                    ? "**" + t.verdict + "**"
+                                    : t.verdict;
+    out += fmt::format("| {} | `{}` | {} | {} | {} | {} |", verdict, md_cell(t.name), t.base, t.fresh, t.change,
+                       t.interval);
+    out += with_reason ? fmt::format(" {} |\n", md_cell(t.reason)) : "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_compare_text(const Comparison& c) {
+  std::string out = fmt::format("BASE {} ({}, {})\nNEW  {} ({}, {})\ndevice: {}\n{}\n", c.base.path, c.base.commit,
+                                c.base.time, c.fresh.path, c.fresh.commit, c.fresh.time, c.fresh.device,
+                                settings_text(c));
+  if (!c.environment.empty()) {
+    out += "\nenvironment differences (numbers may move with these):\n";
+    for (const auto& d : c.environment) out += fmt::format("  {}: {} → {}\n", d.what, d.base, d.fresh);
+  }
+  out += "\n";
+  text_table(out, c.kernels);
+  if (!c.ceilings.empty()) {
+    out += "\nmachine ceilings (context only: they move with the machine, not the code):\n";
+    text_table(out, c.ceilings);
+  }
+  if (!c.only_base.empty()) {
+    out += "\nonly in BASE:\n";
+    for (const auto& n : c.only_base) out += "  " + n + "\n";
+  }
+  if (!c.only_new.empty()) {
+    out += "\nonly in NEW:\n";
+    for (const auto& n : c.only_new) out += "  " + n + "\n";
+  }
+  out += fmt::format("\n{}; {}; exit {}\n", summary_counts(c), geomean_text(c), c.exit_code());
+  return out;
+}
+
+std::string render_compare_markdown(const Comparison& c) {
+  const bool bad = c.exit_code() != 0;
+  std::string out = fmt::format("### roofbench compare: {}{}\n\n", bad ? "regression — " : "", summary_counts(c));
+  out += fmt::format("BASE `{}` ({}) → NEW `{}` ({}) on {}.  \n{}.  \n{}.\n\n", c.base.commit, c.base.time,
+                     c.fresh.commit, c.fresh.time, c.fresh.device, geomean_text(c), settings_text(c));
+  std::vector<CompareRow> notable, same;
+  for (const auto& r : c.kernels) (r.verdict == Verdict::same ? same : notable).push_back(r);
+  if (!notable.empty()) md_table(out, notable, true);
+  if (!same.empty()) {
+    out += fmt::format("\n<details><summary>{} SAME</summary>\n\n", same.size());
+    md_table(out, same, false);
+    out += "\n</details>\n";
+  }
+  if (!c.environment.empty()) {
+    out += "\n**Environment differences** (numbers may move with these)\n\n| what | BASE | NEW |\n|---|---|---|\n";
+    for (const auto& d : c.environment)
+      out += fmt::format("| {} | {} | {} |\n", md_cell(d.what), md_cell(d.base), md_cell(d.fresh));
+  }
+  if (!c.ceilings.empty()) {
+    out += "\n<details><summary>Machine ceilings (context only)</summary>\n\n";
+    md_table(out, c.ceilings, true);
+    out += "\n</details>\n";
+  }
+  auto list = [&out](const char* title, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    out += fmt::format("\n**{}** ({}): ", title, names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + fmt::format("`{}`", md_cell(names[i]));
+    out += "\n";
+  };
+  list("Only in BASE", c.only_base);
+  list("Only in NEW", c.only_new);
+  return out;
+}
+
+nlohmann::json compare_json(const Comparison& c) {
+  using nlohmann::json;
+  auto side = [](const Comparison::Side& s) {
+    return json{{"path", s.path}, {"commit", s.commit}, {"utc_time", s.time}, {"device", s.device}};
+  };
+  auto rows = [](const std::vector<CompareRow>& rs) {
+    json out = json::array();
+    for (const auto& r : rs) {
+      json j = {{"name", r.name},
+                {"metric", r.metric},
+                {"higher_is_better", true},
+                {"threshold", r.threshold},
+                {"verdict", to_string(r.verdict)},
+                {"reason", r.reason},
+                {"notes", r.notes}};
+      if (r.evidence) {
+        const Evidence& e = *r.evidence;
+        j["base"] = {{"median", e.base_median}, {"samples", e.n_base}, {"throttled", e.base_throttled}};
+        j["new"] = {{"median", e.new_median}, {"samples", e.n_new}, {"throttled", e.new_throttled}};
+        j["change"] = e.change;
+        j["interval"] = {e.change_ci.lo, e.change_ci.hi};
+        j["p"] = e.p;
+        j["q"] = e.q;
+        j["exact_test"] = e.exact;
+        j["cycle_change"] = e.cycle_change ? json(*e.cycle_change) : json(nullptr);
+      }
+      out.push_back(j);
+    }
+    return out;
+  };
+  json env = json::array();
+  for (const auto& d : c.environment) env.push_back({{"what", d.what}, {"base", d.base}, {"new", d.fresh}});
+  json thresholds = json::array();
+  for (const auto& [pattern, value] : c.options.thresholds) thresholds.push_back({{"pattern", pattern}, {"threshold", value}});
+  json counts = json::object();
+  for (Verdict v : {Verdict::failed, Verdict::slower, Verdict::unsure, Verdict::faster, Verdict::same})
+    counts[to_string(v)] = c.count(v);
+  return {{"schema", "roofbench.compare.v1"},
+          {"base", side(c.base)},
+          {"new", side(c.fresh)},
+          {"options",
+           {{"threshold", c.options.threshold},
+            {"thresholds", thresholds},
+            {"alpha", c.options.alpha},
+            {"confidence", c.options.confidence},
+            {"min_samples", c.options.min_samples},
+            {"allow_device_mismatch", c.options.allow_device_mismatch}}},
+          {"same_device", c.same_device},
+          {"environment", env},
+          {"benchmarks", rows(c.kernels)},
+          {"ceilings", rows(c.ceilings)},
+          {"only_in_base", c.only_base},
+          {"only_in_new", c.only_new},
+          {"summary",
+           {{"counts", counts},
+            {"geomean_change", c.geomean_change ? json(*c.geomean_change) : json(nullptr)},
+            {"geomean_kernels", c.geomean_n},
+            {"exit_code", c.exit_code()}}}};
+}
+
+}  // namespace roofbench
