@@ -59,7 +59,7 @@ int cmd_list() {
     for (const auto& p : v.quick_sizes) sizes += (sizes.empty() ? "" : " ") + params_to_string(p);
     if (sizes.size() > 26) sizes = sizes.substr(0, 23) + "...";
     std::cout << fmt::format("{:<5} {:<42} {:<7} {:<26} {}\n", to_string(v.backend),
-                             v.base_name() + (v.ceiling ? " [ceiling]" : ""), v.unit, sizes, v.summary);
+                             v.base_name() + (v.ceiling ? " [ceiling]" : ""), to_string(v.unit), sizes, v.summary);
   }
   return kExitOk;
 }

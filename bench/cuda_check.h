@@ -62,17 +62,37 @@ class DeviceBuffer {
   std::size_t size() const { return n_; }
   std::size_t bytes() const { return n_ * sizeof(T); }
 
-  void upload(const std::vector<T>& h) {
+  // From host values of T, or of a host type stored the same way (half_t for __half).
+  template <class H>
+  void upload(const std::vector<H>& h) {
+    static_assert(sizeof(H) == sizeof(T), "a host type stored as the device type");
     if (h.size() != n_) throw std::logic_error("DeviceBuffer::upload: size mismatch");
-    CUDA_CHECK(cudaMemcpy(p_, h.data(), bytes(), cudaMemcpyHostToDevice));
+    upload(h.data());
   }
-  std::vector<T> download() const {
-    std::vector<T> h(n_);
-    CUDA_CHECK(cudaMemcpy(h.data(), p_, bytes(), cudaMemcpyDeviceToHost));
+  template <class H>
+  void upload(const H* h) {  // n_ values, e.g. from pinned host memory
+    static_assert(sizeof(H) == sizeof(T), "a host type stored as the device type");
+    CUDA_CHECK(cudaMemcpy(p_, h, bytes(), cudaMemcpyHostToDevice));
+  }
+  template <class H = T>
+  std::vector<H> download() const {
+    static_assert(sizeof(H) == sizeof(T), "a host type stored as the device type");
+    std::vector<H> h(n_);
+    download(h.data());
     return h;
+  }
+  template <class H>
+  void download(H* h) const {
+    static_assert(sizeof(H) == sizeof(T), "a host type stored as the device type");
+    CUDA_CHECK(cudaMemcpy(h, p_, bytes(), cudaMemcpyDeviceToHost));
+  }
+  void copy_from(const DeviceBuffer& other) {  // device to device, the same size
+    if (other.n_ != n_) throw std::logic_error("DeviceBuffer::copy_from: size mismatch");
+    CUDA_CHECK(cudaMemcpy(p_, other.p_, bytes(), cudaMemcpyDeviceToDevice));
   }
   // Fills with 0xFF bytes: NaN for float and half types, so unwritten outputs fail verification.
   void poison() { CUDA_CHECK(cudaMemset(p_, 0xFF, bytes())); }
+  void zero() { CUDA_CHECK(cudaMemset(p_, 0, bytes())); }
 
  private:
   T* p_ = nullptr;

@@ -179,9 +179,10 @@ BenchmarkResult declare(const Variant& v, const Params& params) {
   r.compared_with = v.compared_with;
   r.level = v.level;
   r.params = params;
-  r.flops = v.flops(params);
-  r.bytes = v.bytes(params);
-  r.work = v.work;
+  r.flops = v.work.flops(params);
+  r.bytes = v.work.bytes(params);
+  r.work = v.work.derivation();
+  r.vendor_reference = v.vendor_reference;
   return r;
 }
 

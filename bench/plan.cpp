@@ -113,7 +113,7 @@ Estimate estimate_run(const RunPlan& plan, const MeasureOptions& opt, bool count
   for (const auto& j : plan.jobs) {
     ++e.jobs;
     e.sampling_s += opt.max_time_s + warmup_s + kJobOverheadS;
-    const double check_s = (j.variant->host_bytes ? j.variant->host_bytes : j.variant->bytes)(j.params) / host_rate;
+    const double check_s = j.variant->work.host_bytes(j.params) / host_rate;
     e.checks_s += check_s;
     // A counter pass makes the inputs afresh before each of its (at most two) replay passes and
     // runs the kernel a few more times for the trace.

@@ -52,8 +52,8 @@ RunPlan plan_run(const Target& target, const PlanOptions& opt);
 
 // An upper bound on a run's wall time, from the registry: every benchmark may sample until its
 // budget runs out (MeasureOptions::max_time_s), plus its warm-up allowance, plus the host's
-// work of making inputs and checking outputs (estimated from the declared bytes at a
-// conservative host rate), plus counter passes and the device's start.
+// work of making inputs and checking outputs (from the declared work's buffers, each once:
+// Work::host_bytes, at a conservative host rate), plus counter passes and the device's start.
 struct Estimate {
   std::size_t jobs = 0;
   double sampling_s = 0;

@@ -30,14 +30,23 @@ const std::vector<Variant>& registry() {
   return mutable_registry();
 }
 
-bool register_variant(Variant v) {
+bool register_variant(Variant v, const char* source) {
+  v.source = source;
   if (v.family.empty() || v.variant.empty()) bad_declaration(v, "family and variant are required");
-  if (v.unit.empty()) bad_declaration(v, "no compute unit");
-  if (!v.flops || !v.bytes || !v.make) bad_declaration(v, "flops, bytes and make are required");
-  if (v.work.empty()) bad_declaration(v, "no derivation of its flops and bytes");
+  if ((v.backend == Backend::cpu) != (v.unit == Unit::simd))
+    bad_declaration(v, "the CPU's unit is simd; a GPU's simt or tensor");
+  if (!v.make) bad_declaration(v, "make is required");
+  if (v.work.empty()) bad_declaration(v, "no declared work (Variant::work)");
   if (v.sizes.empty() || v.quick_sizes.empty() || v.test_sizes.empty()) bad_declaration(v, "no sizes");
-  if (v.ceiling && v.ceiling->kind != "bandwidth" && v.ceiling->kind != "compute")
-    bad_declaration(v, "ceiling kind must be bandwidth or compute");
+  for (const auto* sizes : {&v.sizes, &v.quick_sizes, &v.test_sizes})
+    for (const auto& p : *sizes) {
+      try {
+        (void)v.work.flops(p);
+        (void)v.work.bytes(p);
+      } catch (const std::out_of_range& e) {  // a term names a parameter the size lacks
+        bad_declaration(v, e.what());
+      }
+    }
   if (!v.only_on.empty() && (v.backend != Backend::cuda || !std::regex_match(v.only_on, std::regex(R"(\d+\.\d+)"))))
     bad_declaration(v, "only_on is a compute capability such as 9.0, for CUDA variants");
   for (const auto& other : mutable_registry())

@@ -11,6 +11,7 @@
 #include "bench/launch_timing.h"
 #include "bench/results.h"
 #include "bench/types.h"
+#include "bench/work.h"
 
 namespace roofbench {
 
@@ -32,10 +33,10 @@ class Instance {
 
 // A variant that measures one of the machine's roofs rather than a kernel of interest.
 struct CeilingSpec {
-  std::string name;    // "dram_triad", "fp32_fma"
-  std::string kind;    // "bandwidth" or "compute"
-  std::string level;   // bandwidth only: "dram"
-  std::string method;  // how it measures, one line, copied into results.json
+  std::string name;  // "dram_triad", "fp32_fma"
+  CeilingKind kind = CeilingKind::bandwidth;
+  Level level = Level::dram;  // bandwidth only
+  std::string method;         // how it measures, one line, copied into results.json
 };
 
 struct Variant {
@@ -43,21 +44,20 @@ struct Variant {
   std::string variant;  // "naive", "smem_tiled", ...
   Precision precision = Precision::fp32;
   Backend backend = Backend::cpu;
-  std::string unit;                            // compute unit it uses: "simd" (CPU), "simt" (CUDA cores), "tensor"
-  std::optional<Precision> math;               // its arithmetic's precision, when not `precision` (see BenchmarkResult)
-  std::string level = "dram";                  // memory level its declared bytes refer to
-  std::string summary;                         // one line: the idea of this variant
-  std::string source;                          // file that defines it
-  std::vector<Params> sizes;                   // a full run
-  std::vector<Params> quick_sizes;             // --quick
-  std::vector<Params> test_sizes;              // small and awkward sizes for the correctness tests
-  std::function<double(const Params&)> flops;  // declared work
-  std::function<double(const Params&)> bytes;  // the fewest bytes it must move
-  std::string work;                            // one-line derivation of the two above
-  // The bytes of the inputs the host makes and the outputs it checks for one instance, where
-  // they are far fewer than `bytes` (a cache ceiling reads one small buffer many times): what the
-  // run's time estimate charges the host for (bench/plan.h). Empty: `bytes`.
-  std::function<double(const Params&)> host_bytes;
+  Unit unit = Unit::simd;         // the compute unit it runs on: simd on the CPU; simt or tensor on a GPU
+  std::optional<Precision> math;  // its arithmetic's precision, when not `precision` (see BenchmarkResult)
+  Level level = Level::dram;      // the memory level its declared bytes refer to
+  std::string summary;            // one line: the idea of this variant
+  std::string source;             // the file that defines it (ROOFBENCH_REGISTER fills it in)
+  std::vector<Params> sizes;        // a full run
+  std::vector<Params> quick_sizes;  // --quick
+  std::vector<Params> test_sizes;   // small and awkward sizes for the correctness tests
+  // The declared work: its FLOPs and the fewest bytes it must move, as typed terms from which
+  // the rates and the derivation in results.json are both made (bench/work.h).
+  Work work;
+  // The vendor library measured beside the ladder's rungs (cuBLAS, OpenBLAS): the reports give
+  // each rung's rate as a ratio to it.
+  bool vendor_reference = false;
   std::function<std::unique_ptr<Instance>(const Params&)> make;
   std::optional<CeilingSpec> ceiling;
   std::string compared_with;  // the lesson families: base name of the form it is measured against
@@ -84,12 +84,14 @@ const std::vector<Variant>& registry();
 std::string not_here(const Variant& v, const std::string& compute_capability);
 // Validates and adds; aborts with a message on a malformed or duplicate declaration (a
 // programming error caught the first time the binary starts).
-bool register_variant(Variant v);
+// `source` is the file that registers it.
+bool register_variant(Variant v, const char* source);
 
 #define ROOFBENCH_CONCAT_(a, b) a##b
 #define ROOFBENCH_CONCAT(a, b) ROOFBENCH_CONCAT_(a, b)
-#define ROOFBENCH_REGISTER(...) \
-  static const bool ROOFBENCH_CONCAT(roofbench_registered_, __LINE__) = ::roofbench::register_variant(__VA_ARGS__)
+#define ROOFBENCH_REGISTER(...)                                           \
+  static const bool ROOFBENCH_CONCAT(roofbench_registered_, __LINE__) = \
+      ::roofbench::register_variant(__VA_ARGS__, __FILE__)
 
 // Square GEMM sizes as params, for brevity in variant files.
 std::vector<Params> square_gemm_sizes(std::initializer_list<std::int64_t> ns);

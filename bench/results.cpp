@@ -11,8 +11,8 @@
 
 namespace roofbench {
 
-std::map<std::string, double> Counters::intensity() const {
-  std::map<std::string, double> out;
+std::map<Level, double> Counters::intensity() const {
+  std::map<Level, double> out;
   if (!flops || *flops <= 0) return out;
   for (const auto& [level, b] : bytes)
     if (b > 0) out[level] = *flops / b;
@@ -159,11 +159,18 @@ WaveModel waves_from(const json& j) {
   return w;
 }
 
+// {"dram": 1.0, "l2": 2.0}: a map by level, keyed by the level's name.
+json by_level(const std::map<Level, double>& m) {
+  json j = json::object();
+  for (const auto& [level, v] : m) j[to_string(level)] = v;
+  return j;
+}
+
 json counters_json(const Counters& c) {
   json derived = {{"flops", opt(c.flops)},
                   {"flops_formula", c.flops_formula.empty() ? json(nullptr) : json(c.flops_formula)},
-                  {"bytes", c.bytes},
-                  {"intensity", c.intensity()},
+                  {"bytes", by_level(c.bytes)},
+                  {"intensity", by_level(c.intensity())},
                   {"time_s", opt(c.time_s)},
                   {"sm_clock_hz", opt(c.sm_clock_hz)},
                   {"threads_per_instruction", opt(c.threads_per_instruction)},
@@ -210,9 +217,10 @@ json benchmark_json(const BenchmarkResult& b) {
             {"variant", b.variant},
             {"precision", to_string(b.precision)},
             {"backend", to_string(b.backend)},
-            {"unit", b.unit},
+            {"unit", to_string(b.unit)},
             {"math_precision", b.math ? json(to_string(*b.math)) : json(nullptr)},
-            {"level", b.level},
+            {"level", to_string(b.level)},
+            {"vendor_reference", b.vendor_reference},
             {"params", params_json(b.params)},
             {"flops", b.flops},
             {"bytes", b.bytes},
@@ -240,10 +248,14 @@ BenchmarkResult benchmark_from(const json& j) {
   b.variant = j.at("variant").get<std::string>();
   b.precision = precision_from_string(j.at("precision").get<std::string>());
   b.backend = backend_from_string(j.at("backend").get<std::string>());
-  b.unit = j.at("unit").get<std::string>();
+  b.unit = unit_from_string(j.at("unit").get<std::string>());
   if (auto it = j.find("math_precision"); it != j.end() && !it->is_null())
     b.math = precision_from_string(it->get<std::string>());
-  b.level = j.at("level").get<std::string>();
+  b.level = level_from_string(j.at("level").get<std::string>());
+  if (auto it = j.find("vendor_reference"); it != j.end())
+    b.vendor_reference = it->get<bool>();
+  else  // files written before the flag: the two vendor libraries of the time were these
+    b.vendor_reference = b.family == "gemm" && (b.variant == "cublas" || b.variant == "openblas");
   b.params = params_from(j.at("params"));
   b.flops = j.at("flops").get<double>();
   b.bytes = j.at("bytes").get<double>();
@@ -264,10 +276,10 @@ BenchmarkResult benchmark_from(const json& j) {
 
 json ceiling_json(const Ceiling& c) {
   return {{"name", c.name},
-          {"kind", c.kind},
-          {"level", c.level.empty() ? json(nullptr) : json(c.level)},
+          {"kind", to_string(c.kind)},
+          {"level", c.level ? json(to_string(*c.level)) : json(nullptr)},
           {"precision", c.precision ? json(to_string(*c.precision)) : json(nullptr)},
-          {"unit", c.unit.empty() ? json(nullptr) : json(c.unit)},
+          {"unit", c.unit ? json(to_string(*c.unit)) : json(nullptr)},
           {"value", c.value},
           {"value_unit", c.value_unit},
           {"method", c.method},
@@ -283,14 +295,17 @@ json ceiling_json(const Ceiling& c) {
 Ceiling ceiling_from(const json& j) {
   Ceiling c;
   c.name = j.at("name").get<std::string>();
-  c.kind = j.at("kind").get<std::string>();
-  if (c.kind != "bandwidth" && c.kind != "compute")
-    throw InputError("ceiling '" + c.name + "' has unknown kind '" + c.kind + "'");
-  if (!j.at("level").is_null()) c.level = j.at("level").get<std::string>();
+  try {
+    c.kind = ceiling_kind_from_string(j.at("kind").get<std::string>());
+  } catch (const InputError& e) {
+    throw InputError("ceiling '" + c.name + "': " + e.what());
+  }
+  if (!j.at("level").is_null()) c.level = level_from_string(j.at("level").get<std::string>());
   if (!j.at("precision").is_null()) c.precision = precision_from_string(j.at("precision").get<std::string>());
-  if (!j.at("unit").is_null()) c.unit = j.at("unit").get<std::string>();
-  if (c.kind == "bandwidth" && c.level.empty()) throw InputError("bandwidth ceiling '" + c.name + "' has no level");
-  if (c.kind == "compute" && (!c.precision || c.unit.empty()))
+  if (!j.at("unit").is_null()) c.unit = unit_from_string(j.at("unit").get<std::string>());
+  if (c.kind == CeilingKind::bandwidth && !c.level)
+    throw InputError("bandwidth ceiling '" + c.name + "' has no level");
+  if (c.kind == CeilingKind::compute && (!c.precision || !c.unit))
     throw InputError("compute ceiling '" + c.name + "' has no precision or unit");
   c.value = j.at("value").get<double>();
   c.value_unit = j.at("value_unit").get<std::string>();

@@ -95,14 +95,14 @@ struct Counters {
   // Derived from `values` by the model (never read from a file):
   std::optional<double> flops;                // measured FLOPs: FP instructions or tensor ops
   std::string flops_formula;                  // which counters, e.g. "fadd + fmul + 2·ffma (SASS, per thread)"
-  std::map<std::string, double> bytes;        // by level: "l1", "l2", "dram"
+  std::map<Level, double> bytes;              // by level: l1, l2, dram
   std::optional<double> time_s, sm_clock_hz;  // the profiled run's duration and SM clock
   std::optional<double> threads_per_instruction;  // 32 when no lane ever idles
   std::optional<double> branch_uniformity;        // share of branch targets taken by all active threads alike
   std::optional<KernelTrace> trace;               // the Activity API's kernel records, where taken
   bool ok() const { return error.empty() && !values.empty(); }
   // FLOP per byte at each level where both are known and the bytes are non-zero.
-  std::map<std::string, double> intensity() const;
+  std::map<Level, double> intensity() const;
 };
 
 struct BenchmarkResult {
@@ -110,8 +110,9 @@ struct BenchmarkResult {
   std::string family, variant;
   Precision precision = Precision::fp32;
   Backend backend = Backend::cpu;
-  std::string unit;   // compute unit it runs on: "simd" (CPU), "simt" (CUDA cores), "tensor"
-  std::string level;  // memory level its bytes are declared at: "dram"
+  Unit unit = Unit::simd;     // the compute unit it runs on
+  Level level = Level::dram;  // the memory level its bytes are declared at
+  bool vendor_reference = false;  // the vendor library (cuBLAS, OpenBLAS) the ladder is measured against
   // The precision its arithmetic runs in when that differs from its data's (FP16 inputs
   // accumulated in FP32 on CUDA cores run on the FP32 pipe): picks the compute roof.
   std::optional<Precision> math;
@@ -140,11 +141,11 @@ struct ReferenceValue {
 };
 
 struct Ceiling {
-  std::string name;                    // "dram_triad", "fp32_fma"
-  std::string kind;                    // "bandwidth" or "compute"
-  std::string level;                   // bandwidth: "dram", "l2", ...
+  std::string name;  // "dram_triad", "fp32_fma"
+  CeilingKind kind = CeilingKind::bandwidth;
+  std::optional<Level> level;          // bandwidth only
   std::optional<Precision> precision;  // compute only
-  std::string unit;                    // compute only: "simd", "simt", "tensor"
+  std::optional<Unit> unit;            // compute only
   double value = 0;                    // measured: B/s or FLOP/s, the best of the passes
   std::string value_unit;              // "B/s" or "FLOP/s"
   std::string method;                  // how it was measured

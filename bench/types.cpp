@@ -34,6 +34,58 @@ Backend backend_from_string(const std::string& s) {
   throw InputError("unknown backend '" + s + "' (expected cpu or cuda)");
 }
 
+std::string to_string(Unit u) {
+  switch (u) {
+    case Unit::simd:
+      return "simd";
+    case Unit::simt:
+      return "simt";
+    case Unit::tensor:
+      return "tensor";
+  }
+  return "?";
+}
+
+std::string to_string(Level l) {
+  switch (l) {
+    case Level::dram:
+      return "dram";
+    case Level::l3:
+      return "l3";
+    case Level::l2:
+      return "l2";
+    case Level::l1:
+      return "l1";
+    case Level::smem:
+      return "smem";
+    case Level::pcie:
+      return "pcie";
+  }
+  return "?";
+}
+
+std::string to_string(CeilingKind k) {
+  return k == CeilingKind::bandwidth ? "bandwidth" : "compute";
+}
+
+Unit unit_from_string(const std::string& s) {
+  for (Unit u : {Unit::simd, Unit::simt, Unit::tensor})
+    if (to_string(u) == s) return u;
+  throw InputError("unknown compute unit '" + s + "' (expected simd, simt or tensor)");
+}
+
+Level level_from_string(const std::string& s) {
+  for (Level l : {Level::dram, Level::l3, Level::l2, Level::l1, Level::smem, Level::pcie})
+    if (to_string(l) == s) return l;
+  throw InputError("unknown memory level '" + s + "' (expected dram, l3, l2, l1, smem or pcie)");
+}
+
+CeilingKind ceiling_kind_from_string(const std::string& s) {
+  if (s == "bandwidth") return CeilingKind::bandwidth;
+  if (s == "compute") return CeilingKind::compute;
+  throw InputError("unknown ceiling kind '" + s + "' (expected bandwidth or compute)");
+}
+
 double bytes_of(Precision p) {
   switch (p) {
     case Precision::fp64:

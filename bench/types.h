@@ -11,11 +11,25 @@ namespace roofbench {
 
 enum class Precision { fp64, fp32, fp16, bf16 };
 enum class Backend { cpu, cuda };
+// The compute unit a kernel runs on: the CPU's SIMD lanes, a GPU's CUDA cores, its tensor cores.
+enum class Unit { simd, simt, tensor };
+// A level of the memory hierarchy a bandwidth is measured at, or declared bytes refer to. The GPU's
+// shared memory stands in for its L1; pcie is the host link.
+enum class Level { dram, l3, l2, l1, smem, pcie };
+enum class CeilingKind { bandwidth, compute };
 
+// Each as results.json spells it ("fp32", "cuda", "tensor", "dram", "bandwidth"), and back; the
+// readers throw InputError naming what they expected.
 std::string to_string(Precision p);
 std::string to_string(Backend b);
-Precision precision_from_string(const std::string& s);  // throws InputError
-Backend backend_from_string(const std::string& s);      // throws InputError
+std::string to_string(Unit u);
+std::string to_string(Level l);
+std::string to_string(CeilingKind k);
+Precision precision_from_string(const std::string& s);
+Backend backend_from_string(const std::string& s);
+Unit unit_from_string(const std::string& s);
+Level level_from_string(const std::string& s);
+CeilingKind ceiling_kind_from_string(const std::string& s);
 
 // Bytes of one value stored in a precision: 8, 4 or 2.
 double bytes_of(Precision p);

@@ -123,8 +123,9 @@ void sort_rows(std::vector<CompareRow>& rows) {
 }
 
 std::string roof_group(const Ceiling& c) {
-  if (c.kind == "bandwidth") return "bandwidth/" + c.level;
-  return "compute/" + (c.precision ? to_string(*c.precision) : std::string("?")) + "/" + c.unit;
+  if (c.kind == CeilingKind::bandwidth) return "bandwidth/" + (c.level ? to_string(*c.level) : std::string("?"));
+  return "compute/" + (c.precision ? to_string(*c.precision) : std::string("?")) + "/" +
+         (c.unit ? to_string(*c.unit) : std::string("?"));
 }
 
 void explain_by_roofs(Comparison& c) {

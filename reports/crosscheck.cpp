@@ -145,18 +145,18 @@ Crosscheck crosscheck(const Results& r, const std::string& benchmark, const std:
   }
   cupti::derive(theirs);
   const Counters& ours = *b.counters;
-  auto at = [](const std::map<std::string, double>& m, const char* k) -> std::optional<double> {
+  auto at = [](const std::map<Level, double>& m, Level k) -> std::optional<double> {
     auto i = m.find(k);
     if (i == m.end()) return std::nullopt;
     return i->second;
   };
   c.rows.push_back({"duration", "s", theirs.time_s, ours.time_s,
                     b.measurement ? std::optional<double>(b.measurement->stats.median) : std::nullopt});
-  c.rows.push_back({"HBM bytes (read + write)", "B", at(theirs.bytes, "dram"), at(ours.bytes, "dram"),
-                    b.level == "dram" ? std::optional<double>(b.bytes) : std::nullopt});
+  c.rows.push_back({"HBM bytes (read + write)", "B", at(theirs.bytes, Level::dram), at(ours.bytes, Level::dram),
+                    b.level == Level::dram ? std::optional<double>(b.bytes) : std::nullopt});
   c.rows.push_back({"FLOPs" + (theirs.flops_formula.empty() ? std::string() : " (" + theirs.flops_formula + ")"),
                     "FLOP", theirs.flops, ours.flops, b.flops > 0 ? std::optional<double>(b.flops) : std::nullopt});
-  c.rows.push_back({"L2 bytes", "B", at(theirs.bytes, "l2"), at(ours.bytes, "l2"), std::nullopt});
+  c.rows.push_back({"L2 bytes", "B", at(theirs.bytes, Level::l2), at(ours.bytes, Level::l2), std::nullopt});
   return c;
 }
 

@@ -68,7 +68,7 @@ std::string ceiling_label(const Ceiling& c) {
     out += (first ? "" : " ") + tok;
     first = false;
   }
-  if (c.kind == "compute" && !c.unit.empty()) out += " (" + c.unit + ")";
+  if (c.kind == CeilingKind::compute && c.unit) out += " (" + to_string(*c.unit) + ")";
   return out;
 }
 
@@ -145,11 +145,11 @@ std::string counter_line(const Counters& c, double declared_flops, double declar
   std::vector<std::string> parts;
   if (c.flops)
     parts.push_back(fmt::format("FLOPs {} (declared {})", si(*c.flops, ""), si(declared_flops, "")));
-  if (auto it = c.bytes.find("dram"); it != c.bytes.end())
+  if (auto it = c.bytes.find(Level::dram); it != c.bytes.end())
     parts.push_back(fmt::format("HBM {} (declared {}, {})", si(it->second, "B"), si(declared_bytes, "B"),
                                 ratio_text(it->second, declared_bytes)));
-  if (auto it = c.bytes.find("l2"); it != c.bytes.end()) parts.push_back("L2 " + si(it->second, "B"));
-  if (auto it = c.bytes.find("l1"); it != c.bytes.end()) parts.push_back("L1 " + si(it->second, "B"));
+  if (auto it = c.bytes.find(Level::l2); it != c.bytes.end()) parts.push_back("L2 " + si(it->second, "B"));
+  if (auto it = c.bytes.find(Level::l1); it != c.bytes.end()) parts.push_back("L1 " + si(it->second, "B"));
   if (c.threads_per_instruction) parts.push_back(fmt::format("{:.1f} threads/instruction", *c.threads_per_instruction));
   if (c.branch_uniformity) parts.push_back(fmt::format("branches {:.0f}% uniform", 100 * *c.branch_uniformity));
   if (parts.empty()) return fmt::format("{} metrics", c.values.size());

@@ -120,9 +120,9 @@ std::string chart_head(const ChartLayout& L, const std::string& title, const std
 
 // A hierarchical-roofline marker centred on (x, y): a circle for L1, a square for L2, a
 // triangle for HBM; `attrs` are added to the element.
-std::string level_marker(const std::string& level, double x, double y, const std::string& attrs) {
-  if (level == "l1") return fmt::format(R"(<circle cx="{:.2f}" cy="{:.2f}" r="4.5" {}/>)", x, y, attrs);
-  if (level == "l2") return fmt::format(R"(<rect x="{:.2f}" y="{:.2f}" width="8" height="8" {}/>)", x - 4, y - 4, attrs);
+std::string level_marker(Level level, double x, double y, const std::string& attrs) {
+  if (level == Level::l1) return fmt::format(R"(<circle cx="{:.2f}" cy="{:.2f}" r="4.5" {}/>)", x, y, attrs);
+  if (level == Level::l2) return fmt::format(R"(<rect x="{:.2f}" y="{:.2f}" width="8" height="8" {}/>)", x - 4, y - 4, attrs);
   return fmt::format(R"(<path d="M {:.2f} {:.2f} l 5 9 l -10 0 z" {}/>)", x, y - 5, attrs);
 }
 
@@ -209,7 +209,7 @@ ChartLayout layout_chart(const Results& r) {
     }
   for (const auto& rp : r.ridge_points) xs.push_back(rp.intensity);
   for (const auto& c : r.ceilings)
-    if (c.kind == "compute" && c.value > 0) ys.push_back(c.value);
+    if (c.kind == CeilingKind::compute && c.value > 0) ys.push_back(c.value);
   return layout_around(std::move(xs), std::move(ys));
 }
 
@@ -261,7 +261,7 @@ std::string render_svg(const Results& r) {
     const bool roof = is_roof(c);
     const std::string style = roof ? R"(stroke="#222222" stroke-width="2.2")"
                                    : R"(stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4")";
-    if (c.kind == "bandwidth") {
+    if (c.kind == CeilingKind::bandwidth) {
       const double x_end = top_peak > 0 ? std::min(L.x_max, top_peak / c.value) : L.x_max;
       out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)",
                       xml_escape(c.name), L.px_x(L.x_min), L.px_y(c.value * L.x_min), L.px_x(x_end),
@@ -314,7 +314,7 @@ std::string render_svg(const Results& r) {
         R"(<path d="M {:.2f} {:.2f} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222" stroke-width="1.5"/>)",
         xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), intensity(rp.intensity),
         xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), x, y - 5));
-    if (!bw || bw->level == "dram")
+    if (!bw || bw->level == Level::dram)
       out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="10" fill="#222222">ridge {} FLOP/B</text>)", x + 7,
                       y + 14, intensity(rp.intensity)));
     out("</g>");
@@ -445,7 +445,7 @@ std::string render_svg_machines(const std::vector<const Results*>& runs, const s
     const Roofs roofs = select_roofs(r.ceilings);
     const Ceiling* bw = nullptr;  // the DRAM (HBM) roof: machine balance is against memory
     for (const auto& [level, c] : roofs.bandwidth)
-      if (!bw || level == "dram") bw = c;
+      if (!bw || level == Level::dram) bw = c;
     const Ceiling* top = nullptr;
     for (const auto& [key, c] : roofs.compute)
       if (!top || c->value > top->value) top = c;
@@ -514,11 +514,11 @@ std::vector<HierarchyPoint> hierarchy_points(const Results& r) {
   return out;
 }
 
-static const Ceiling* level_roof(const Roofs& roofs, const std::string& level) {
+static const Ceiling* level_roof(const Roofs& roofs, Level level) {
   if (auto it = roofs.bandwidth.find(level); it != roofs.bandwidth.end()) return it->second;
   // L1 and shared memory are one SRAM on the SM: the shared-memory ceiling stands in for L1.
-  if (level == "l1")
-    if (auto it = roofs.bandwidth.find("smem"); it != roofs.bandwidth.end()) return it->second;
+  if (level == Level::l1)
+    if (auto it = roofs.bandwidth.find(Level::smem); it != roofs.bandwidth.end()) return it->second;
   return nullptr;
 }
 
@@ -526,8 +526,8 @@ std::string render_svg_hierarchy(const Results& r) {
   const std::vector<HierarchyPoint> points = hierarchy_points(r);
   if (points.empty()) return "";
   const Roofs roofs = select_roofs(r.ceilings);
-  static const std::vector<std::pair<std::string, std::string>> kLevels = {
-      {"l1", "L1"}, {"l2", "L2"}, {"dram", "HBM"}};
+  static const std::vector<std::pair<Level, std::string>> kLevels = {
+      {Level::l1, "L1"}, {Level::l2, "L2"}, {Level::dram, "HBM"}};
 
   std::vector<double> xs, ys;
   for (const auto& p : points) {
@@ -560,7 +560,7 @@ std::string render_svg_hierarchy(const Results& r) {
     const double x_end = top_peak > 0 ? std::min(L.x_max, top_peak / c->value) : L.x_max;
     out(fmt::format(R"(<line class="ceiling" data-level="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" )"
                     R"(stroke="{}" stroke-width="2"/>)",
-                    kLevels[i].first, L.px_x(L.x_min), L.px_y(c->value * L.x_min), L.px_x(x_end),
+                    to_string(kLevels[i].first), L.px_x(L.x_min), L.px_y(c->value * L.x_min), L.px_x(x_end),
                     L.px_y(c->value * x_end), kLevelColour[i]));
     const double x_lab = std::max(L.x_min * 1.2, 2 * L.y_min / c->value);
     labels += fmt::format(R"(<text class="ceiling-label" x="{:.2f}" y="{:.2f}" fill="{}" font-size="10">{} {}</text>)",
@@ -593,8 +593,9 @@ std::string render_svg_hierarchy(const Results& r) {
     out(fmt::format(R"(<line x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" stroke="{}" stroke-width="1" opacity="0.6"/>)",
                     L.px_x(x_lo), y, L.px_x(x_hi), y, colour));
     for (const auto& [level, ai] : p.intensity) {
-      out(fmt::format(R"(<g class="point" data-level="{}"><title>{} at {}: {} FLOP/B, {}</title>{}</g>)", level,
-                      xml_escape(p.benchmark->name), level, intensity(ai), si(p.flop_per_s, "FLOP/s"),
+      out(fmt::format(R"(<g class="point" data-level="{}"><title>{} at {}: {} FLOP/B, {}</title>{}</g>)",
+                      to_string(level), xml_escape(p.benchmark->name), to_string(level), intensity(ai),
+                      si(p.flop_per_s, "FLOP/s"),
                       level_marker(level, L.px_x(ai), y, fmt::format(R"(fill="{}" stroke="#ffffff")", colour))));
     }
     out("</g>");

@@ -39,7 +39,7 @@ std::string render_svg_machines(const std::vector<const Results*>& runs, const s
 struct HierarchyPoint {
   const BenchmarkResult* benchmark = nullptr;
   double flop_per_s = 0;                   // counter FLOPs / timed median
-  std::map<std::string, double> intensity;  // by level: "l1", "l2", "dram"
+  std::map<Level, double> intensity;       // by level: l1, l2, dram
 };
 std::vector<HierarchyPoint> hierarchy_points(const Results& r);
 std::string render_svg_hierarchy(const Results& r);

@@ -41,11 +41,11 @@ LadderTable gemm_ladder(const Results& r) {
     for (const auto& [k, v] : b.params) found += (k == "M" || k == "N" || k == "K") && v > 0;
     return found == 3;
   };
-  const BenchmarkResult* any = nullptr;
+  const BenchmarkResult* reference = nullptr;
   for (const auto& b : r.benchmarks)
-    if (is_gemm(b)) any = &b;
-  if (!any) return t;
-  t.reference = any->backend == Backend::cuda ? "cublas" : "openblas";
+    if (is_gemm(b) && b.vendor_reference) reference = &b;
+  if (!reference) return t;
+  t.reference = reference->variant;
   auto size_label = [](const Params& p) {
     const std::int64_t M = param(p, "M"), N = param(p, "N"), K = param(p, "K");
     return M == N && N == K ? fmt::format("{}³", M) : fmt::format("{}×{}×{}", M, N, K);
@@ -72,7 +72,9 @@ LadderTable gemm_ladder(const Results& r) {
     const bool seen = std::any_of(t.rows.begin(), t.rows.end(),
                                   [&](const LadderTable::Row& row) { return row.variant == b.variant && row.precision == prec; });
     if (seen) continue;
-    LadderTable::Row row{b.variant, prec, b.math ? fmt::format("{} ({} math)", b.unit, to_string(*b.math)) : b.unit, {}};
+    LadderTable::Row row{b.variant, prec,
+                         b.math ? fmt::format("{} ({} math)", to_string(b.unit), to_string(*b.math)) : to_string(b.unit),
+                         {}};
     for (const auto& p : sizes) {
       const BenchmarkResult* k = find(b.variant, b.precision, p);
       const BenchmarkResult* ref = find(t.reference, b.precision, p);
@@ -123,14 +125,14 @@ std::vector<CounterRow> counter_rows(const Results& r) {
       row.flops = si(*c.flops, "");
       row.flops_ratio = ratio_text(*c.flops, b.flops);
     }
-    if (auto it = c.bytes.find("dram"); it != c.bytes.end()) {
+    if (auto it = c.bytes.find(Level::dram); it != c.bytes.end()) {
       row.dram = si(it->second, "B");
-      if (b.level == "dram") row.dram_ratio = ratio_text(it->second, b.bytes);
+      if (b.level == Level::dram) row.dram_ratio = ratio_text(it->second, b.bytes);
     }
-    if (auto it = c.bytes.find("l2"); it != c.bytes.end()) row.l2 = si(it->second, "B");
-    if (auto it = c.bytes.find("l1"); it != c.bytes.end()) row.l1 = si(it->second, "B");
+    if (auto it = c.bytes.find(Level::l2); it != c.bytes.end()) row.l2 = si(it->second, "B");
+    if (auto it = c.bytes.find(Level::l1); it != c.bytes.end()) row.l1 = si(it->second, "B");
     for (const auto& [level, ai] : c.intensity())
-      (level == "l1" ? row.ai_l1 : level == "l2" ? row.ai_l2 : row.ai_dram) = intensity(ai);
+      (level == Level::l1 ? row.ai_l1 : level == Level::l2 ? row.ai_l2 : row.ai_dram) = intensity(ai);
     if (c.threads_per_instruction) row.threads_per_instruction = fmt::format("{:.1f}", *c.threads_per_instruction);
     if (c.branch_uniformity) row.branch_uniformity = fmt::format("{:.1f}%", 100 * *c.branch_uniformity);
     if (b.measurement)

@@ -19,10 +19,10 @@ struct BenchmarkCells {
 };
 BenchmarkCells benchmark_cells(const BenchmarkResult& b, const std::string& empty);
 
-// The GEMM ladder against the vendor library measured in the same run ("cublas" on CUDA,
-// "openblas" on the CPU): one row per (variant, precision), one column per problem size, each
-// cell the FLOP rate and its ratio to the reference at the same precision and size,
-// "48.1 TFLOP/s (0.93×)". Empty when the run has no verified reference.
+// The GEMM ladder against the vendor library measured in the same run (the variant that declares
+// itself the vendor reference: cuBLAS on CUDA, OpenBLAS on the CPU): one row per (variant,
+// precision), one column per problem size, each cell the FLOP rate and its ratio to the
+// reference at the same precision and size, "48.1 TFLOP/s (0.93×)". Empty without a reference.
 struct LadderTable {
   std::string reference;           // "cublas"
   std::vector<std::string> sizes;  // column heads: "4096³" for square sizes, else "M×N×K"

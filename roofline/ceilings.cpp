@@ -11,12 +11,12 @@ namespace roofbench {
 // The roof is the better of the two passes: a roof is what the machine can do, and a machine
 // that was slower in one pass (a busy neighbour, a warmer chip) could still do the other.
 Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const BenchmarkResult* end, const nlohmann::json& device) {
-  auto rate = [&](const Measurement& m) { return (v.ceiling->kind == "bandwidth" ? b.bytes : b.flops) / m.stats.median; };
+  auto rate = [&](const Measurement& m) { return (v.ceiling->kind == CeilingKind::bandwidth ? b.bytes : b.flops) / m.stats.median; };
   const bool cuda = device.value("kind", std::string()) == "cuda";
   Ceiling c;
   c.name = v.ceiling->name;
   c.kind = v.ceiling->kind;
-  c.method = v.ceiling->method + "; " + v.work +
+  c.method = v.ceiling->method + "; " + b.work +
              (end ? "; the best of a pass at the start and one at the end of the run" : "");
   c.benchmark = b.name;
   c.measurement = *b.measurement;
@@ -29,7 +29,7 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
     c.value = std::max(c.value, *c.value_end);
     for (const auto& w : end->warnings) c.warnings.push_back("end pass: " + w);
   }
-  if (c.kind == "bandwidth") {
+  if (c.kind == CeilingKind::bandwidth) {
     c.level = v.ceiling->level;
     c.value_unit = "B/s";
   } else {
@@ -45,7 +45,7 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
       m.clock_before_hz && m.clock_after_hz ? std::optional<double>(0.5 * (*m.clock_before_hz + *m.clock_after_hz))
                                             : m.clock_before_hz;
   if (cuda && measured_hz) c.theoretical = gpu_theoretical(device, c, *measured_hz);
-  if (!cuda && c.kind == "compute" && c.precision &&
+  if (!cuda && c.kind == CeilingKind::compute && c.precision &&
       (*c.precision == Precision::fp32 || *c.precision == Precision::fp64)) {
     // /proc/cpuinfo's nominal clock only when no reading was possible.
     const CpuInfo& cpu = cpu_info();

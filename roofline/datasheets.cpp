@@ -36,12 +36,12 @@ std::optional<ReferenceValue> datasheet_value(const std::string& device_name, co
   for (const auto& s : sheets()) {
     if (device_name.find(s.match) == std::string::npos) continue;
     double v = 0;
-    if (c.kind == "bandwidth" && c.level == "dram") v = s.hbm_bytes_per_s;
-    if (c.kind == "compute" && c.precision && c.unit == "simt") {
+    if (c.kind == CeilingKind::bandwidth && c.level == Level::dram) v = s.hbm_bytes_per_s;
+    if (c.kind == CeilingKind::compute && c.precision && c.unit == Unit::simt) {
       if (*c.precision == Precision::fp32) v = s.fp32_flop_per_s;
       if (*c.precision == Precision::fp64) v = s.fp64_flop_per_s;
     }
-    if (c.kind == "compute" && c.precision && c.unit == "tensor" &&
+    if (c.kind == CeilingKind::compute && c.precision && c.unit == Unit::tensor &&
         (*c.precision == Precision::fp16 || *c.precision == Precision::bf16))
       v = s.fp16_tensor_dense;
     if (v <= 0) return std::nullopt;

@@ -11,7 +11,7 @@ namespace {
 struct Rate {
   const char* cc;
   Precision precision;
-  const char* unit;
+  Unit unit;
   double flops_per_clock_per_sm;
   const char* why;
 };
@@ -19,23 +19,23 @@ struct Rate {
 // From NVIDIA's architecture whitepapers (per-SM throughput tables).
 const std::vector<Rate>& rates() {
   static const std::vector<Rate> r = {
-      {"9.0", Precision::fp32, "simt", 256, "128 FP32 lanes x 2"},
-      {"9.0", Precision::fp64, "simt", 128, "64 FP64 lanes x 2"},
-      {"9.0", Precision::fp16, "simt", 512, "128 lanes x half2 x 2"},
-      {"9.0", Precision::bf16, "simt", 512, "128 lanes x bfloat162 x 2"},
-      {"9.0", Precision::fp16, "tensor", 4096, "4 tensor cores x 512 dense FP16 FMA x 2"},
-      {"9.0", Precision::bf16, "tensor", 4096, "4 tensor cores x 512 dense BF16 FMA x 2"},
-      {"8.0", Precision::fp32, "simt", 128, "64 FP32 lanes x 2"},
-      {"8.0", Precision::fp64, "simt", 64, "32 FP64 lanes x 2"},
-      {"8.0", Precision::fp16, "simt", 512, "64 lanes x half2 x 2 x 2 (A100 runs FP16 at 4x FP32)"},
-      {"8.0", Precision::bf16, "simt", 256, "64 lanes x bfloat162 x 2"},
-      {"8.0", Precision::fp16, "tensor", 2048, "4 tensor cores x 256 dense FP16 FMA x 2"},
-      {"8.0", Precision::bf16, "tensor", 2048, "4 tensor cores x 256 dense BF16 FMA x 2"},
+      {"9.0", Precision::fp32, Unit::simt, 256, "128 FP32 lanes x 2"},
+      {"9.0", Precision::fp64, Unit::simt, 128, "64 FP64 lanes x 2"},
+      {"9.0", Precision::fp16, Unit::simt, 512, "128 lanes x half2 x 2"},
+      {"9.0", Precision::bf16, Unit::simt, 512, "128 lanes x bfloat162 x 2"},
+      {"9.0", Precision::fp16, Unit::tensor, 4096, "4 tensor cores x 512 dense FP16 FMA x 2"},
+      {"9.0", Precision::bf16, Unit::tensor, 4096, "4 tensor cores x 512 dense BF16 FMA x 2"},
+      {"8.0", Precision::fp32, Unit::simt, 128, "64 FP32 lanes x 2"},
+      {"8.0", Precision::fp64, Unit::simt, 64, "32 FP64 lanes x 2"},
+      {"8.0", Precision::fp16, Unit::simt, 512, "64 lanes x half2 x 2 x 2 (A100 runs FP16 at 4x FP32)"},
+      {"8.0", Precision::bf16, Unit::simt, 256, "64 lanes x bfloat162 x 2"},
+      {"8.0", Precision::fp16, Unit::tensor, 2048, "4 tensor cores x 256 dense FP16 FMA x 2"},
+      {"8.0", Precision::bf16, Unit::tensor, 2048, "4 tensor cores x 256 dense BF16 FMA x 2"},
   };
   return r;
 }
 
-const Rate* find_rate(const std::string& cc, Precision p, const std::string& unit) {
+const Rate* find_rate(const std::string& cc, Precision p, Unit unit) {
   for (const auto& r : rates())
     if (cc == r.cc && p == r.precision && unit == r.unit) return &r;
   return nullptr;
@@ -43,18 +43,18 @@ const Rate* find_rate(const std::string& cc, Precision p, const std::string& uni
 
 }  // namespace
 
-std::optional<double> gpu_flops_per_clock_per_sm(const std::string& cc, Precision p, const std::string& unit) {
+std::optional<double> gpu_flops_per_clock_per_sm(const std::string& cc, Precision p, Unit unit) {
   const Rate* r = find_rate(cc, p, unit);
   if (!r) return std::nullopt;
   return r->flops_per_clock_per_sm;
 }
 
 std::optional<ReferenceValue> gpu_theoretical(const nlohmann::json& device, const Ceiling& c, double sm_clock_hz) {
-  if (c.kind != "compute" || !c.precision || sm_clock_hz <= 0) return std::nullopt;
+  if (c.kind != CeilingKind::compute || !c.precision || !c.unit || sm_clock_hz <= 0) return std::nullopt;
   const auto cc = device.find("compute_capability");
   const auto sms = device.find("sm_count");
   if (cc == device.end() || sms == device.end() || !cc->is_string() || !sms->is_number_integer()) return std::nullopt;
-  const Rate* r = find_rate(cc->get<std::string>(), *c.precision, c.unit);
+  const Rate* r = find_rate(cc->get<std::string>(), *c.precision, *c.unit);
   if (!r) return std::nullopt;
   const auto n = sms->get<std::int64_t>();
   return ReferenceValue{static_cast<double>(n) * r->flops_per_clock_per_sm * sm_clock_hz,

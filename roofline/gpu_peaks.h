@@ -11,8 +11,7 @@ namespace roofbench {
 
 // Dense FLOPs per clock per SM (an FMA is 2) of a (precision, unit) on a compute capability
 // ("9.0"); nullopt for combinations not in the table.
-std::optional<double> gpu_flops_per_clock_per_sm(const std::string& compute_capability, Precision p,
-                                                 const std::string& unit);
+std::optional<double> gpu_flops_per_clock_per_sm(const std::string& compute_capability, Precision p, Unit unit);
 
 // The theoretical peak of a compute ceiling on `device` (results.json "device": needs
 // compute_capability and sm_count) at `sm_clock_hz`, with its derivation as the source.

@@ -1,14 +1,13 @@
 #include "roofline/model.h"
 
-#include "roofline/cupti/metrics.h"
-
 #include <fmt/format.h>
-
-#include <stdexcept>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+
+#include "roofline/cupti/metrics.h"
 
 namespace roofbench {
 
@@ -16,11 +15,11 @@ Roofs select_roofs(const std::vector<Ceiling>& ceilings) {
   Roofs r;
   for (const auto& c : ceilings) {
     if (c.value <= 0) continue;
-    if (c.kind == "bandwidth") {
-      auto& slot = r.bandwidth[c.level];
+    if (c.kind == CeilingKind::bandwidth && c.level) {
+      auto& slot = r.bandwidth[*c.level];
       if (!slot || c.value > slot->value) slot = &c;
-    } else if (c.kind == "compute" && c.precision) {
-      auto& slot = r.compute[{*c.precision, c.unit}];
+    } else if (c.kind == CeilingKind::compute && c.precision && c.unit) {
+      auto& slot = r.compute[{*c.precision, *c.unit}];
       if (!slot || c.value > slot->value) slot = &c;
     }
   }
@@ -37,7 +36,7 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
   if (t <= 0) return fail("median time is zero");
   if (b.bytes <= 0) return fail("declares no bytes");
   auto bw_it = roofs.bandwidth.find(b.level);
-  if (bw_it == roofs.bandwidth.end()) return fail("no " + b.level + " bandwidth ceiling was measured");
+  if (bw_it == roofs.bandwidth.end()) return fail("no " + to_string(b.level) + " bandwidth ceiling was measured");
   const Ceiling& bw = *bw_it->second;
 
   Placement p;
@@ -52,7 +51,8 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
   }
   auto cp_it = roofs.compute.find({b.roof_precision(), b.unit});
   if (cp_it == roofs.compute.end())
-    return fail(fmt::format("no {} {} compute ceiling was measured", to_string(b.roof_precision()), b.unit));
+    return fail(
+        fmt::format("no {} {} compute ceiling was measured", to_string(b.roof_precision()), to_string(b.unit)));
   const Ceiling& peak = *cp_it->second;
   const double intensity = b.flops / b.bytes;
   const double memory_roof = intensity * bw.value;

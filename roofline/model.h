@@ -19,8 +19,8 @@
 namespace roofbench {
 
 struct Roofs {
-  std::map<std::string, const Ceiling*> bandwidth;                      // by level
-  std::map<std::pair<Precision, std::string>, const Ceiling*> compute;  // by (precision, unit)
+  std::map<Level, const Ceiling*> bandwidth;                     // by level
+  std::map<std::pair<Precision, Unit>, const Ceiling*> compute;  // by (precision, unit)
 };
 
 Roofs select_roofs(const std::vector<Ceiling>& ceilings);

@@ -25,7 +25,7 @@ inline Measurement measurement_of(std::vector<double> samples) {
   return m;
 }
 
-inline Ceiling ceiling(const std::string& name, const std::string& kind, double value, const std::string& unit) {
+inline Ceiling ceiling(const std::string& name, CeilingKind kind, double value, const std::string& unit) {
   Ceiling c;
   c.name = name;
   c.kind = kind;
@@ -38,15 +38,15 @@ inline Ceiling ceiling(const std::string& name, const std::string& kind, double 
 }
 
 inline Ceiling bandwidth_ceiling(const std::string& name, double bytes_per_s) {
-  Ceiling c = ceiling(name, "bandwidth", bytes_per_s, "B/s");
-  c.level = "dram";
+  Ceiling c = ceiling(name, CeilingKind::bandwidth, bytes_per_s, "B/s");
+  c.level = Level::dram;
   return c;
 }
 
 inline Ceiling compute_ceiling(const std::string& name, Precision p, double flop_per_s) {
-  Ceiling c = ceiling(name, "compute", flop_per_s, "FLOP/s");
+  Ceiling c = ceiling(name, CeilingKind::compute, flop_per_s, "FLOP/s");
   c.precision = p;
-  c.unit = "simd";
+  c.unit = Unit::simd;
   return c;
 }
 
@@ -58,8 +58,8 @@ inline BenchmarkResult kernel(const std::string& variant, double flops, double b
   b.variant = variant;
   b.precision = p;
   b.backend = Backend::cpu;
-  b.unit = "simd";
-  b.level = "dram";
+  b.unit = Unit::simd;
+  b.level = Level::dram;
   b.params = {{"n", 1}};
   b.name = "gemm/" + variant + "/" + to_string(p) + "/n:1";
   b.flops = flops;

@@ -263,9 +263,8 @@ std::int64_t elements_for(std::size_t llc_multiple) {
 }
 
 Variant make(StreamOp op) {
-  Variant v = stream_ceiling_variant(op, Backend::cpu, "dram");
+  Variant v = stream_ceiling_variant(op, Backend::cpu, Level::dram);
   v.summary = std::string("STREAM-style ") + op_name(op) + " on all cores, " + cpu_info().isa + " vectors";
-  v.source = __FILE__;
   v.ceiling->method = "all cores, one contiguous chunk per thread, " + cpu_info().isa +
                       " vectors, non-temporal stores to fresh lines, arrays of n floats (>= 8x the last-level cache)";
   v.sizes = vector_sizes({elements_for(8)});
@@ -282,21 +281,17 @@ ROOFBENCH_REGISTER(make(StreamOp::update));
 
 // Half of each level per thread (L3: half of it shared by all threads), so that the slice
 // stays resident beside the stack and the loop; enough passes to move about 1 GiB per run.
-Variant make_cache(const std::string& level, std::int64_t kib_per_thread) {
+Variant make_cache(Level level, std::int64_t kib_per_thread) {
   Variant v = bandwidth_ceiling_variant(
-      level + "_read", Backend::cpu, level,
+      to_string(level) + "_read", Backend::cpu, level,
       "all cores, each summing its own slice (half of the level per thread) over and over with " + cpu_info().isa +
           " vectors; the first pass is cold");
   const int threads = cpu_info().threads;
-  v.bytes = [threads](const Params& p) {
-    return static_cast<double>(threads) * 1024.0 * static_cast<double>(param(p, "kib_per_thread") * param(p, "passes"));
-  };
-  v.work = "each thread sums its own slice of kib_per_thread KiB, passes times: reads threads x KiB x passes bytes";
-  v.host_bytes = [threads](const Params& p) {
-    return static_cast<double>(threads) * 1024.0 * static_cast<double>(param(p, "kib_per_thread"));
-  };
-  v.summary = "read-only over a working set that fits in " + level + ", on all cores, " + cpu_info().isa + " vectors";
-  v.source = __FILE__;
+  v.work = Work().read("each thread's own slice, summed",
+                       Count::constant("threads", threads) * Count::param("kib_per_thread"), 1024,
+                       Count::param("passes"));
+  v.summary =
+      "read-only over a working set that fits in " + to_string(level) + ", on all cores, " + cpu_info().isa + " vectors";
   kib_per_thread = std::max<std::int64_t>(4, kib_per_thread / 4 * 4);  // whole 4 KiB pages: a multiple of 64 floats
   const std::int64_t passes =
       std::max<std::int64_t>(4, (std::int64_t{1} << 30) / (static_cast<std::int64_t>(threads) * kib_per_thread * 1024));
@@ -306,9 +301,9 @@ Variant make_cache(const std::string& level, std::int64_t kib_per_thread) {
   v.make = [](const Params& p) { return std::make_unique<CpuCacheRead>(p); };
   return v;
 }
-ROOFBENCH_REGISTER(make_cache("l1", static_cast<std::int64_t>(cpu_info().l1d_bytes / 2 / 1024)));
-ROOFBENCH_REGISTER(make_cache("l2", static_cast<std::int64_t>(cpu_info().l2_bytes / 2 / 1024)));
-ROOFBENCH_REGISTER(make_cache("l3", static_cast<std::int64_t>(cpu_info().llc_bytes / 2 / cpu_info().threads / 1024)));
+ROOFBENCH_REGISTER(make_cache(Level::l1, static_cast<std::int64_t>(cpu_info().l1d_bytes / 2 / 1024)));
+ROOFBENCH_REGISTER(make_cache(Level::l2, static_cast<std::int64_t>(cpu_info().l2_bytes / 2 / 1024)));
+ROOFBENCH_REGISTER(make_cache(Level::l3, static_cast<std::int64_t>(cpu_info().llc_bytes / 2 / cpu_info().threads / 1024)));
 
 }  // namespace
 }  // namespace roofbench::ceilings

@@ -156,24 +156,15 @@ Variant make() {
   v.precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
   v.variant = to_string(v.precision) + "_fma";
   v.backend = Backend::cpu;
-  v.unit = "simd";
-  v.level = "dram";
   v.summary = "independent vector FMA chains in registers on every core (" + cpu.isa + ")";
-  v.source = __FILE__;
-  // Each value is one chain lane: iters fused multiply-adds of 2 flops; no memory traffic
-  // beyond writing the results once.
-  v.flops = [](const Params& p) {
-    return 2.0 * static_cast<double>(param(p, "threads")) * static_cast<double>(param(p, "values")) *
-           static_cast<double>(param(p, "iters"));
-  };
-  v.bytes = [](const Params& p) {
-    return static_cast<double>(sizeof(T)) * static_cast<double>(param(p, "threads") * param(p, "values"));
-  };
-  v.work = "threads x values x iters FMAs of 2 flops; writes each value once";
+  // Each value is one chain lane: iters fused multiply-adds; no memory traffic beyond writing
+  // the results once.
+  const Count values = Count::param("threads") * Count::param("values");
+  v.work = Work().write("each chain's value, once", values, v.precision).flops(2 * values * Count::param("iters"), "an FMA is 2");
   v.sizes = {params(1 << 22)};
   v.quick_sizes = {params(1 << 21)};
   v.test_sizes = {params(1), params(1000)};
-  v.ceiling = CeilingSpec{v.variant, "compute", "",
+  v.ceiling = CeilingSpec{v.variant, CeilingKind::compute, Level::dram,
                           "OpenMP on all cores, " + cpu.isa + " FMA intrinsics, " + std::to_string(s.chains) +
                               " independent accumulators per thread"};
   v.make = [](const Params& p) { return std::make_unique<CpuFma<T>>(p); };

@@ -80,12 +80,12 @@ class GpuStream final : public Instance {
       c_.upload(hc_);
     }
     if (op_ == StreamOp::update)
-      CUDA_CHECK(cudaMemcpy(y_.get(), x_.get(), x_.bytes(), cudaMemcpyDeviceToDevice));
+      y_.copy_from(x_);
     else if (op_ != StreamOp::read)
       y_.poison();
     // The sum is zeroed here, not in run(): the timed runs then hold the kernel alone (later runs
     // keep adding to it, which only the first, verified, run cares about).
-    if (op_ == StreamOp::read) CUDA_CHECK(cudaMemset(sum_.get(), 0, sizeof(unsigned long long)));
+    if (op_ == StreamOp::read) sum_.zero();
   }
 
   void run() override {
@@ -134,9 +134,8 @@ class GpuStream final : public Instance {
 
 // ---------------------------------------------------------------- registration
 Variant make(StreamOp op) {
-  Variant v = stream_ceiling_variant(op, Backend::cuda, "dram");
+  Variant v = stream_ceiling_variant(op, Backend::cuda, Level::dram);
   v.summary = std::string("STREAM-style ") + op_name(op) + ", float4 grid-stride, 8 blocks per SM";
-  v.source = __FILE__;
   v.ceiling->method = "float4 grid-stride loop, 256 threads x 8 blocks per SM, arrays of n floats (>= 5x the L2 each)";
   v.sizes = vector_sizes({1LL << 28});
   v.quick_sizes = vector_sizes({1LL << 26});

@@ -65,7 +65,7 @@ class GpuL2Read final : public Instance {
     hx_.resize(n_);
     fill_small_ints(hx_.data(), n_, seed);
     x_.upload(hx_);
-    CUDA_CHECK(cudaMemset(sum_.get(), 0, sizeof(unsigned long long)));
+    sum_.zero();
   }
   void run() override {
     l2_read_kernel<<<blocks_, kThreads>>>(reinterpret_cast<const float4*>(x_.get()), n_ / 4, passes_, sum_.get());
@@ -95,7 +95,7 @@ class GpuSmemRead final : public Instance {
       throw InputError("the shared-memory ceiling needs blocks > 0, 1 to 48 KiB per block and passes > 0");
     sum_ = DeviceBuffer<unsigned long long>(1);
   }
-  void prepare(std::uint64_t) override { CUDA_CHECK(cudaMemset(sum_.get(), 0, sizeof(unsigned long long))); }
+  void prepare(std::uint64_t) override { sum_.zero(); }
   void run() override {
     smem_read_kernel<<<blocks_, kThreads, static_cast<std::size_t>(float4s_) * 16>>>(float4s_, passes_, sum_.get());
     CUDA_CHECK_LAUNCH();
@@ -115,14 +115,11 @@ class GpuSmemRead final : public Instance {
 
 // ---------------------------------------------------------------- registration
 Variant make_l2() {
-  Variant v = bandwidth_ceiling_variant("l2_read", Backend::cuda, "l2",
+  Variant v = bandwidth_ceiling_variant("l2_read", Backend::cuda, Level::l2,
                                         "16 MiB (inside the L2 of an H100/H200) read passes times with ld.global.cg, "
                                         "256 threads x 8 blocks per SM; the first pass is cold");
-  v.bytes = [](const Params& p) { return 4.0 * static_cast<double>(param(p, "n") * param(p, "passes")); };
-  v.work = "sum of n floats, passes times: reads 4 x n x passes bytes";
-  v.host_bytes = [](const Params& p) { return 4.0 * static_cast<double>(param(p, "n")); };
+  v.work = Work().read<float>("x, summed (the adds are not counted)", Count::param("n"), Count::param("passes"));
   v.summary = "float4 reads that skip the L1 (ld.global.cg) over 16 MiB, read again and again";
-  v.source = __FILE__;
   v.sizes = {{{"n", 1 << 22}, {"passes", 256}}};
   v.quick_sizes = {{{"n", 1 << 22}, {"passes", 64}}};
   v.test_sizes = {{{"n", 4}, {"passes", 3}}, {{"n", 4096 + 4}, {"passes", 2}}};
@@ -131,16 +128,13 @@ Variant make_l2() {
 }
 
 Variant make_smem() {
-  Variant v = bandwidth_ceiling_variant("smem_read", Backend::cuda, "smem",
+  Variant v = bandwidth_ceiling_variant("smem_read", Backend::cuda, Level::smem,
                                         "ld.shared.v4.f32 by consecutive lanes (no bank conflicts), 256 threads, 32 KiB "
                                         "per block, 1056 blocks (8 per SM on 132 SMs)");
-  v.bytes = [](const Params& p) {
-    return 1024.0 * static_cast<double>(param(p, "blocks") * param(p, "kib_per_block") * param(p, "passes"));
-  };
-  v.work = "each block sums its own kib_per_block KiB of shared memory, passes times: reads blocks x KiB x passes";
-  v.host_bytes = [](const Params&) { return 8.0; };  // one counter
+  v.work = Work().read("each block's own slice of shared memory, summed", Count::param("blocks") *
+                                                                                Count::param("kib_per_block"),
+                       1024, Count::param("passes"));
   v.summary = "conflict-free 16-byte ld.shared over 32 KiB per block, again and again";
-  v.source = __FILE__;
   v.sizes = {{{"blocks", 1056}, {"kib_per_block", 32}, {"passes", 4096}}};
   v.quick_sizes = {{{"blocks", 1056}, {"kib_per_block", 32}, {"passes", 1024}}};
   v.test_sizes = {{{"blocks", 1}, {"kib_per_block", 1}, {"passes", 3}}, {{"blocks", 7}, {"kib_per_block", 32}, {"passes", 2}}};

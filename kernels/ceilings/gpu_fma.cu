@@ -160,23 +160,19 @@ Variant make() {
   v.variant = Tr::kName;
   v.precision = Tr::kPrecision;
   v.backend = Backend::cuda;
-  v.unit = "simt";
+  v.unit = Unit::simt;
   v.summary = fmt::format("8 independent FMA chains per thread ({}), 256 threads per block", Tr::kHow);
-  v.source = __FILE__;
-  // Every thread: chains x iters FMA instructions of `lanes` FMAs of 2 flops; writes one double.
-  v.flops = [](const Params& p) {
-    return 2.0 * Tr::kLanes * static_cast<double>(param(p, "blocks") * param(p, "threads") * param(p, "chains")) *
-           static_cast<double>(param(p, "iters"));
-  };
-  v.bytes = [](const Params& p) { return 8.0 * static_cast<double>(param(p, "blocks") * param(p, "threads")); };
-  v.work = fmt::format("blocks x threads x chains x iters {} instructions of {} FMA(s), 2 flops each; writes one "
-                       "double per thread",
-                       Tr::kHow, Tr::kLanes);
+  // Every thread: chains x iters FMA instructions of `lanes` FMAs; writes one double.
+  const Count threads = Count::param("blocks") * Count::param("threads");
+  v.work = Work()
+               .write("one double per thread", threads, 8)
+               .flops(2 * Tr::kLanes * threads * Count::param("chains") * Count::param("iters"),
+                      fmt::format("{} FMA(s) of 2 per {} instruction", Tr::kLanes, Tr::kHow));
   v.sizes = {fma_params(65536, 4096)};
   v.quick_sizes = {fma_params(16384, 4096)};
   v.test_sizes = {fma_params(1, 1), fma_params(264, 100)};
   v.ceiling =
-      CeilingSpec{Tr::kName, "compute", "", fmt::format("{} chains in registers, 8 per thread, 65536 short blocks", Tr::kHow)};
+      CeilingSpec{Tr::kName, CeilingKind::compute, Level::dram, fmt::format("{} chains in registers, 8 per thread, 65536 short blocks", Tr::kHow)};
   v.make = [](const Params& p) { return std::make_unique<GpuFma<Tr>>(p); };
   return v;
 }

@@ -139,20 +139,18 @@ Variant make() {
   v.variant = fmt::format("{}_mma_sync", type);
   v.precision = kBf16 ? Precision::bf16 : Precision::fp16;
   v.backend = Backend::cuda;
-  v.unit = "tensor";
+  v.unit = Unit::tensor;
   v.summary = fmt::format("mma.sync m16n8k16 {} -> FP32, 8 independent accumulators per warp, register operands", type);
-  v.source = __FILE__;
-  // Every warp: chains x iters MMAs of 2·16·8·16 flops; every thread writes one double.
-  v.flops = [](const Params& p) {
-    const double warps = static_cast<double>(param(p, "blocks") * param(p, "threads") / 32);
-    return kFlopsPerMma * warps * static_cast<double>(param(p, "chains")) * static_cast<double>(param(p, "iters"));
-  };
-  v.bytes = [](const Params& p) { return 8.0 * static_cast<double>(param(p, "blocks") * param(p, "threads")); };
-  v.work = "warps x chains x iters m16n8k16 MMAs of 2·16·8·16 = 4096 flops; writes one double per thread";
+  // Every warp: chains x iters MMAs; every thread writes one double.
+  const Count threads = Count::param("blocks") * Count::param("threads");
+  v.work = Work()
+               .write("one double per thread", threads, 8)
+               .flops(kFlopsPerMma / 32 * threads * Count::param("chains") * Count::param("iters"),
+                      "an m16n8k16 MMA is 2·16·8·16 = 4096, a warp's 32 threads' together");
   v.sizes = {mma_params(4224, 4096)};
   v.quick_sizes = {mma_params(1056, 4096)};
   v.test_sizes = {mma_params(1, 1), mma_params(132, 100)};
-  v.ceiling = CeilingSpec{v.variant, "compute", "",
+  v.ceiling = CeilingSpec{v.variant, CeilingKind::compute, Level::dram,
                           "mma.sync m16n8k16 on register fragments loaded once, 8 accumulators per warp: the "
                           "instruction ceiling of WMMA and sm_80-style kernels"};
   v.make = [](const Params& p) { return std::make_unique<GpuMma<kBf16>>(p); };

@@ -50,9 +50,9 @@ class GpuTransfer final : public Instance {
   }
   void run() override {
     if (to_device_)
-      CUDA_CHECK(cudaMemcpy(dev_.get(), host(), dev_.bytes(), cudaMemcpyHostToDevice));
+      dev_.upload(host());  // one cudaMemcpy, the work timed
     else
-      CUDA_CHECK(cudaMemcpy(host(), dev_.get(), dev_.bytes(), cudaMemcpyDeviceToHost));
+      dev_.download(host());
   }
   Verification verify() override {
     if (to_device_) {
@@ -75,14 +75,13 @@ class GpuTransfer final : public Instance {
 // ---------------------------------------------------------------- registration
 Variant make(bool to_device, bool pinned) {
   const std::string dir = to_device ? "h2d" : "d2h", mem = pinned ? "pinned" : "pageable";
-  Variant v = bandwidth_ceiling_variant("pcie_" + dir + "_" + mem, Backend::cuda, "pcie",
+  Variant v = bandwidth_ceiling_variant("pcie_" + dir + "_" + mem, Backend::cuda, Level::pcie,
                                         "one cudaMemcpy of n floats " + std::string(to_device ? "to" : "from") +
                                             " the GPU, " + mem + " host memory, timed with events on the default stream");
-  v.bytes = [](const Params& p) { return 4.0 * static_cast<double>(param(p, "n")); };
-  v.work = "cudaMemcpy of n floats: 4n bytes over the host link";
+  v.work = Work().read<float>(std::string("n floats over the host link, ") + (to_device ? "to" : "from") + " the GPU",
+                              Count::param("n"));
   v.summary = std::string("cudaMemcpy ") + (to_device ? "host to device" : "device to host") + " from " + mem +
               " host memory";
-  v.source = __FILE__;
   v.launches_kernels = false;     // copy engines only
   v.launch_synchronizes = true;   // cudaMemcpy returns once the copy is done
   v.sizes = vector_sizes({1 << 26});

@@ -135,21 +135,19 @@ Variant make() {
   v.variant = fmt::format("{}_wgmma", type);
   v.precision = kBf16 ? Precision::bf16 : Precision::fp16;
   v.backend = Backend::cuda;
-  v.unit = "tensor";
+  v.unit = Unit::tensor;
   v.only_on = kSm90Only;
   v.summary = fmt::format("wgmma m64n256k16 {} -> FP32 from shared memory, 2 warpgroups per block", type);
-  v.source = __FILE__;
-  // Every warpgroup: iters x mmas wgmmas of 2·64·256·16 flops; every thread writes one double.
-  v.flops = [](const Params& p) {
-    const double warpgroups = static_cast<double>(param(p, "blocks") * param(p, "threads") / 128);
-    return kFlopsPerWgmma * warpgroups * static_cast<double>(param(p, "mmas")) * static_cast<double>(param(p, "iters"));
-  };
-  v.bytes = [](const Params& p) { return 8.0 * static_cast<double>(param(p, "blocks") * param(p, "threads")); };
-  v.work = "warpgroups x mmas x iters m64n256k16 wgmmas of 2·64·256·16 = 524288 flops; writes one double per thread";
+  // Every warpgroup: iters x mmas wgmmas; every thread writes one double.
+  const Count threads = Count::param("blocks") * Count::param("threads");
+  v.work = Work()
+               .write("one double per thread", threads, 8)
+               .flops(kFlopsPerWgmma / 128 * threads * Count::param("mmas") * Count::param("iters"),
+                      "an m64n256k16 wgmma is 2·64·256·16 = 524288, a warpgroup's 128 threads' together");
   v.sizes = {wgmma_params(1056, 512)};
   v.quick_sizes = {wgmma_params(264, 512)};
   v.test_sizes = {wgmma_params(1, 1), wgmma_params(132, 10)};
-  v.ceiling = CeilingSpec{v.variant, "compute", "",
+  v.ceiling = CeilingSpec{v.variant, CeilingKind::compute, Level::dram,
                           "back-to-back wgmma m64n256k16 from shared memory, 16 per commit group: the tensor peak "
                           "Hopper's datasheet quotes"};
   v.make = [](const Params& p) { return std::make_unique<GpuWgmma<kBf16>>(p); };

@@ -36,23 +36,6 @@ inline const char* op_name(StreamOp op) {
   return "?";
 }
 
-// Bytes per element each op must move (4-byte floats).
-inline double bytes_per_element(StreamOp op) {
-  switch (op) {
-    case StreamOp::read:
-      return 4;  // read x
-    case StreamOp::write:
-      return 4;  // write y
-    case StreamOp::copy:
-      return 8;  // read x, write y
-    case StreamOp::triad:
-      return 12;  // read b and c, write a
-    case StreamOp::update:
-      return 8;  // read y, write y back
-  }
-  return 0;
-}
-
 inline void fill_small_ints(float* x, std::int64_t n, std::uint64_t seed) {
   fill_uniform(x, n, seed, 0.0, 4.0);
 #pragma omp parallel for schedule(static)
@@ -100,44 +83,40 @@ inline Verification check_stream(StreamOp op, const float* x, const float* c, co
 
 // What every bandwidth ceiling declares: FP32 data, no FLOPs, its memory level, and the spec the
 // model reads (`method`, one line, goes into results.json).
-inline Variant bandwidth_ceiling_variant(const std::string& name, Backend backend, const std::string& level,
+inline Variant bandwidth_ceiling_variant(const std::string& name, Backend backend, Level level,
                                          const std::string& method) {
   Variant v;
   v.family = "ceiling";
   v.variant = name;
   v.precision = Precision::fp32;
   v.backend = backend;
-  v.unit = backend == Backend::cpu ? "simd" : "simt";
+  v.unit = backend == Backend::cpu ? Unit::simd : Unit::simt;
   v.level = level;
-  v.flops = [](const Params&) { return 0.0; };
-  v.ceiling = CeilingSpec{name, "bandwidth", level, method};
+  v.ceiling = CeilingSpec{name, CeilingKind::bandwidth, level, method};
   return v;
 }
 
-inline Variant stream_ceiling_variant(StreamOp op, Backend backend, const std::string& level) {
-  Variant v = bandwidth_ceiling_variant(level + "_" + op_name(op), backend, level, "");
-  v.flops = [op](const Params& p) {
-    const double n = static_cast<double>(param(p, "n"));
-    return op == StreamOp::triad ? 2.0 * n : op == StreamOp::update ? n : 0.0;
-  };
-  v.bytes = [op](const Params& p) { return bytes_per_element(op) * static_cast<double>(param(p, "n")); };
+// The STREAM kernels' work, on n floats.
+inline Work stream_work(StreamOp op) {
+  const Count n = Count::param("n");
   switch (op) {
     case StreamOp::read:
-      v.work = "sum of n floats: 0 flops counted; reads 4n bytes";
-      break;
+      return Work().read<float>("x, summed (the adds are not counted)", n);
     case StreamOp::write:
-      v.work = "fill n floats: writes 4n bytes";
-      break;
+      return Work().write<float>("y, filled", n);
     case StreamOp::copy:
-      v.work = "y = x: reads 4n, writes 4n bytes";
-      break;
+      return Work().read<float>("x", n).write<float>("y = x", n);
     case StreamOp::triad:
-      v.work = "a = b + s*c: 2n flops; reads 8n, writes 4n bytes";
-      break;
+      return Work().read<float>("b", n).read<float>("c", n).write<float>("a = b + s·c", n).flops(2 * n, "a multiply and an add");
     case StreamOp::update:
-      v.work = "y = y + 1 in place: n flops; reads 4n and writes the same 4n bytes";
-      break;
+      return Work().read<float>("y", n).write<float>("y + 1, in place", n).flops(n, "an add");
   }
+  return Work();
+}
+
+inline Variant stream_ceiling_variant(StreamOp op, Backend backend, Level level) {
+  Variant v = bandwidth_ceiling_variant(to_string(level) + "_" + op_name(op), backend, level, "");
+  v.work = stream_work(op);
   return v;
 }
 

@@ -84,9 +84,8 @@ class CpuDivergence final : public Instance {
 Variant make(How how, const char* name, const char* summary) {
   Variant v = divergence_variant(name);
   v.backend = Backend::cpu;
-  v.unit = "simd";
+  v.unit = Unit::simd;
   v.summary = summary;
-  v.source = __FILE__;
   auto size = [](std::int64_t n) { return Params{{"n", n}, {"iters", kIters}, {"ways", 2}}; };
   v.sizes = {size(1 << 24)};
   v.quick_sizes = {size(1 << 22)};

@@ -79,7 +79,7 @@ class GpuDivergence final : public Instance {
     CUDA_CHECK(cudaMemcpyToSymbol(c_b, b, sizeof b));
     hx_ = uniform_vector<float>(n_, seed);
     x_.upload(hx_);
-    CUDA_CHECK(cudaMemset(y_.get(), 0xFF, y_.bytes()));
+    y_.poison();
   }
   void run() override {
     const unsigned blocks = blocks_for(n_, 256);
@@ -121,9 +121,8 @@ Params size(std::int64_t n, std::int64_t iters, std::int64_t ways) {
 Variant make(How how, const char* name, const char* summary) {
   Variant v = divergence_variant(name);
   v.backend = Backend::cuda;
-  v.unit = "simt";
+  v.unit = Unit::simt;
   v.summary = summary;
-  v.source = __FILE__;
   for (std::int64_t w : {2, 4, 8, 16, 32}) v.sizes.push_back(size(1 << 22, 512, w));
   v.quick_sizes = {size(1 << 22, 256, 2), size(1 << 22, 256, 32)};
   v.test_sizes = {size(1, 16, 2), size(1000, 16, 2), size(1000, 16, 32), size(4096, 16, 7)};

@@ -40,12 +40,9 @@ inline Variant divergence_variant(const std::string& how) {
   v.family = "divergence";
   v.variant = how;
   v.precision = Precision::fp32;
-  v.flops = [](const Params& p) {
-    return 2.0 * static_cast<double>(param(p, "n")) * static_cast<double>(param(p, "iters"));
-  };
-  v.bytes = [](const Params& p) { return 8.0 * static_cast<double>(param(p, "n")); };
-  v.work = "iters dependent FMAs per element (2 FLOPs each) on one of `ways` constant sets; reads x, writes y: 8 "
-           "bytes per element";
+  const Count n = Count::param("n");
+  v.work = Work().read<float>("x", n).write<float>("y", n).flops(
+      2 * n * Count::param("iters"), "iters dependent FMAs per element on one of `ways` constant sets, an FMA is 2");
   if (how != "uniform") v.compared_with = "divergence/uniform/fp32";
   return v;
 }

@@ -58,9 +58,8 @@ class CpuBiasGelu final : public Instance {
 Variant make(bool fused) {
   Variant v = bias_gelu_variant<float>(fused);
   v.backend = Backend::cpu;
-  v.unit = "simd";
+  v.unit = Unit::simd;
   v.summary = fused ? "gelu(x + bias) in one loop" : "x + bias, then gelu, as two loops with t through memory";
-  v.source = __FILE__;
   v.sizes = vector_sizes({1 << 24, 1 << 26});
   v.quick_sizes = vector_sizes({1 << 22});
   v.make = [fused](const Params& p) { return std::make_unique<CpuBiasGelu>(p, fused); };

@@ -46,9 +46,9 @@ class GpuBiasGelu final : public Instance {
   void prepare(std::uint64_t seed) override {
     hx_ = rounded(n_, seed, -3.0, 3.0);
     hb_ = rounded(kBiasLength, seed + 1, -1.0, 1.0);
-    CUDA_CHECK(cudaMemcpy(x_.get(), hx_.data(), x_.bytes(), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(bias_.get(), hb_.data(), bias_.bytes(), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(y_.get(), 0xFF, y_.bytes()));  // NaN in all three types
+    x_.upload(hx_);
+    bias_.upload(hb_);
+    y_.poison();
   }
   void run() override {
     const unsigned blocks = blocks_for(n_, 256);
@@ -63,8 +63,7 @@ class GpuBiasGelu final : public Instance {
     CUDA_CHECK_LAUNCH();
   }
   Verification verify() override {
-    std::vector<T> y(static_cast<std::size_t>(n_));
-    CUDA_CHECK(cudaMemcpy(y.data(), y_.get(), y_.bytes(), cudaMemcpyDeviceToHost));
+    const std::vector<T> y = y_.template download<T>();
     return check_bias_gelu(hx_.data(), hb_.data(), y.data(), n_);
   }
 
@@ -86,9 +85,8 @@ template <class T>
 Variant make(bool fused) {
   Variant v = bias_gelu_variant<T>(fused);
   v.backend = Backend::cuda;
-  v.unit = "simt";
+  v.unit = Unit::simt;
   v.summary = fused ? "gelu(x + bias) in one kernel, FP32 arithmetic" : "x + bias, then gelu, as two kernels";
-  v.source = __FILE__;
   v.sizes = vector_sizes({1 << 24, 1 << 26, 1 << 28});
   v.quick_sizes = vector_sizes({1 << 24});
   v.make = [fused](const Params& p) { return std::make_unique<GpuBiasGelu<T>>(p, fused); };

@@ -32,18 +32,19 @@ inline Variant sincos_variant(bool fused) {
   v.family = "fusion";
   v.variant = fused ? "sincos_fused" : "sincos_unfused";
   v.precision = Precision::fp32;
-  // sin, cos, two squares and an add: 5 operations per element, a sin or a cos counted as one.
-  v.flops = [](const Params& p) { return 5.0 * static_cast<double>(param(p, "n")); };
+  const Count n = Count::param("n");
+  const char* ops = "sin, cos, two squares and an add, a sin or a cos counted as one";
   if (fused) {
-    v.bytes = [](const Params& p) { return 8.0 * static_cast<double>(param(p, "n")); };
-    v.work = "y = sin²x + cos²x in one pass: 5 ops per element (sin and cos counted as one); reads x, writes y: "
-             "8 bytes per element";
+    v.work = Work().read<float>("x", n).write<float>("y = sin²x + cos²x", n).flops(5 * n, ops);
     v.compared_with = "fusion/sincos_unfused/fp32";
   } else {
-    // s = sin x, c = cos x, s2 = s·s, c2 = c·c (each 4 read + 4 written), y = s2 + c2 (8 + 4).
-    v.bytes = [](const Params& p) { return 44.0 * static_cast<double>(param(p, "n")); };
-    v.work = "five passes: s = sin x, c = cos x, s·s, c·c (8 bytes each), s² + c² (12): 44 bytes and 5 ops "
-             "per element";
+    // Five passes, each intermediate through memory: s = sin x, c = cos x, s² = s·s, c² = c·c, y = s² + c².
+    v.work = Work()
+                 .read<float>("x by sin and by cos", 2 * n)
+                 .write<float>("s, c, s², c²", 4 * n)
+                 .read<float>("s, c, s², c² back", 4 * n)
+                 .write<float>("y", n)
+                 .flops(5 * n, ops);
   }
   v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
   return v;
@@ -66,22 +67,18 @@ Variant bias_gelu_variant(bool fused) {
   v.variant = fused ? "bias_gelu_fused" : "bias_gelu_unfused";
   v.precision = precision_of<T>();
   if (v.precision != Precision::fp32) v.math = Precision::fp32;  // computed in FP32, stored in 16 bits
-  const double b = bytes_of(v.precision);
-  const std::string s = fmt::format("{:.0f}", b);
-  // bias add 1, GELU 9 (t³: 2, t + 0.044715·t³: 2, ×√(2/π): 1, tanh counted as 1, 1 + …: 1, ×t, ×0.5).
-  v.flops = [](const Params& p) { return 10.0 * static_cast<double>(param(p, "n")); };
+  const Count n = Count::param("n");
+  // The bias add 1, GELU 9 (t³: 2, t + 0.044715·t³: 2, ×√(2/π): 1, tanh counted as 1, 1 + …: 1, ×t, ×0.5).
+  const char* ops = "the bias add 1 and GELU 9, tanh counted as one";
+  const Precision p = v.precision;
+  Work w = Work().read("x", n, p).read("the bias, once", kBiasLength, p);
   if (fused) {
-    v.bytes = [b](const Params& p) { return 2.0 * b * static_cast<double>(param(p, "n")) + b * kBiasLength; };
-    v.work = fmt::format("y = gelu(x + bias) in one pass: 10 FLOPs per element (tanh counted as one); reads x, writes "
-                         "y: 2×{} bytes per element, plus the {}-element bias once",
-                         s, kBiasLength);
+    w.write("y = gelu(x + bias)", n, p);
     v.compared_with = "fusion/bias_gelu_unfused/" + to_string(v.precision);
   } else {
-    v.bytes = [b](const Params& p) { return 4.0 * b * static_cast<double>(param(p, "n")) + b * kBiasLength; };
-    v.work = fmt::format("two passes, t = x + bias then y = gelu(t): 10 FLOPs and 4×{} bytes per element (t is "
-                         "written and read back), plus the bias once",
-                         s);
+    w.write("t = x + bias", n, p).read("t back", n, p).write("y = gelu(t)", n, p);
   }
+  v.work = w.flops(10 * n, ops);
   v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
   return v;
 }
@@ -106,13 +103,8 @@ Variant relu_variant() {
   v.family = "lowprec";
   v.variant = "relu";
   v.precision = precision_of<T>();
-  const double b = bytes_of(v.precision);
-  const std::string s = fmt::format("{:.0f}", b);
-  v.flops = [](const Params& p) { return static_cast<double>(param(p, "n")); };
-  v.bytes = [b](const Params& p) { return 2.0 * b * static_cast<double>(param(p, "n")); };
-  v.work = fmt::format("y = max(x, 0): 1 op per element; reads x, writes y: 2×{} bytes per element (intensity "
-                       "1/{:.0f} FLOP/byte)",
-                       s, 2 * b);
+  const Count n = Count::param("n");
+  v.work = Work().read("x", n, v.precision).write("y = max(x, 0)", n, v.precision).flops(n, "a compare");
   if (v.precision != Precision::fp32) {
     v.compared_with = "lowprec/relu/fp32";
     // Placed against the FP32 roof: the GPU compares in FP32 after widening, and the CPU tests
@@ -153,17 +145,22 @@ inline Variant sigmoid3_variant(bool recompute) {
   v.precision = Precision::fp32;
   // σ(t) = 1 / (1 + exp(−t)): 3 ops (exp counted as one). Forward 3 σ = 9; backward: a(1−a) per
   // layer (2 ops) and 3 products = 9; recompute adds the 3 σ again.
-  const double flops = recompute ? 27.0 : 18.0;
-  const double bytes = recompute ? 20.0 : 36.0;
-  v.flops = [flops](const Params& p) { return flops * static_cast<double>(param(p, "n")); };
-  v.bytes = [bytes](const Params& p) { return bytes * static_cast<double>(param(p, "n")); };
+  const Count n = Count::param("n");
   if (recompute) {
-    v.work = "forward reads x, writes y (8 B); backward reads x and g, recomputes a1 and a2, writes gx (12 B): 20 "
-             "bytes and 27 ops per element";
+    v.work = Work()
+                 .read<float>("forward: x", n)
+                 .write<float>("forward: y", n)
+                 .read<float>("backward: x and g", 2 * n)
+                 .write<float>("backward: gx", n)
+                 .flops(27 * n, "forward 3 σ of 3, backward 9, the 3 σ again; exp counted as one");
     v.compared_with = "recompute/sigmoid3_store/fp32";
   } else {
-    v.work = "forward reads x, writes a1, a2, y (16 B); backward reads g, y, a2, a1, writes gx (20 B): 36 bytes and "
-             "18 ops per element";
+    v.work = Work()
+                 .read<float>("forward: x", n)
+                 .write<float>("forward: a1, a2, y", 3 * n)
+                 .read<float>("backward: g, y, a2, a1", 4 * n)
+                 .write<float>("backward: gx", n)
+                 .flops(18 * n, "forward 3 σ of 3, backward 9; exp counted as one");
   }
   v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
   return v;

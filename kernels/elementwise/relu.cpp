@@ -60,10 +60,9 @@ template <class T>
 Variant make() {
   Variant v = relu_variant<T>();
   v.backend = Backend::cpu;
-  v.unit = "simd";
+  v.unit = Unit::simd;
   v.summary = std::is_same_v<T, float> ? "max(x, 0) on FP32, vectorized"
                                        : "max(x, 0) on 16-bit values as a test of the sign bit, vectorized";
-  v.source = __FILE__;
   v.sizes = vector_sizes({1 << 26, 1 << 27});
   v.quick_sizes = vector_sizes({1 << 24});
   v.make = [](const Params& p) { return std::make_unique<CpuRelu<T>>(p); };

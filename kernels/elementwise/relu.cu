@@ -29,16 +29,15 @@ class GpuRelu final : public Instance {
     const auto f = uniform_vector<float>(n_, seed);
     hx_.resize(f.size());
     for (std::size_t i = 0; i < f.size(); ++i) hx_[i] = T(f[i]);
-    CUDA_CHECK(cudaMemcpy(x_.get(), hx_.data(), x_.bytes(), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(y_.get(), 0xFF, y_.bytes()));  // NaN
+    x_.upload(hx_);
+    y_.poison();
   }
   void run() override {
     relu_kernel<D><<<blocks_for(n_, 256), 256>>>(x_.get(), y_.get(), n_);
     CUDA_CHECK_LAUNCH();
   }
   Verification verify() override {
-    std::vector<T> y(static_cast<std::size_t>(n_));
-    CUDA_CHECK(cudaMemcpy(y.data(), y_.get(), y_.bytes(), cudaMemcpyDeviceToHost));
+    const std::vector<T> y = y_.template download<T>();
     return check_relu(hx_.data(), y.data(), n_);
   }
 
@@ -53,9 +52,8 @@ template <class T>
 Variant make() {
   Variant v = relu_variant<T>();
   v.backend = Backend::cuda;
-  v.unit = "simt";
+  v.unit = Unit::simt;
   v.summary = "max(x, 0), one element per thread";
-  v.source = __FILE__;
   v.sizes = vector_sizes({1 << 26, 1 << 28});
   v.quick_sizes = vector_sizes({1 << 26});
   v.make = [](const Params& p) { return std::make_unique<GpuRelu<T>>(p); };

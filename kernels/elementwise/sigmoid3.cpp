@@ -68,10 +68,9 @@ class CpuSigmoid3 final : public Instance {
 Variant make(bool recompute) {
   Variant v = sigmoid3_variant(recompute);
   v.backend = Backend::cpu;
-  v.unit = "simd";
+  v.unit = Unit::simd;
   v.summary = recompute ? "forward keeps only x; backward recomputes a1, a2 and y"
                         : "forward stores a1 and a2; backward reads them back";
-  v.source = __FILE__;
   v.sizes = vector_sizes({1 << 24, 1 << 26});
   v.quick_sizes = vector_sizes({1 << 22});
   v.make = [recompute](const Params& p) { return std::make_unique<CpuSigmoid3>(p, recompute); };

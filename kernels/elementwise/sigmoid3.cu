@@ -59,8 +59,8 @@ class GpuSigmoid3 final : public Instance {
     hg_ = uniform_vector<float>(n_, seed + 1, -1.0, 1.0);
     x_.upload(hx_);
     g_.upload(hg_);
-    CUDA_CHECK(cudaMemset(y_.get(), 0xFF, y_.bytes()));
-    CUDA_CHECK(cudaMemset(gx_.get(), 0xFF, gx_.bytes()));
+    y_.poison();
+    gx_.poison();
   }
   void run() override {
     const unsigned blocks = blocks_for(n_, 256);
@@ -92,10 +92,9 @@ class GpuSigmoid3 final : public Instance {
 Variant make(bool recompute) {
   Variant v = sigmoid3_variant(recompute);
   v.backend = Backend::cuda;
-  v.unit = "simt";
+  v.unit = Unit::simt;
   v.summary = recompute ? "forward keeps only x; the backward kernel recomputes a1, a2 and y"
                         : "forward stores a1 and a2 to HBM; the backward kernel reads them back";
-  v.source = __FILE__;
   v.sizes = vector_sizes({1 << 24, 1 << 26, 1 << 28});
   v.quick_sizes = vector_sizes({1 << 24});
   v.make = [recompute](const Params& p) { return std::make_unique<GpuSigmoid3>(p, recompute); };

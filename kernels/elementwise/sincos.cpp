@@ -64,10 +64,9 @@ class CpuSinCos final : public Instance {
 Variant make(bool fused) {
   Variant v = sincos_variant(fused);
   v.backend = Backend::cpu;
-  v.unit = "simd";
+  v.unit = Unit::simd;
   v.summary = fused ? "sin²x + cos²x in one loop: x read once, y written once"
                     : "sin, cos, square, square, add as five loops, every intermediate through memory";
-  v.source = __FILE__;
   v.sizes = vector_sizes({1 << 24, 1 << 26});
   v.quick_sizes = vector_sizes({1 << 22});
   v.make = [fused](const Params& p) { return std::make_unique<CpuSinCos>(p, fused); };

@@ -80,7 +80,7 @@ class GpuSinCos final : public Instance {
   void prepare(std::uint64_t seed) override {
     hx_ = uniform_vector<float>(n_, seed, -4.0, 4.0);
     x_.upload(hx_);
-    CUDA_CHECK(cudaMemset(y_.get(), 0xFF, y_.bytes()));  // NaN
+    y_.poison();
   }
   void run() override {
     if (fused_) {
@@ -116,10 +116,9 @@ class GpuSinCos final : public Instance {
 Variant make(bool fused) {
   Variant v = sincos_variant(fused);
   v.backend = Backend::cuda;
-  v.unit = "simt";
+  v.unit = Unit::simt;
   v.summary = fused ? "sin²x + cos²x in one kernel: x read once, y written once (float4, as the copy ceiling)"
                     : "sin, cos, square, square, add as five kernels, every intermediate through HBM (float4)";
-  v.source = __FILE__;
   v.sizes = vector_sizes({1 << 24, 1 << 26, 1 << 28});
   v.quick_sizes = vector_sizes({1 << 24});
   v.make = [fused](const Params& p) { return std::make_unique<GpuSinCos>(p, fused); };

@@ -24,8 +24,8 @@ class OpenBlasGemm final : public CpuGemm {
 Variant make() {
   Variant v = cpu_gemm_variant();
   v.variant = "openblas";
+  v.vendor_reference = true;
   v.summary = "OpenBLAS cblas_sgemm, all cores: the CPU vendor reference";
-  v.source = __FILE__;
   v.sizes = square_gemm_sizes({256, 512, 1024, 2048});
   v.quick_sizes = square_gemm_sizes({256, 512});
   v.make = [](const Params& p) { return std::make_unique<OpenBlasGemm>(p); };

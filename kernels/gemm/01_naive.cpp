@@ -29,7 +29,6 @@ Variant make() {
   Variant v = cpu_gemm_variant();
   v.variant = "naive";
   v.summary = "one dot product per element of C; B walked down its columns";
-  v.source = __FILE__;
   v.sizes = square_gemm_sizes({256, 512, 1024});
   v.quick_sizes = square_gemm_sizes({256});
   v.make = [](const Params& p) { return std::make_unique<NaiveGemm>(p); };

@@ -43,7 +43,6 @@ Variant make() {
   Variant v = gpu_gemm_variant<T>();
   v.variant = "naive";
   v.summary = "one thread per element of C, coalesced along rows of C";
-  v.source = __FILE__;
   v.sizes = gpu_sweep();
   v.quick_sizes = square_gemm_sizes({1024});
   v.make = [](const Params& p) { return std::make_unique<NaiveGemm<T>>(p); };

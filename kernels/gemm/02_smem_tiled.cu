@@ -63,7 +63,6 @@ Variant make() {
   Variant v = gpu_gemm_variant<T>();
   v.variant = "smem_tiled";
   v.summary = "32x32 tiles of A and B staged through shared memory, one output per thread";
-  v.source = __FILE__;
   v.sizes = gpu_sweep();
   v.quick_sizes = square_gemm_sizes({1024});
   v.make = [](const Params& p) { return std::make_unique<SmemTiledGemm<T>>(p); };

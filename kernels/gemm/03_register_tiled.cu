@@ -106,7 +106,6 @@ Variant make() {
   Variant v = gpu_gemm_variant<float>();
   v.variant = "register_tiled";
   v.summary = "128x128 block tile, 8x8 outputs per thread in registers, float4 loads, double-buffered smem";
-  v.source = __FILE__;
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({1024});
   v.make = [](const Params& p) { return std::make_unique<RegisterTiledGemm>(p); };

@@ -36,7 +36,7 @@ class CpuGemm : public Instance {
 
 // The declarations every FP32 CPU GEMM variant shares; the variant fills in the rest.
 inline Variant cpu_gemm_variant() {
-  return variant_for(Precision::fp32, Backend::cpu, "simd");
+  return variant_for(Precision::fp32, Backend::cpu, Unit::simd);
 }
 
 }  // namespace roofbench::gemm

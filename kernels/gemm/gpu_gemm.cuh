@@ -117,7 +117,7 @@ class GpuGemm : public Instance {
 };
 
 template <class T>
-Variant gpu_gemm_variant(const std::string& unit = "simt") {
+Variant gpu_gemm_variant(Unit unit = Unit::simt) {
   return variant_for(precision_of<T>(), Backend::cuda, unit);
 }
 

@@ -12,15 +12,13 @@
 
 namespace roofbench::gemm {
 
-double flops(const Params& p) {
-  return 2.0 * static_cast<double>(param(p, "M")) * static_cast<double>(param(p, "N")) *
-         static_cast<double>(param(p, "K"));
-}
-
-double bytes(const Params& p, double in_bytes) {
-  const double M = static_cast<double>(param(p, "M")), N = static_cast<double>(param(p, "N")),
-               K = static_cast<double>(param(p, "K"));
-  return in_bytes * (M * K + K * N) + 4.0 * M * N;
+Work work(Precision input) {
+  const Count M = Count::param("M"), N = Count::param("N"), K = Count::param("K");
+  return Work()
+      .read("A", M * K, input)
+      .read("B", K * N, input)
+      .write("C", M * N, Precision::fp32)
+      .flops(2 * M * N * K, "a multiply and an add per term of C = A·B");
 }
 
 template <class T>
@@ -85,17 +83,14 @@ std::vector<Params> test_shapes() {
           {{"M", 300}, {"N", 257}, {"K", 131}}};
 }
 
-Variant variant_for(Precision precision, Backend backend, const std::string& unit) {
+Variant variant_for(Precision precision, Backend backend, Unit unit) {
   Variant v;
   v.family = "gemm";
   v.precision = precision;
   v.backend = backend;
   v.unit = unit;
-  if (precision != Precision::fp32 && unit != "tensor") v.math = Precision::fp32;
-  v.flops = flops;
-  const double in_bytes = bytes_of(precision);
-  v.bytes = [in_bytes](const Params& p) { return bytes(p, in_bytes); };
-  v.work = kWork;
+  if (precision != Precision::fp32 && unit != Unit::tensor) v.math = Precision::fp32;
+  v.work = work(precision);
   v.test_sizes = test_shapes();
   return v;
 }

@@ -12,13 +12,9 @@
 
 namespace roofbench::gemm {
 
-// 2·M·N·K flops (one multiply and one add per term).
-double flops(const Params& p);
-// Reads A and B once (`in_bytes` per element) and writes C once (FP32):
-// in_bytes·(M·K + K·N) + 4·M·N.
-double bytes(const Params& p, double in_bytes);
-inline constexpr const char* kWork =
-    "C = A·B: 2·M·N·K flops; reads A and B once and writes C (FP32) once: (M·K + K·N)·sizeof(input) + 4·M·N bytes";
+// C = A·B: 2·M·N·K FLOPs (a multiply and an add per term); reads A and B once, in the input
+// precision, and writes C once, in FP32.
+Work work(Precision input);
 
 // Checks C against an FP64 reference: every entry when M·N <= 65536, else a fixed random sample
 // of 2048 entries (always including the four corners). Tolerance per entry:
@@ -34,6 +30,6 @@ std::vector<Params> test_shapes();  // awkward shapes: non-square, not multiples
 // The declarations every GEMM variant with inputs of `precision` shares on `backend`, running on
 // `unit`; the variant file fills in its name, summary, sizes and make. 16-bit inputs on CUDA
 // cores are accumulated in FP32 on the FP32 pipe, so their roof is the FP32 one (math = fp32).
-Variant variant_for(Precision precision, Backend backend, const std::string& unit);
+Variant variant_for(Precision precision, Backend backend, Unit unit);
 
 }  // namespace roofbench::gemm

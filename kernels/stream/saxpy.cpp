@@ -49,9 +49,8 @@ class CpuSaxpy final : public Instance {
 Variant make() {
   Variant v = saxpy_variant();
   v.backend = Backend::cpu;
-  v.unit = "simd";
+  v.unit = Unit::simd;
   v.summary = "y = a*x + y over arrays far larger than the last-level cache";
-  v.source = __FILE__;
   // 256 MiB and 512 MiB per array: at 64 MiB (2x the reported 32 MiB L3) some of the traffic
   // was still served by caches and SAXPY beat its DRAM roof.
   v.sizes = vector_sizes({1 << 26, 1 << 27});

@@ -45,9 +45,8 @@ class GpuSaxpy final : public Instance {
 Variant make() {
   Variant v = saxpy_variant();
   v.backend = Backend::cuda;
-  v.unit = "simt";
+  v.unit = Unit::simt;
   v.summary = "y = a*x + y, one element per thread, arrays far larger than the L2";
-  v.source = __FILE__;
   v.sizes = vector_sizes({1 << 26, 1 << 28});
   v.quick_sizes = vector_sizes({1 << 26});
   v.make = [](const Params& p) { return std::make_unique<GpuSaxpy>(p); };

@@ -26,10 +26,8 @@ inline Variant saxpy_variant() {
   v.family = "stream";
   v.variant = "saxpy";
   v.precision = Precision::fp32;
-  // 2 flops per element (multiply, add); reads x and y, writes y: 12 bytes per element.
-  v.flops = [](const Params& p) { return 2.0 * static_cast<double>(param(p, "n")); };
-  v.bytes = [](const Params& p) { return 12.0 * static_cast<double>(param(p, "n")); };
-  v.work = "y = a*x + y: 2 flops per element; reads x and y, writes y: 12 bytes per element";
+  const Count n = Count::param("n");
+  v.work = Work().read<float>("x", n).read<float>("y", n).write<float>("y = a·x + y", n).flops(2 * n, "a multiply and an add");
   v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
   return v;
 }

@@ -75,7 +75,7 @@ std::string trim(const std::string& s) {
 
 std::vector<std::string> default_metrics(const BenchmarkResult& b) {
   std::vector<std::string> m = {kTime, kCycles, kClock, kDramRead, kDramWrite, kL2Sectors, kL1Bytes};
-  if (b.unit == "tensor") {
+  if (b.unit == Unit::tensor) {
     m.push_back(tensor_ops(b.precision));
   } else {
     const char x = sass_prefix(b.roof_precision());
@@ -155,9 +155,9 @@ void derive(Counters& c) {
   }
 
   const auto rd = value(c, kDramRead), wr = value(c, kDramWrite);
-  if (rd || wr) c.bytes["dram"] = rd.value_or(0) + wr.value_or(0);
-  if (const auto s = value(c, kL2Sectors)) c.bytes["l2"] = 32 * *s;
-  if (const auto b = value(c, kL1Bytes)) c.bytes["l1"] = *b;
+  if (rd || wr) c.bytes[Level::dram] = rd.value_or(0) + wr.value_or(0);
+  if (const auto s = value(c, kL2Sectors)) c.bytes[Level::l2] = 32 * *s;
+  if (const auto b = value(c, kL1Bytes)) c.bytes[Level::l1] = *b;
 
   if (const auto t = value(c, kTime)) c.time_s = *t * 1e-9;
   if (const auto hz = value(c, kClock)) c.sm_clock_hz = *hz;

@@ -49,11 +49,9 @@ Variant toy(const std::string& name, Defect d) {
   Variant v;
   v.family = "toy";
   v.variant = name;
-  v.unit = "simd";
   v.sizes = v.quick_sizes = v.test_sizes = {{{"n", 1024}}};
-  v.flops = [](const Params& p) { return static_cast<double>(param(p, "n")); };
-  v.bytes = [](const Params& p) { return 8.0 * static_cast<double>(param(p, "n")); };
-  v.work = "y = x + 1: n flops, 8n bytes";
+  const Count n = Count::param("n");
+  v.work = Work().read<float>("x", n).write<float>("y = x + 1", n).flops(n, "an add");
   v.make = [d](const Params& p) { return std::make_unique<AddOne>(param(p, "n"), d); };
   return v;
 }

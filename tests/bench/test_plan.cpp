@@ -11,12 +11,9 @@ Variant toy(const std::string& name, double bytes, bool ceiling = false) {
   Variant v;
   v.family = ceiling ? "ceiling" : "toy";
   v.variant = name;
-  v.unit = "simd";
   v.sizes = v.quick_sizes = v.test_sizes = {{{"n", 1}}};
-  v.flops = [](const Params&) { return 1.0; };
-  v.bytes = [bytes](const Params&) { return bytes; };
-  v.work = "test";
-  if (ceiling) v.ceiling = CeilingSpec{name, "bandwidth", "dram", "test"};
+  v.work = Work().read("x", 1, bytes).flops(1, "one");
+  if (ceiling) v.ceiling = CeilingSpec{name, CeilingKind::bandwidth, Level::dram, "test"};
   return v;
 }
 
@@ -46,9 +43,9 @@ TEST(Plan, CeilingsFromAFileLeaveThemOutAndCeilingsAloneLeaveOutTheKernels) {
 }
 
 TEST(Plan, TheEstimateChargesEachBenchmarkItsBudgetWarmUpAndHostWork) {
-  const Variant small = toy("small", 1e6), big = toy("big", 3e9), cache = toy("cache", 1e12, true);
-  Variant cache_small_footprint = cache;
-  cache_small_footprint.host_bytes = [](const Params&) { return 1e6; };
+  const Variant small = toy("small", 1e6), big = toy("big", 3e9);
+  Variant cache_small_footprint = toy("cache", 0, true);
+  cache_small_footprint.work = Work().read("one small buffer, over and over", 1, 1e6, 1e6);
   RunPlan p;
   p.jobs = {{&small, {{"n", 1}}, ""}, {&big, {{"n", 1}}, ""}, {&cache_small_footprint, {{"n", 1}}, ""}};
   MeasureOptions o;

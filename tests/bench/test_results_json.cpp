@@ -261,3 +261,35 @@ TEST(ResultsJson, LoadResultsNamesTheFileInEveryError) {
   const std::string good = write_temp("roofbench_good.json", dump_results(full_sample()));
   EXPECT_EQ(load_results(good).benchmarks.size(), 3u);
 }
+
+TEST(ResultsJson, TheVendorReferenceIsAFlagAndOldFilesKeepTheirReference) {
+  Results r = full_sample();
+  r.benchmarks[0].vendor_reference = true;
+  json j = json::parse(dump_results(r));
+  EXPECT_EQ(j["benchmarks"][0].at("vendor_reference"), true);
+  EXPECT_TRUE(j.get<Results>().benchmarks[0].vendor_reference);
+  // A file from before the flag: its vendor libraries were the GEMMs named cublas and openblas.
+  json old = j;
+  for (auto& b : old["benchmarks"]) b.erase("vendor_reference");
+  old["benchmarks"][0]["family"] = "gemm";
+  old["benchmarks"][0]["variant"] = "openblas";
+  const Results back = old.get<Results>();
+  EXPECT_TRUE(back.benchmarks[0].vendor_reference);
+  EXPECT_FALSE(back.benchmarks[1].vendor_reference);
+}
+
+TEST(ResultsJson, UnitsLevelsAndCeilingKindsAreReadByTheirNames) {
+  json j = json::parse(dump_results(full_sample()));
+  EXPECT_EQ(j["benchmarks"][0].at("unit"), "simd");
+  EXPECT_EQ(j["benchmarks"][0].at("level"), "dram");
+  EXPECT_EQ(j["ceilings"][0].at("kind"), "bandwidth");
+  json bad = j;
+  bad["benchmarks"][0]["unit"] = "gpu";
+  EXPECT_THROW(bad.get<Results>(), InputError);
+  bad = j;
+  bad["ceilings"][0]["level"] = "hbm";
+  EXPECT_THROW(bad.get<Results>(), InputError);
+  bad = j;
+  bad["ceilings"][0]["kind"] = "latency";
+  EXPECT_THROW(bad.get<Results>(), InputError);
+}

@@ -546,8 +546,8 @@ TEST(Cli, ReportOfTheCommittedFixturesShowsEachRunsOwnBalance) {
     const roofbench::Results res = roofbench::load_results(path);
     double top = 0, dram = 0;
     for (const auto& c : res.ceilings) {
-      if (c.kind == "compute") top = std::max(top, c.value);
-      if (c.kind == "bandwidth" && c.level == "dram") dram = std::max(dram, c.value);
+      if (c.kind == roofbench::CeilingKind::compute) top = std::max(top, c.value);
+      if (c.kind == roofbench::CeilingKind::bandwidth && c.level == roofbench::Level::dram) dram = std::max(dram, c.value);
     }
     ASSERT_GT(top, 0) << path;
     ASSERT_GT(dram, 0) << path;

@@ -36,11 +36,8 @@ Variant broken() {
   v.family = "toy";
   v.variant = "broken";
   v.backend = Backend::cpu;
-  v.unit = "simd";
   v.sizes = v.quick_sizes = v.test_sizes = vector_sizes({64});
-  v.flops = [](const Params&) { return 64.0; };
-  v.bytes = [](const Params&) { return 256.0; };
-  v.work = "y[i] = i: 64 flops, 256 bytes";
+  v.work = Work().write<float>("y[i] = i", Count::param("n")).flops(Count::param("n"), "one per element");
   v.make = [](const Params& p) { return std::make_unique<OffByOne>(param(p, "n")); };
   return v;
 }

@@ -39,8 +39,9 @@ TEST_P(CpuVariant, DeclaresPositiveWorkAtEverySize) {
   const Variant& v = *GetParam();
   for (const auto* sizes : {&v.sizes, &v.quick_sizes, &v.test_sizes})
     for (const auto& p : *sizes) {
-      EXPECT_GT(v.bytes(p), 0) << v.name(p);
-      EXPECT_GE(v.flops(p), 0) << v.name(p);
+      EXPECT_GT(v.work.bytes(p), 0) << v.name(p);
+      EXPECT_GE(v.work.flops(p), 0) << v.name(p);
+      EXPECT_GT(v.work.host_bytes(p), 0) << v.name(p);
     }
 }
 
@@ -57,21 +58,25 @@ TEST(Registry, HasTheFoundationFamiliesOnTheCpu) {
 
 TEST(GemmWork, FlopsAndBytesFollowTheirDerivation) {
   const Params p = {{"M", 64}, {"N", 32}, {"K", 16}};
-  EXPECT_DOUBLE_EQ(gemm::flops(p), 2.0 * 64 * 32 * 16);
-  EXPECT_DOUBLE_EQ(gemm::bytes(p, 4), 4.0 * (64 * 16 + 16 * 32 + 64 * 32));
+  EXPECT_DOUBLE_EQ(gemm::work(Precision::fp32).flops(p), 2.0 * 64 * 32 * 16);
+  EXPECT_DOUBLE_EQ(gemm::work(Precision::fp32).bytes(p), 4.0 * (64 * 16 + 16 * 32 + 64 * 32));
   // 16-bit inputs, FP32 output.
-  EXPECT_DOUBLE_EQ(gemm::bytes(p, 2), 2.0 * (64 * 16 + 16 * 32) + 4.0 * 64 * 32);
+  EXPECT_DOUBLE_EQ(gemm::work(Precision::bf16).bytes(p), 2.0 * (64 * 16 + 16 * 32) + 4.0 * 64 * 32);
+  // The derivation is written from the same terms.
+  EXPECT_EQ(gemm::work(Precision::bf16).derivation(),
+            "reads A (K·M × 2 B), B (K·N × 2 B); writes C (M·N × 4 B): 2·K·M + 2·K·N + 4·M·N B; 2·K·M·N FLOPs (a "
+            "multiply and an add per term of C = A·B)");
 }
 
 TEST(GemmWork, SixteenBitVariantsDeclareTheirBytesAndTheirMath) {
   const Params p = {{"M", 8}, {"N", 8}, {"K", 8}};
-  const Variant simt = gemm::variant_for(Precision::bf16, Backend::cuda, "simt");
+  const Variant simt = gemm::variant_for(Precision::bf16, Backend::cuda, Unit::simt);
   EXPECT_EQ(simt.math, Precision::fp32);  // widened to FP32 on the CUDA cores: the FP32 roof
-  EXPECT_DOUBLE_EQ(simt.bytes(p), 2.0 * 128 + 4.0 * 64);
-  const Variant tensor = gemm::variant_for(Precision::fp16, Backend::cuda, "tensor");
+  EXPECT_DOUBLE_EQ(simt.work.bytes(p), 2.0 * 128 + 4.0 * 64);
+  const Variant tensor = gemm::variant_for(Precision::fp16, Backend::cuda, Unit::tensor);
   EXPECT_FALSE(tensor.math);  // the tensor rate is the input type's
   EXPECT_EQ(tensor.precision, Precision::fp16);
-  EXPECT_FALSE(gemm::variant_for(Precision::fp32, Backend::cpu, "simd").math);
+  EXPECT_FALSE(gemm::variant_for(Precision::fp32, Backend::cpu, Unit::simd).math);
 }
 
 TEST(GemmCheck, SixteenBitInputsAreCheckedAtTheirStoredValues) {
@@ -154,36 +159,38 @@ const Variant& lesson(const std::string& base) {
 
 TEST(LessonDeclarations, FusionMovesFewerBytesForTheSameWork) {
   const Params n = {{"n", 1000}};
-  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_unfused/fp32").bytes(n), 44000);  // 4 passes of 8 bytes, one of 12
-  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_fused/fp32").bytes(n), 8000);
-  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_unfused/fp32").flops(n), lesson("fusion/sincos_fused/fp32").flops(n));
-  EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_unfused/fp32").bytes(n), 16000 + 4096);  // t written and read back
-  EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_fused/fp32").bytes(n), 8000 + 4096);
-  EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_fused/fp32").flops(n), 10000);
+  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_unfused/fp32").work.bytes(n), 44000);  // 4 passes of 8 bytes, one of 12
+  EXPECT_NE(lesson("fusion/sincos_unfused/fp32").work.derivation().find(": 44·n B;"), std::string::npos)
+      << lesson("fusion/sincos_unfused/fp32").work.derivation();
+  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_fused/fp32").work.bytes(n), 8000);
+  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_unfused/fp32").work.flops(n), lesson("fusion/sincos_fused/fp32").work.flops(n));
+  EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_unfused/fp32").work.bytes(n), 16000 + 4096);  // t written and read back
+  EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_fused/fp32").work.bytes(n), 8000 + 4096);
+  EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_fused/fp32").work.flops(n), 10000);
 }
 
 TEST(LessonDeclarations, LowPrecisionDoublesTheIntensity) {
   const Params n = {{"n", 1000}};
   const Variant &f32 = lesson("lowprec/relu/fp32"), &f16 = lesson("lowprec/relu/fp16"), &b16 = lesson("lowprec/relu/bf16");
-  EXPECT_DOUBLE_EQ(f32.flops(n) / f32.bytes(n), 1.0 / 8);
-  EXPECT_DOUBLE_EQ(f16.flops(n) / f16.bytes(n), 1.0 / 4);
-  EXPECT_DOUBLE_EQ(b16.flops(n) / b16.bytes(n), 1.0 / 4);
+  EXPECT_DOUBLE_EQ(f32.work.flops(n) / f32.work.bytes(n), 1.0 / 8);
+  EXPECT_DOUBLE_EQ(f16.work.flops(n) / f16.work.bytes(n), 1.0 / 4);
+  EXPECT_DOUBLE_EQ(b16.work.flops(n) / b16.work.bytes(n), 1.0 / 4);
 }
 
 TEST(LessonDeclarations, RecomputationTradesBytesForFlops) {
   const Params n = {{"n", 1000}};
   const Variant &store = lesson("recompute/sigmoid3_store/fp32"), &again = lesson("recompute/sigmoid3_recompute/fp32");
-  EXPECT_DOUBLE_EQ(store.bytes(n), 36000);
-  EXPECT_DOUBLE_EQ(again.bytes(n), 20000);
-  EXPECT_DOUBLE_EQ(store.flops(n), 18000);
-  EXPECT_DOUBLE_EQ(again.flops(n), 27000);
+  EXPECT_DOUBLE_EQ(store.work.bytes(n), 36000);
+  EXPECT_DOUBLE_EQ(again.work.bytes(n), 20000);
+  EXPECT_DOUBLE_EQ(store.work.flops(n), 18000);
+  EXPECT_DOUBLE_EQ(again.work.flops(n), 27000);
 }
 
 TEST(LessonDeclarations, DivergenceVariantsDoTheSameWork) {
   const Params p = {{"n", 1000}, {"iters", 4}, {"ways", 2}};
   for (const char* v : {"divergence/uniform/fp32", "divergence/divergent/fp32", "divergence/branchless/fp32"}) {
-    EXPECT_DOUBLE_EQ(lesson(v).flops(p), 2.0 * 1000 * 4) << v;
-    EXPECT_DOUBLE_EQ(lesson(v).bytes(p), 8000) << v;
+    EXPECT_DOUBLE_EQ(lesson(v).work.flops(p), 2.0 * 1000 * 4) << v;
+    EXPECT_DOUBLE_EQ(lesson(v).work.bytes(p), 8000) << v;
   }
 }
 

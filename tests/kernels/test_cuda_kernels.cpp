@@ -132,7 +132,7 @@ TEST(CudaRegistry, EachGemmIsPlacedAgainstTheUnitItRunsOn) {
     if (v->family != "gemm") continue;
     const bool tensor = v->variant == "wmma" || v->variant.rfind("wgmma", 0) == 0 ||
                         (v->variant == "cublas" && v->precision != Precision::fp32);
-    EXPECT_EQ(v->unit, tensor ? "tensor" : "simt") << v->base_name();
+    EXPECT_EQ(v->unit, tensor ? Unit::tensor : Unit::simt) << v->base_name();
     // 16-bit inputs on CUDA cores are widened and accumulated on the FP32 pipe.
     EXPECT_EQ(v->math.has_value(), !tensor && v->precision != Precision::fp32) << v->base_name();
   }

@@ -237,13 +237,13 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
   return a;
 }
 
-// 05_wgmma.cu at one input type and tile width: 64 x BN x 16 HGMMAs, four per 64-deep k-tile.
+// 06_wgmma.cu at one input type and tile width: 64 x BN x 16 HGMMAs, four per 64-deep k-tile.
 UnitCase wgmma_gemm(const std::string& type, const std::string& mangled, int bn) {
   const std::string shape = "HGMMA\\.64x" + std::to_string(bn) + "x16\\.F32";
   const bool bf16 = type == "bf16";
   const std::string variant = bn == 256 ? "wgmma" : "wgmma_bn" + std::to_string(bn);  // as registered
   return {"gemm_" + variant + "_" + type,
-          "05_wgmma.cu",
+          "06_wgmma.cu",
           "wgmma_kernelI" + mangled + "Li" + std::to_string(bn) + "E",
           {{shape + (bf16 ? "\\.BF16" : ""), 4}, {R"(UTMALDG\..*)", 2}, {R"(SYNCS\..*)", 2}},
           bf16 ? kNoGenericOrLocal : with(kNoGenericOrLocal, {R"(HGMMA.*BF16)"}),
@@ -283,18 +283,18 @@ std::vector<UnitCase> unit_cases() {
        kNoGenericOrLocal},
       // Warp tiling: a thread's 8x16 outputs (128 FFMAs per k, 16 k per tile) from 128-bit shared reads.
       {"gemm_warp_tiled_fp32",
-       "03b_warp_tiled.cu",
+       "04_warp_tiled.cu",
        "warp_tiled_kernel",
        {{"FFMA", 2048}, {R"(LDS\.128)", 96}},
        kNoGenericOrLocal},
       // WMMA: mma.sync on the tensor cores, fragments by ldmatrix from shared memory, cp.async in.
       {"gemm_wmma_fp16",
-       "04_wmma.cu",
+       "05_wmma.cu",
        "wmma_kernelI6__half",
        {{R"(HMMA\.16816\.F32)", 32}, {R"(LDSM\..*)", 8}, {R"(LDGSTS\..*)", 8}},
        with(kNoGenericOrLocal, {R"(HMMA.*BF16)"})},
       {"gemm_wmma_bf16",
-       "04_wmma.cu",
+       "05_wmma.cu",
        "wmma_kernelI13__nv_bfloat16",
        {{R"(HMMA\.16816\.F32\.BF16)", 32}, {R"(LDSM\..*)", 8}, {R"(LDGSTS\..*)", 8}},
        kNoGenericOrLocal},

@@ -129,6 +129,7 @@ BenchmarkResult gemm_at(const std::string& variant, std::int64_t n, double secon
   BenchmarkResult b = roofbench::testing::kernel(variant, 2.0 * n * n * n, 12.0 * n * n, seconds, p);
   b.params = {{"M", n}, {"N", n}, {"K", n}};
   b.name = "gemm/" + variant + "/" + to_string(p) + "/" + params_to_string(b.params);
+  b.vendor_reference = variant == "openblas";  // as the OpenBLAS variant declares itself
   return b;
 }
 }  // namespace

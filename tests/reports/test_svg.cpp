@@ -157,9 +157,9 @@ namespace {
 Results hierarchy_sample() {
   Results r = sample_results();
   Ceiling l2 = bandwidth_ceiling("l2_read", 1e12);
-  l2.level = "l2";
+  l2.level = Level::l2;
   Ceiling smem = bandwidth_ceiling("smem_read", 4e12);
-  smem.level = "smem";
+  smem.level = Level::smem;
   r.ceilings.push_back(l2);
   r.ceilings.push_back(smem);
   r.benchmarks = {kernel("naive", 2e9, 1.2e7, 0.01), kernel("stream_like", 1e8, 1.2e9, 0.02)};
@@ -175,9 +175,9 @@ TEST(SvgHierarchy, OnePointPerLevelAtTheTimedRateAndOneRoofPerLevel) {
   const auto pts = hierarchy_points(r);
   ASSERT_EQ(pts.size(), 2u);
   EXPECT_DOUBLE_EQ(pts[0].flop_per_s, 2e9 / 0.01);  // counter FLOPs over the timed median
-  EXPECT_DOUBLE_EQ(pts[0].intensity.at("dram"), 2e9 / 1.2e7);
-  EXPECT_DOUBLE_EQ(pts[0].intensity.at("l2"), 2e9 / 8e8);
-  EXPECT_DOUBLE_EQ(pts[0].intensity.at("l1"), 2e9 / 8e9);
+  EXPECT_DOUBLE_EQ(pts[0].intensity.at(Level::dram), 2e9 / 1.2e7);
+  EXPECT_DOUBLE_EQ(pts[0].intensity.at(Level::l2), 2e9 / 8e8);
+  EXPECT_DOUBLE_EQ(pts[0].intensity.at(Level::l1), 2e9 / 8e9);
 
   tinyxml2::XMLDocument doc;
   const std::string svg = render_svg_hierarchy(r);

@@ -12,9 +12,9 @@ using namespace roofbench::testing;
 TEST(Model, RoofsAreTheBestMeasuredCeilingOfEachKind) {
   const Results r = sample_results();
   const Roofs roofs = select_roofs(r.ceilings);
-  ASSERT_EQ(roofs.bandwidth.count("dram"), 1u);
-  EXPECT_EQ(roofs.bandwidth.at("dram")->name, "dram_update");
-  EXPECT_EQ(roofs.compute.at({Precision::fp32, "simd"})->name, "fp32_fma");
+  ASSERT_EQ(roofs.bandwidth.count(Level::dram), 1u);
+  EXPECT_EQ(roofs.bandwidth.at(Level::dram)->name, "dram_update");
+  EXPECT_EQ(roofs.compute.at({Precision::fp32, Unit::simd})->name, "fp32_fma");
 }
 
 TEST(Model, RidgePointIsPeakOverBandwidth) {

@@ -64,8 +64,8 @@ TEST(CountersOnGpu, StreamingKernelMovesItsDeclaredBytesThroughHbm) {
   if (!c.skip.empty()) GTEST_SKIP() << c.skip;
   ASSERT_TRUE(c.counters.ok()) << c.counters.error;
   EXPECT_GE(c.counters.passes, 1);
-  ASSERT_TRUE(c.counters.bytes.count("dram"));
-  EXPECT_NEAR(c.counters.bytes.at("dram") / c.declared.bytes, 1.0, 0.05);
+  ASSERT_TRUE(c.counters.bytes.count(Level::dram));
+  EXPECT_NEAR(c.counters.bytes.at(Level::dram) / c.declared.bytes, 1.0, 0.05);
   ASSERT_TRUE(c.counters.flops);
   EXPECT_NEAR(*c.counters.flops / c.declared.flops, 1.0, 0.01);  // one FFMA per element
   EXPECT_GT(*c.counters.time_s, 0);
@@ -86,7 +86,7 @@ TEST(CountersOnGpu, NaiveGemmTrafficAtL1AndL2FarExceedsHbm) {
   const Collected c = collect("gemm/naive/fp32", {{"M", 2048}, {"N", 2048}, {"K", 2048}});
   if (!c.skip.empty()) GTEST_SKIP() << c.skip;
   ASSERT_TRUE(c.counters.ok()) << c.counters.error;
-  const double hbm = c.counters.bytes.at("dram"), l2 = c.counters.bytes.at("l2"), l1 = c.counters.bytes.at("l1");
+  const double hbm = c.counters.bytes.at(Level::dram), l2 = c.counters.bytes.at(Level::l2), l1 = c.counters.bytes.at(Level::l1);
   EXPECT_GT(l2, 4 * hbm) << "L2 " << l2 << " B, HBM " << hbm << " B";
   EXPECT_GT(l1, 4 * hbm) << "L1 " << l1 << " B, HBM " << hbm << " B";
 }

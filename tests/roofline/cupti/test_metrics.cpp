@@ -8,7 +8,7 @@ using namespace roofbench;
 using namespace roofbench::cupti;
 
 namespace {
-BenchmarkResult kernel(const std::string& family, Precision p, const std::string& unit,
+BenchmarkResult kernel(const std::string& family, Precision p, Unit unit,
                        std::optional<Precision> math = std::nullopt) {
   BenchmarkResult b;
   b.family = family;
@@ -24,40 +24,40 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
 }  // namespace
 
 TEST(DefaultMetrics, EveryKernelGetsTimeClockAndBytesAtEachLevel) {
-  const auto m = default_metrics(kernel("stream", Precision::fp32, "simt"));
+  const auto m = default_metrics(kernel("stream", Precision::fp32, Unit::simt));
   for (const char* name : {"gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "dram__bytes_read.sum",
                            "dram__bytes_write.sum", "lts__t_sectors_srcunit_tex.sum", "l1tex__t_bytes.sum"})
     EXPECT_TRUE(has(m, name)) << name;
 }
 
 TEST(DefaultMetrics, FlopCountersFollowThePrecisionOfTheArithmetic) {
-  const auto fp32 = default_metrics(kernel("gemm", Precision::fp32, "simt"));
+  const auto fp32 = default_metrics(kernel("gemm", Precision::fp32, Unit::simt));
   EXPECT_TRUE(has(fp32, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"));
   EXPECT_FALSE(has(fp32, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"));
   // FP16 inputs widened to FP32 on the CUDA cores run FP32 instructions.
-  const auto widened = default_metrics(kernel("gemm", Precision::fp16, "simt", Precision::fp32));
+  const auto widened = default_metrics(kernel("gemm", Precision::fp16, Unit::simt, Precision::fp32));
   EXPECT_TRUE(has(widened, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"));
-  const auto half2 = default_metrics(kernel("ceiling", Precision::fp16, "simt"));
+  const auto half2 = default_metrics(kernel("ceiling", Precision::fp16, Unit::simt));
   EXPECT_TRUE(has(half2, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"));
-  const auto fp64 = default_metrics(kernel("ceiling", Precision::fp64, "simt"));
+  const auto fp64 = default_metrics(kernel("ceiling", Precision::fp64, Unit::simt));
   EXPECT_TRUE(has(fp64, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum"));
 }
 
 TEST(DefaultMetrics, TensorKernelsCountTheTensorPathOfTheirInputTypeNotInstructions) {
-  const auto bf16 = default_metrics(kernel("gemm", Precision::bf16, "tensor"));
+  const auto bf16 = default_metrics(kernel("gemm", Precision::bf16, Unit::tensor));
   EXPECT_TRUE(has(bf16, "sm__ops_path_tensor_src_bf16_dst_fp32.sum"));
-  const auto fp16 = default_metrics(kernel("gemm", Precision::fp16, "tensor"));
+  const auto fp16 = default_metrics(kernel("gemm", Precision::fp16, Unit::tensor));
   EXPECT_TRUE(has(fp16, "sm__ops_path_tensor_src_fp16.sum"));
   for (const auto& m : fp16) EXPECT_EQ(m.find("sm__inst_executed_pipe_tensor"), std::string::npos) << m;
   for (const auto& m : fp16) EXPECT_EQ(m.find("_sass_"), std::string::npos) << m;  // SASS metrics add a pass
 }
 
 TEST(DefaultMetrics, DivergenceKernelsAlsoGetThreadsPerInstructionAndBranchUniformity) {
-  const auto m = default_metrics(kernel("divergence", Precision::fp32, "simt"));
+  const auto m = default_metrics(kernel("divergence", Precision::fp32, Unit::simt));
   for (const char* name : {"smsp__thread_inst_executed.sum", "smsp__inst_executed.sum", "smsp__sass_branch_targets.sum",
                            "smsp__sass_branch_targets_threads_uniform.sum"})
     EXPECT_TRUE(has(m, name)) << name;
-  EXPECT_FALSE(has(default_metrics(kernel("stream", Precision::fp32, "simt")), "smsp__inst_executed.sum"));
+  EXPECT_FALSE(has(default_metrics(kernel("stream", Precision::fp32, Unit::simt)), "smsp__inst_executed.sum"));
 }
 
 TEST(Derive, Fp32FlopsAreAddPlusMulPlusTwiceFma) {
@@ -103,14 +103,14 @@ TEST(Derive, BytesPerLevelAndIntensities) {
               {"l1tex__t_bytes.sum", 12 * n},
               {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", n}};
   derive(c);
-  EXPECT_DOUBLE_EQ(c.bytes.at("dram"), 12 * n);
-  EXPECT_DOUBLE_EQ(c.bytes.at("l2"), 12 * n);  // 32 bytes per sector
-  EXPECT_DOUBLE_EQ(c.bytes.at("l1"), 12 * n);
+  EXPECT_DOUBLE_EQ(c.bytes.at(Level::dram), 12 * n);
+  EXPECT_DOUBLE_EQ(c.bytes.at(Level::l2), 12 * n);  // 32 bytes per sector
+  EXPECT_DOUBLE_EQ(c.bytes.at(Level::l1), 12 * n);
   EXPECT_DOUBLE_EQ(*c.time_s, 210e-6);
   EXPECT_DOUBLE_EQ(*c.sm_clock_hz, 1.755e9);
   const auto ai = c.intensity();
-  EXPECT_DOUBLE_EQ(ai.at("dram"), 2.0 / 12);
-  EXPECT_DOUBLE_EQ(ai.at("l2"), 2.0 / 12);
+  EXPECT_DOUBLE_EQ(ai.at(Level::dram), 2.0 / 12);
+  EXPECT_DOUBLE_EQ(ai.at(Level::l2), 2.0 / 12);
 }
 
 TEST(Derive, ZeroBytesOrNoFlopsGiveNoIntensity) {
@@ -122,8 +122,8 @@ TEST(Derive, ZeroBytesOrNoFlopsGiveNoIntensity) {
   c.values["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"] = 16;
   derive(c);
   const auto ai = c.intensity();
-  EXPECT_EQ(ai.count("dram"), 0u);  // no HBM traffic: no HBM point, never a division by zero
-  EXPECT_DOUBLE_EQ(ai.at("l1"), 0.25);
+  EXPECT_EQ(ai.count(Level::dram), 0u);  // no HBM traffic: no HBM point, never a division by zero
+  EXPECT_DOUBLE_EQ(ai.at(Level::l1), 0.25);
 }
 
 TEST(Derive, DivergenceMeasures) {

@@ -266,14 +266,13 @@ class WgmmaGemm final : public GpuGemm<T> {
 // ---------------------------------------------------------------- registration
 template <class T, int BN>
 Variant make() {
-  Variant v = gpu_gemm_variant<T>("tensor");
+  Variant v = gpu_gemm_variant<T>(Unit::tensor);
   v.variant = BN == 256 ? "wgmma" : fmt::format("wgmma_bn{}", BN);
   v.only_on = kSm90Only;
   v.summary = fmt::format(
       "TMA tile loads into 128B-swizzled smem, 64x{}x16 wgmma from 2 consumer warpgroups ({}x{} block tile), "
       "4-stage mbarrier pipeline",
       BN, BM, BN);
-  v.source = __FILE__;
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({2048});
   v.test_sizes = aligned_test_shapes();

@@ -108,7 +108,6 @@ Variant make() {
   Variant v = gpu_gemm_variant<float>();
   v.variant = "warp_tiled";
   v.summary = "128x128 block tile, a 64x64 tile per warp, 8x16 outputs per thread in four strips, float4 loads";
-  v.source = __FILE__;
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({1024});
   v.make = [](const Params& p) { return std::make_unique<WarpTiledGemm>(p); };

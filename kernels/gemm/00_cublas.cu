@@ -53,11 +53,11 @@ class CublasGemm final : public GpuGemm<T> {
 // ---------------------------------------------------------------- registration
 template <class T>
 Variant make() {
-  Variant v = gpu_gemm_variant<T>(std::is_same_v<T, float> ? "simt" : "tensor");
+  Variant v = gpu_gemm_variant<T>(std::is_same_v<T, float> ? Unit::simt : Unit::tensor);
   v.variant = "cublas";
+  v.vendor_reference = true;
   v.summary = std::is_same_v<T, float> ? "cublasSgemm (FP32 on CUDA cores), the FP32 reference"
                                        : "cublasGemmEx, 16-bit inputs, FP32 output and compute: the tensor-core reference";
-  v.source = __FILE__;
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({std::is_same_v<T, float> ? 1024 : 2048});
   v.make = [](const Params& p) { return std::make_unique<CublasGemm<T>>(p); };

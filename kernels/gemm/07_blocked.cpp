@@ -58,7 +58,6 @@ Variant make() {
   Variant v = cpu_gemm_variant();
   v.variant = "blocked";
   v.summary = "32x256 tiles of C over 128-deep slabs of K; vectorized along rows of B";
-  v.source = __FILE__;
   v.sizes = square_gemm_sizes({256, 512, 1024, 2048});
   v.quick_sizes = square_gemm_sizes({256, 512});
   v.make = [](const Params& p) { return std::make_unique<BlockedGemm>(p); };

@@ -198,10 +198,9 @@ class WmmaGemm final : public GpuGemm<T> {
 // ---------------------------------------------------------------- registration
 template <class T>
 Variant make() {
-  Variant v = gpu_gemm_variant<T>("tensor");
+  Variant v = gpu_gemm_variant<T>(Unit::tensor);
   v.variant = "wmma";
   v.summary = "16x16x16 WMMA fragments, 128x128x32 block tile, 64x32 warp tiles, 3-stage cp.async pipeline";
-  v.source = __FILE__;
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({2048});
   v.test_sizes = aligned_test_shapes();

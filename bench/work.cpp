@@ -1,0 +1,128 @@
+#include "bench/work.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace roofbench {
+
+namespace {
+std::string number(double v) {
+  if (v == static_cast<double>(static_cast<long long>(v))) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{:g}", v);
+}
+}  // namespace
+
+Count Count::param(const std::string& name) {
+  Count c;
+  c.params_.push_back(name);
+  return c;
+}
+
+Count Count::constant(const std::string& name, double value) {
+  Count c;
+  c.constants_.emplace_back(name, value);
+  return c;
+}
+
+Count operator*(Count a, const Count& b) {
+  a.coef_ *= b.coef_;
+  a.params_.insert(a.params_.end(), b.params_.begin(), b.params_.end());
+  a.constants_.insert(a.constants_.end(), b.constants_.begin(), b.constants_.end());
+  return a;
+}
+
+double Count::value(const Params& p) const {
+  double v = coef_;
+  for (const auto& name : params_) v *= static_cast<double>(roofbench::param(p, name));
+  for (const auto& [name, value] : constants_) v *= value;
+  return v;
+}
+
+std::vector<std::string> Count::factors() const {
+  std::vector<std::string> f = params_;
+  for (const auto& [name, value] : constants_) f.push_back(name);
+  std::sort(f.begin(), f.end());
+  return f;
+}
+
+std::string Count::text() const {
+  std::string s = coef_ == 1 && (!params_.empty() || !constants_.empty()) ? "" : number(coef_);
+  for (const auto& f : factors()) s += (s.empty() ? "" : "·") + f;
+  return s;
+}
+
+Work& Work::read(const std::string& what, Count count, double bytes_each, Count times) {
+  terms_.push_back({Term::read, what, std::move(count), bytes_each, std::move(times)});
+  return *this;
+}
+
+Work& Work::write(const std::string& what, Count count, double bytes_each, Count times) {
+  terms_.push_back({Term::write, what, std::move(count), bytes_each, std::move(times)});
+  return *this;
+}
+
+Work& Work::flops(Count count, const std::string& what) {
+  terms_.push_back({Term::flop, what, std::move(count), 0, 1});
+  return *this;
+}
+
+double Work::flops(const Params& p) const {
+  double f = 0;
+  for (const auto& t : terms_)
+    if (t.kind == Term::flop) f += t.count.value(p);
+  return f;
+}
+
+double Work::bytes(const Params& p) const {
+  double b = 0;
+  for (const auto& t : terms_)
+    if (t.kind != Term::flop) b += t.count.value(p) * t.bytes_each * t.times.value(p);
+  return b;
+}
+
+double Work::host_bytes(const Params& p) const {
+  double b = 0;
+  for (const auto& t : terms_)
+    if (t.kind != Term::flop) b += t.count.value(p) * t.bytes_each;
+  return b;
+}
+
+std::string Work::derivation() const {
+  // The terms, then their sum: terms over the same factors add up ("44·n B").
+  std::string reads, writes, flop_terms;
+  std::map<std::vector<std::string>, double> byte_sum, flop_sum;
+  for (const auto& t : terms_) {
+    if (t.kind == Term::flop) {
+      flop_terms += (flop_terms.empty() ? "" : ", ") + t.what;
+      flop_sum[t.count.factors()] += t.count.coefficient();
+      continue;
+    }
+    const Count total = t.count * t.times;
+    std::string term = fmt::format("{} ({} × {} B{})", t.what, t.count.text(), number(t.bytes_each),
+                                   t.times.factors().empty() && t.times.coefficient() == 1
+                                       ? ""
+                                       : fmt::format(", {} times", t.times.text()));
+    std::string& list = t.kind == Term::read ? reads : writes;
+    list += (list.empty() ? "" : ", ") + term;
+    byte_sum[total.factors()] += total.coefficient() * t.bytes_each;
+  }
+  auto sum_text = [](const std::map<std::vector<std::string>, double>& sums) {
+    std::string s;
+    for (const auto& [factors, coef] : sums) {
+      std::string term = coef == 1 && !factors.empty() ? "" : number(coef);
+      for (const auto& f : factors) term += (term.empty() ? "" : "·") + f;
+      s += (s.empty() ? "" : " + ") + term;
+    }
+    return s;
+  };
+  std::string out;
+  if (!reads.empty()) out += "reads " + reads;
+  if (!writes.empty()) out += (out.empty() ? "" : "; ") + ("writes " + writes);
+  out += byte_sum.empty() ? "no bytes" : ": " + sum_text(byte_sum) + " B";
+  out += flop_sum.empty() ? "; no FLOPs counted" : "; " + sum_text(flop_sum) + " FLOPs (" + flop_terms + ")";
+  return out;
+}
+
+}  // namespace roofbench

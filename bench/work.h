@@ -1,0 +1,83 @@
+#pragma once
+// A kernel's declared work, as typed terms: the FLOPs it does and the fewest bytes it must move,
+// each term saying what it is. The rates come from these numbers, and the one-line derivation
+// that results.json carries is written from the same terms, so the two cannot drift apart (no
+// "44 bytes" typed beside a 44.0). In the spirit of nvbench's add_global_memory_reads<T>(n).
+//
+//   const Count n = Count::param("n");
+//   Work().read<float>("x", n).write<float>("y", n).flops(5 * n, "sin, cos, two squares and an add")
+//   derivation: "reads x (n × 4 B); writes y (n × 4 B): 8·n B; 5·n FLOPs (sin, cos, two squares and an add)"
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/half.h"
+#include "bench/types.h"
+
+namespace roofbench {
+
+// A number of items: a coefficient times named problem parameters ("2·M·N·K", "n"), or times a
+// constant that is only known when the binary runs (the CPU's thread count), named for the text.
+class Count {
+ public:
+  Count(double coefficient = 1) : coef_(coefficient) {}  // NOLINT: a plain number is a Count
+  static Count param(const std::string& name);
+  static Count constant(const std::string& name, double value);
+
+  double value(const Params& p) const;  // throws std::out_of_range for a parameter p lacks
+  std::string text() const;             // "2·M·N·K", "n", "threads·kib_per_thread·1024"
+  double coefficient() const { return coef_; }
+  // The named factors, sorted: counts with the same factors add up in a derivation.
+  std::vector<std::string> factors() const;
+
+  friend Count operator*(Count a, const Count& b);
+
+ private:
+  double coef_ = 1;
+  std::vector<std::string> params_;
+  std::vector<std::pair<std::string, double>> constants_;
+};
+
+class Work {
+ public:
+  // `count` items of `bytes_each` read from (written to) the memory level the variant declares,
+  // `times` over (a cache ceiling reads one small buffer again and again).
+  Work& read(const std::string& what, Count count, double bytes_each, Count times = 1);
+  Work& write(const std::string& what, Count count, double bytes_each, Count times = 1);
+  Work& read(const std::string& what, Count count, Precision p, Count times = 1) {
+    return read(what, std::move(count), bytes_of(p), std::move(times));
+  }
+  Work& write(const std::string& what, Count count, Precision p, Count times = 1) {
+    return write(what, std::move(count), bytes_of(p), std::move(times));
+  }
+  template <class T>
+  Work& read(const std::string& what, Count count, Count times = 1) {
+    return read(what, std::move(count), precision_of<T>(), std::move(times));
+  }
+  template <class T>
+  Work& write(const std::string& what, Count count, Count times = 1) {
+    return write(what, std::move(count), precision_of<T>(), std::move(times));
+  }
+  // FLOPs, with what counts as one ("an FMA is 2", "sin counted as 1").
+  Work& flops(Count count, const std::string& what);
+
+  double flops(const Params& p) const;
+  double bytes(const Params& p) const;  // every read and write, times over
+  // Each buffer once: the bytes of inputs the host makes and outputs it checks, about (the run's
+  // time estimate charges the host for them, bench/plan.h).
+  double host_bytes(const Params& p) const;
+  std::string derivation() const;
+  bool empty() const { return terms_.empty(); }
+
+ private:
+  struct Term {
+    enum Kind { read, write, flop } kind;
+    std::string what;
+    Count count;
+    double bytes_each = 0;
+    Count times = 1;
+  };
+  std::vector<Term> terms_;
+};
+
+}  // namespace roofbench
