@@ -280,7 +280,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
     files.add((fs::path(out_dir) / name).string(), std::move(content));
   files.commit();
 
-  std::cout << render_console(final);
+  std::cout << render_console(final, a.verbose);
   std::cout << "\nwrote:\n";
   for (const auto& p : files.paths()) std::cout << "  " << p << "\n";
   int failed = 0;

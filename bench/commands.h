@@ -22,6 +22,7 @@ struct RunArgs {
   bool warm = false;
   bool dry_run = false;        // print the plan and its time estimate, measure nothing
   bool profile = false;        // under a profiler: one sample each, launches not held
+  bool verbose = false;        // every warning on the console, not a count of each kind
   std::string ceilings_from;   // a results file of this machine whose ceilings this run uses
   std::string out;
   std::uint64_t seed = MeasureOptions{}.seed;

@@ -24,6 +24,8 @@ int roofbench_main(int argc, char** argv) {
                     "regular expression over benchmark names to leave out, ceilings included (listed in "
                     "results.json not_run)");
     sub->add_flag("--quick", run_args.quick, "small sizes and few samples: a fast check of the pipeline");
+    sub->add_flag("--verbose", run_args.verbose,
+                  "print every warning at the end, not a count of each kind (the reports list them all)");
     sub->add_flag("--profile", run_args.profile,
                   "for a run under a profiler (ncu, nsys): one warm-up and one sample per benchmark, each started "
                   "after a synchronize instead of behind a blocking kernel");

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "reports/format.h"
 #include "reports/tables.h"
@@ -8,7 +9,34 @@
 
 namespace roofbench {
 
-std::string render_console(const Results& r) {
+namespace {
+
+// A warning's kind: the word before its first colon ("noise: stopped at ..."), the end pass's
+// warnings counted with the start pass's.
+std::string kind_of(std::string w) {
+  if (w.rfind("end pass: ", 0) == 0) w.erase(0, 10);
+  const auto colon = w.find(':');
+  return colon == std::string::npos ? "other" : w.substr(0, colon);
+}
+
+// What each kind means, in a line; a kind not listed shows its first warning instead.
+const std::map<std::string, std::string>& kind_meanings() {
+  static const std::map<std::string, std::string> m = {
+      {"noise", "sampling stopped at the time budget or the sample limit with an IQR above the noise target"},
+      {"clock", "samples ran below 90% of the clock after the warm-up (throttled)"},
+      {"roofline", "a ceiling that moved more than 10% from the start to the end of the run, or a kernel above or "
+                   "off its roof"},
+      {"timing", "the CUDA events and CUPTI's kernel trace disagree"},
+      {"trace", "no kernel trace"},
+      {"not run", "a benchmark left out of the run (another architecture, --skip)"},
+      {"merge", "a ceiling measured in two parts of a merged run"},
+      {"PARTIAL", "the run did not finish"}};
+  return m;
+}
+
+}  // namespace
+
+std::string render_console(const Results& r, bool verbose) {
   std::string s;
   s += fmt::format("\n{}\n{}\n\n", device_line(r), provenance_line(r));
   s += fmt::format("{:<22} {:>14} {:>24} {:>28} {:>8}\n", "ceiling", "measured", "start / end", "reference", "ratio");
@@ -29,7 +57,24 @@ std::string render_console(const Results& r) {
                      c.median.empty() ? "—" : c.median, c.rel_iqr, c.flop_rate, c.byte_rate, c.intensity, c.roof_pct,
                      c.bound, status_text(b));
   }
-  for (const auto& [what, warning] : all_warnings(r)) s += fmt::format("warning: {}: {}\n", what, warning);
+  const auto warnings = all_warnings(r);
+  if (verbose || warnings.empty()) {
+    for (const auto& [what, warning] : warnings) s += fmt::format("warning: {}: {}\n", what, warning);
+    return s;
+  }
+  // Folded: a line per kind; every warning is in summary.md and report.html.
+  std::map<std::string, std::pair<int, std::string>> kinds;  // kind -> count, its first warning
+  for (const auto& [what, warning] : warnings) {
+    auto& k = kinds[kind_of(warning)];
+    if (k.first++ == 0) k.second = what + ": " + warning;
+  }
+  s += fmt::format("\n{} warning{} (each in summary.md and report.html; all of them here with --verbose):\n",
+                   warnings.size(), warnings.size() == 1 ? "" : "s");
+  for (const auto& [kind, count_first] : kinds) {
+    const auto it = kind_meanings().find(kind);
+    s += fmt::format("  {:>4} {:<9} {}\n", count_first.first, kind,
+                     it != kind_meanings().end() ? it->second : count_first.second);
+  }
   return s;
 }
 

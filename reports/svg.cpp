@@ -42,9 +42,9 @@ std::string decade_label(double v, const std::string& unit) {
   return fmt::format("{:.0f} {}{}", v, prefixes[i], unit);
 }
 
-// Compact point label (the colour already says which kernel): the size, "512" for a square
-// GEMM, "2^26" for a power of two from 65536 up, else "M:64/N:32/K:16".
-std::string short_label(const BenchmarkResult& b) {
+// A point's label: its variant and size, "naive 512" for a square GEMM, "saxpy 2^26" for a
+// power of two from 65536 up, else "blocked M:64/N:32/K:16" (the legend says the family).
+std::string point_label(const BenchmarkResult& b) {
   auto number = [](std::int64_t v) {
     if (v >= 65536 && (v & (v - 1)) == 0) {
       int k = 0;
@@ -53,12 +53,20 @@ std::string short_label(const BenchmarkResult& b) {
     }
     return std::to_string(v);
   };
+  const std::string who = b.variant + (b.precision == Precision::fp32 ? "" : "/" + to_string(b.precision));
   std::set<std::int64_t> values;
   for (const auto& kv : b.params) values.insert(kv.second);
-  if (values.size() == 1) return number(*values.begin());
+  if (values.size() == 1) return who + " " + number(*values.begin());
   std::string s;
   for (const auto& [k, v] : b.params) s += (s.empty() ? "" : "/") + k + ":" + number(v);
-  return s;
+  return who + " " + s;
+}
+
+// The width a line of text takes, about: Helvetica's average advance is 0.6 of its size.
+double text_width(const std::string& utf8, double font_size) {
+  std::size_t chars = 0;
+  for (unsigned char c : utf8) chars += (c & 0xC0) != 0x80;  // code points, not bytes
+  return 0.6 * font_size * static_cast<double>(chars);
 }
 
 // Greedy label placement: the first candidate spot beside the point whose box overlaps no label
@@ -67,6 +75,25 @@ struct Box {
   double x0, y0, x1, y1;
   bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
 };
+// The box a text takes, drawn at (x, y) (its baseline's start) rotated by `degrees`.
+Box text_box(double x, double y, double width, double font_size, double degrees = 0) {
+  const double a = degrees * M_PI / 180, h = font_size;
+  const double xs[] = {x, x + width * std::cos(a), x - h * std::sin(-a), x + width * std::cos(a) - h * std::sin(-a)};
+  const double ys[] = {y, y + width * std::sin(a), y - h * std::cos(a), y + width * std::sin(a) - h * std::cos(a)};
+  return {*std::min_element(xs, xs + 4), *std::min_element(ys, ys + 4), *std::max_element(xs, xs + 4),
+          *std::max_element(ys, ys + 4) + 2};
+}
+
+// A rotated text as the boxes of its short pieces: one box around the whole would claim a square
+// the diagonal text mostly leaves empty, and near-parallel roof labels would never fit.
+std::vector<Box> text_boxes(double x, double y, double width, double font_size, double degrees) {
+  const double a = degrees * M_PI / 180, piece = font_size;
+  std::vector<Box> out;
+  for (double d = 0; d < width; d += piece)
+    out.push_back(text_box(x + d * std::cos(a), y + d * std::sin(a), std::min(piece, width - d), font_size, degrees));
+  return out;
+}
+
 std::optional<std::pair<double, double>> place_label(double x, double y, double width, const ChartLayout& L,
                                                      std::vector<Box>& taken) {
   const double h = 10;
@@ -116,6 +143,15 @@ std::string chart_head(const ChartLayout& L, const std::string& title, const std
                      R"(<text x="{3}" y="42" font-size="11" fill="#555555">{5}</text>)"
                      "\n",
                      L.width, L.height, title, L.left, headline, subtitle);
+}
+
+// A chart's head and body, the chart as tall and wide as its legend needs (down to `bottom`,
+// across to `right`): a long legend is never cut off.
+std::string sized_chart(ChartLayout L, double bottom, double right, const std::string& title,
+                        const std::string& headline, const std::string& subtitle, const std::string& body) {
+  L.height = std::max(L.height, bottom + 24);
+  L.width = std::max({L.width, right + 16, L.left + text_width(headline, 17) + 16, L.left + text_width(subtitle, 11) + 16});
+  return chart_head(L, title, headline, subtitle) + body;
 }
 
 // A hierarchical-roofline marker centred on (x, y): a circle for L1, a square for L2, a
@@ -213,25 +249,27 @@ ChartLayout layout_chart(const Results& r) {
   return layout_around(std::move(xs), std::move(ys));
 }
 
+// Okabe-Ito (colour-blind safe): series i has colour i mod 8; the second eight are drawn hollow,
+// so that up to 16 series never share a look.
 const char* series_colour(std::size_t i) {
-  // Okabe-Ito (colour-blind safe) first, then darker extras for long ladders.
-  static constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
-                                             "#000000", "#7F3C8D", "#A5AA99", "#11A579", "#3969AC", "#E73F74"};
+  static constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                             "#E69F00", "#56B4E9", "#000000", "#7F3C8D"};
   return kPalette[i % (sizeof kPalette / sizeof *kPalette)];
+}
+bool series_hollow(std::size_t i) {
+  return (i / 8) % 2 == 1;
 }
 
 std::string render_svg(const Results& r) {
   const ChartLayout L = layout_chart(r);
   const Roofs roofs = select_roofs(r.ceilings);
-  std::string s;
+  std::string s;  // everything after the head, whose size is known only at the end
   auto out = [&s](const std::string& line) {
     s += line;
     s += '\n';
   };
-
-  s += chart_head(L, "Roofline: " + xml_escape(r.device.value("name", "device")),
-                  "Roofline: " + xml_escape(device_line(r)), xml_escape(provenance_line(r)));
   s += plot_frame(L, true);
+  std::vector<Box> taken;  // every label and point drawn so far: no label may cover another
 
   // Ceilings. The bandwidth lines rise until they meet the highest compute roof; compute roofs
   // start where they meet the highest bandwidth roof.
@@ -250,12 +288,11 @@ std::string render_svg(const Results& r) {
                            180.0 / M_PI;
   out(R"svg(<g class="ceilings" clip-path="url(#plot-area)" fill="none" stroke-linecap="round">)svg");
   std::string labels;
-  int bw_index = 0;
-  std::vector<double> compute_label_y;
   std::vector<const Ceiling*> by_value;
   for (const auto& c : r.ceilings)
     if (c.value > 0) by_value.push_back(&c);
   std::stable_sort(by_value.begin(), by_value.end(), [](auto* a, auto* b) { return a->value > b->value; });
+  int bw_label = 0;
   for (const Ceiling* cp : by_value) {
     const Ceiling& c = *cp;
     const bool roof = is_roof(c);
@@ -266,44 +303,63 @@ std::string render_svg(const Results& r) {
       out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)",
                       xml_escape(c.name), L.px_x(L.x_min), L.px_y(c.value * L.x_min), L.px_x(x_end),
                       L.px_y(c.value * x_end), style));
-      // The roof carries its full label on the line; a lower ceiling a short tag, staggered along
-      // its line so that near-parallel neighbours do not overlap (full values are in the legend).
-      const double x_first = std::max(L.x_min * 1.25, 1.6 * L.y_min / c.value);
-      double x_lab = roof ? x_first : x_first * std::pow(10.0, 0.45 * (1 + bw_index++));
-      x_lab = std::max(L.x_min * 1.1, std::min(x_lab, x_end / 2));
+      // A roof carries its full label on its line, a lower ceiling a short tag (its value is in
+      // the legend); each takes the first spot along its line that no label took before.
       const std::string text = roof ? ceiling_label(c) + " " + ceiling_value(c) : c.name.substr(c.name.find('_') + 1);
-      labels += fmt::format(
-          R"svg(<text class="ceiling-label" x="{0:.2f}" y="{1:.2f}" transform="rotate({2:.2f} {0:.2f} {1:.2f})" )svg"
-          R"(fill="{3}" font-size="{4}">{5}</text>)",
-          L.px_x(x_lab), L.px_y(c.value * x_lab) - 5, slope_deg, roof ? "#222222" : "#666666", roof ? 11 : 9,
-          xml_escape(text));
-      labels += '\n';
+      const double size = roof ? 11 : 9, width = text_width(text, size);
+      const double x_first = std::max(L.x_min * 1.25, 1.6 * L.y_min / c.value);
+      for (int tries = 0; tries < 40; ++tries) {
+        const double x_lab = x_first * std::pow(10.0, 0.1 * ((3 * bw_label + tries) % 40));
+        if (x_lab > x_end / 2.5) continue;  // not up against the compute roofs
+        const double px = L.px_x(x_lab), py = L.px_y(c.value * x_lab) - 5;
+        const Box whole = text_box(px, py, width, size, slope_deg);
+        if (whole.x0 < L.left || whole.x1 > L.right || whole.y0 < L.top || whole.y1 > L.bottom) continue;
+        const std::vector<Box> pieces = text_boxes(px, py, width, size, slope_deg);
+        const bool free = std::none_of(pieces.begin(), pieces.end(), [&](const Box& b) {
+          return std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(b); });
+        });
+        if (!free) continue;
+        taken.insert(taken.end(), pieces.begin(), pieces.end());
+        labels += fmt::format(
+            R"svg(<text class="ceiling-label" x="{0:.2f}" y="{1:.2f}" transform="rotate({2:.2f} {0:.2f} {1:.2f})" )svg"
+            R"(fill="{3}" font-size="{4}">{5}</text>)",
+            px, py, slope_deg, roof ? "#222222" : "#666666", size, xml_escape(text));
+        labels += '\n';
+        break;
+      }
+      ++bw_label;
     } else {
       const double x_start = top_bw > 0 ? std::max(L.x_min, c.value / top_bw) : L.x_min;
       const double y = L.px_y(c.value);
       out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)",
                       xml_escape(c.name), L.px_x(x_start), y, L.px_x(L.x_max), y, style));
-      double ly = y - 5;
-      for (double prev : compute_label_y)
-        if (std::fabs(prev - ly) < 13) ly = prev + 14;
-      compute_label_y.push_back(ly);
-      labels += fmt::format(
-          R"(<text class="ceiling-label" x="{:.2f}" y="{:.2f}" text-anchor="end" fill="{}" font-size="11">{} {}</text>)",
-          L.right - 6, ly, roof ? "#222222" : "#666666", xml_escape(ceiling_label(c)), xml_escape(ceiling_value(c)));
-      labels += '\n';
+      // Right-aligned above its line, or below it, or lower still: the first free spot.
+      const std::string text = ceiling_label(c) + " " + ceiling_value(c);
+      const double width = text_width(text, 11);
+      for (double ly : {y - 5, y + 14, y - 19, y + 28}) {
+        const Box b = text_box(L.right - 6 - width, ly, width, 11);
+        if (b.y0 < L.top || b.y1 > L.bottom) continue;
+        if (std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(b); })) continue;
+        taken.push_back(b);
+        labels += fmt::format(
+            R"(<text class="ceiling-label" x="{:.2f}" y="{:.2f}" text-anchor="end" fill="{}" font-size="11">{}</text>)",
+            L.right - 6, ly, roof ? "#222222" : "#666666", xml_escape(text));
+        labels += '\n';
+        break;
+      }
     }
   }
   out("</g>");
   s += labels;
 
-  // Ridge points: where each compute roof meets each bandwidth roof.
+  // Ridge points: where each compute roof meets each bandwidth roof. With a roof per cache level
+  // there are many; only those against DRAM (where the kernels' bytes are declared) carry a
+  // label, the others a tooltip.
   auto find_ceiling = [&r](const std::string& name) -> const Ceiling* {
     for (const auto& c : r.ceilings)
       if (c.name == name) return &c;
     return nullptr;
   };
-  // With a roof per cache level there are many; only those against DRAM (where the kernels' bytes
-  // are declared) carry a label, the others a tooltip.
   for (const auto& rp : r.ridge_points) {
     const Ceiling* peak = find_ceiling(rp.compute_ceiling);
     const Ceiling* bw = find_ceiling(rp.bandwidth_ceiling);
@@ -314,99 +370,130 @@ std::string render_svg(const Results& r) {
         R"(<path d="M {:.2f} {:.2f} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222" stroke-width="1.5"/>)",
         xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), intensity(rp.intensity),
         xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), x, y - 5));
-    if (!bw || bw->level == Level::dram)
-      out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="10" fill="#222222">ridge {} FLOP/B</text>)", x + 7,
-                      y + 14, intensity(rp.intensity)));
+    taken.push_back({x - 6, y - 6, x + 6, y + 6});
+    if (!bw || bw->level == Level::dram) {
+      const std::string text = "ridge " + intensity(rp.intensity) + " FLOP/B";
+      if (auto at = place_label(x, y, text_width(text, 10), L, taken))
+        out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="10" fill="#222222">{}</text>)", at->first,
+                        at->second, xml_escape(text)));
+    }
     out("</g>");
   }
 
-  // Points, coloured by kernel (family/variant, in the order they ran), shaped by precision.
-  std::vector<std::pair<std::string, std::string>> series;  // (family/variant, colour)
-  auto colour_of = [&series](const BenchmarkResult& b) {
+  // Points: one series per kernel (family/variant, in the order they ran), its colour (the second
+  // eight hollow), its precisions' shapes, its sizes joined by a thin line in order of work.
+  struct Series {
+    std::string key;
+    const char* colour;
+    bool hollow;
+  };
+  std::vector<Series> series;
+  auto series_of = [&series](const BenchmarkResult& b) -> const Series& {
     const std::string key = b.family + "/" + b.variant;
-    for (const auto& [k, c] : series)
-      if (k == key) return c;
-    series.emplace_back(key, series_colour(series.size()));
-    return series.back().second;
+    for (const auto& x : series)
+      if (x.key == key) return x;
+    series.push_back({key, series_colour(series.size()), series_hollow(series.size())});
+    return series.back();
   };
   std::set<Precision> precisions;
+  std::map<std::pair<std::string, Precision>, std::vector<const BenchmarkResult*>> lines;
   for (const auto& b : r.benchmarks)
     if (plotted(b)) {
-      colour_of(b);
+      series_of(b);
       precisions.insert(b.precision);
-    }
-  // Points claim their own spots first, so that no label covers a point.
-  std::vector<Box> taken;
-  for (const auto& b : r.benchmarks)
-    if (plotted(b)) {
+      lines[{b.family + "/" + b.variant, b.precision}].push_back(&b);
       const double x = L.px_x(*b.placement->intensity), y = L.px_y(b.placement->flop_per_s);
-      taken.push_back({x - 6, y - 6, x + 6, y + 6});
+      taken.push_back({x - 6, y - 6, x + 6, y + 6});  // points first: no label covers a point
     }
+  out(R"svg(<g class="series" clip-path="url(#plot-area)" fill="none" stroke-width="1" opacity="0.55">)svg");
+  for (auto& [key, pts] : lines) {
+    if (pts.size() < 2) continue;
+    std::stable_sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->flops < b->flops; });
+    std::string d;
+    for (const auto* b : pts)
+      d += fmt::format("{} {:.2f} {:.2f} ", d.empty() ? "M" : "L", L.px_x(*b->placement->intensity),
+                       L.px_y(b->placement->flop_per_s));
+    out(fmt::format(R"(<path d="{}" stroke="{}"/>)", d, series_of(*pts.front()).colour));
+  }
+  out("</g>");
   out(R"(<g class="points">)");
   for (const auto& b : r.benchmarks) {
     if (!plotted(b)) continue;
     const Placement& p = *b.placement;
+    const Series& ser = series_of(b);
     const double x = L.px_x(*p.intensity), y = L.px_y(p.flop_per_s);
     const bool above_roof = p.roof_pct > 100.0 * (1.0 + kRoofTolerance);
     out(fmt::format(R"(<g class="point" data-name="{}" data-x="{:.2f}" data-y="{:.2f}">)", xml_escape(b.name), x, y));
     out(fmt::format("<title>{}: {}, {}, I = {} FLOP/B, {:.0f}% of roof ({}-bound)</title>", xml_escape(b.name),
                     si(p.flop_per_s, "FLOP/s"), si(p.bytes_per_s, "B/s"), intensity(*p.intensity), p.roof_pct,
                     p.bound));
-    out(shape(b.precision, x, y, colour_of(b),
-              above_roof ? R"(stroke="#d00000" stroke-width="2.5")" : R"(stroke="#ffffff" stroke-width="1")"));
-    const std::string label = short_label(b);
-    if (auto at = place_label(x, y, 5.2 * static_cast<double>(label.size()), L, taken))
+    const std::string stroke = above_roof ? R"(stroke="#d00000" stroke-width="2.5")"
+                                          : ser.hollow ? fmt::format(R"(stroke="{}" stroke-width="2")", ser.colour)
+                                                       : R"(stroke="#ffffff" stroke-width="1")";
+    out(shape(b.precision, x, y, ser.hollow ? "#ffffff" : ser.colour, stroke));
+    const std::string label = point_label(b);
+    if (auto at = place_label(x, y, text_width(label, 9), L, taken))
       out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="9" fill="#333333">{}</text>)", at->first, at->second,
                       xml_escape(label)));
     out("</g>");
   }
   out("</g>");
 
-  // Legend.
-  double ly = L.top + 4;
+  // Legend, right of the plot; the chart grows to hold it.
+  double ly = L.top + 4, widest = 0;
   const double lx = L.right + 24;
+  auto legend_text = [&](double x, const std::string& text, const std::string& attrs, double size = 12) {
+    widest = std::max(widest, x - lx + text_width(text, size));
+    return fmt::format(R"(<text x="{}" y="{}"{}>{}</text>)", x, ly, attrs, xml_escape(text));
+  };
   out(R"(<g class="legend">)");
-  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Kernel (family/variant)</text>)", lx, ly));
-  for (const auto& [key, colour] : series) {
+  out(legend_text(lx, "Kernel (family/variant)", R"( font-weight="bold")"));
+  for (const auto& ser : series) {
     ly += 18;
-    out(fmt::format(R"(<rect x="{}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{}">{}</text>)", lx,
-                    ly - 10, colour, lx + 18, ly, xml_escape(key)));
+    out(fmt::format(R"(<rect x="{}" y="{}" width="11" height="11" fill="{}" stroke="{}" stroke-width="{}"/>)", lx + 0.5,
+                    ly - 9.5, ser.hollow ? "#ffffff" : ser.colour, ser.colour, ser.hollow ? 2 : 0) +
+        legend_text(lx + 18, ser.key, ""));
   }
   ly += 30;
-  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Precision</text>)", lx, ly));
+  out(legend_text(lx, "Precision", R"( font-weight="bold")"));
   for (Precision p : precisions) {
     ly += 18;
-    out(shape(p, lx + 6, ly - 4, "#555555", ""));
-    out(fmt::format(R"(<text x="{}" y="{}">{}</text>)", lx + 18, ly, to_string(p)));
+    out(shape(p, lx + 6, ly - 4, "#555555", "") + legend_text(lx + 18, to_string(p), ""));
   }
   ly += 30;
-  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Ceilings</text>)", lx, ly));
+  out(legend_text(lx, "Ceilings", R"( font-weight="bold")"));
   out(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#222222" stroke-width="2.2"/>)", lx, ly + 14,
                   lx + 14, ly + 14));
-  out(fmt::format(R"(<text x="{}" y="{}">roof (best measured)</text>)", lx + 18, ly + 18));
+  ly += 18;
+  out(legend_text(lx + 18, "roof (best measured)", ""));
   out(fmt::format(
       R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4"/>)", lx,
-      ly + 32, lx + 14, ly + 32));
-  out(fmt::format(R"(<text x="{}" y="{}">lower ceiling</text>)", lx + 18, ly + 36));
-  out(fmt::format(R"(<path d="M {} {} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222"/>)", lx + 7, ly + 44));
-  out(fmt::format(R"(<text x="{}" y="{}">ridge point</text>)", lx + 18, ly + 54));
+      ly + 14, lx + 14, ly + 14));
+  ly += 18;
+  out(legend_text(lx + 18, "lower ceiling", ""));
+  out(fmt::format(R"(<path d="M {} {} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222"/>)", lx + 7, ly + 8));
+  ly += 18;
+  out(legend_text(lx + 18, "ridge point", ""));
   out(fmt::format(R"(<circle cx="{}" cy="{}" r="5" fill="#ffffff" stroke="#d00000" stroke-width="2.5"/>)", lx + 7,
-                  ly + 68));
-  out(fmt::format(R"(<text x="{}" y="{}">above its roof</text>)", lx + 18, ly + 72));
-  ly += 100;
-  out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Measured in this run</text>)", lx, ly));
+                  ly + 14));
+  ly += 18;
+  out(legend_text(lx + 18, "above its roof", ""));
+  ly += 30;
+  out(legend_text(lx, "Measured in this run", R"( font-weight="bold")"));
   for (const Ceiling* c : by_value) {
     ly += 15;
-    out(fmt::format(R"(<text x="{}" y="{}" font-size="11"{}>{} {}</text>)", lx, ly,
-                    is_roof(*c) ? R"( font-weight="bold")" : "", xml_escape(ceiling_label(*c)),
-                    xml_escape(ceiling_value(*c))));
+    out(legend_text(lx, ceiling_label(*c) + " " + ceiling_value(*c), is_roof(*c) ? R"( font-size="11" font-weight="bold")"
+                                                                                  : R"( font-size="11")",
+                    11));
   }
   out("</g>");
   if (series.empty())
     out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" fill="#888888">no verified kernel to place</text>)",
                     (L.left + L.right) / 2, (L.top + L.bottom) / 2));
   out("</svg>");
-  return s;
+
+  return sized_chart(L, ly, lx + widest, "Roofline: " + xml_escape(r.device.value("name", "device")),
+                     "Roofline: " + xml_escape(device_line(r)), xml_escape(provenance_line(r)), s);
 }
 
 std::string render_svg_machines(const std::vector<const Results*>& runs, const std::vector<std::string>& labels) {
@@ -431,12 +518,9 @@ std::string render_svg_machines(const std::vector<const Results*>& runs, const s
     s += line;
     s += '\n';
   };
-  s += chart_head(L, "Rooflines of several machines", fmt::format("Rooflines: {} machines on one chart", runs.size()),
-                  "each machine's ceilings as measured in its own run; ◇ ridge points: the intensity a kernel needs "
-                  "before it is compute-bound");
   s += plot_frame(L, false);
 
-  double ly = L.top + 4;
+  double ly = L.top + 4, widest = 0;
   const double lx = L.right + 24;
   std::string legend;
   for (std::size_t m = 0; m < runs.size(); ++m) {
@@ -482,8 +566,10 @@ std::string render_svg_machines(const std::vector<const Results*>& runs, const s
     legend += fmt::format(R"(<rect x="{}" y="{}" width="12" height="12" fill="{}"/>)", lx, ly - 10, colour);
     legend += fmt::format(R"(<text x="{}" y="{}" font-weight="bold">{}</text>)", lx + 18, ly, xml_escape(labels[m]));
     legend += "\n";
+    widest = std::max(widest, 18 + text_width(labels[m], 12));
     const auto line = [&](const std::string& t) {
       ly += 15;
+      widest = std::max(widest, 18 + text_width(t, 11));
       legend += fmt::format(R"(<text x="{}" y="{}" font-size="11">{}</text>)", lx + 18, ly, xml_escape(t)) + "\n";
     };
     line(device_line(r));
@@ -496,7 +582,11 @@ std::string render_svg_machines(const std::vector<const Results*>& runs, const s
   s += legend;
   out("</g>");
   out("</svg>");
-  return s;
+  return sized_chart(L, ly, lx + widest, "Rooflines of several machines",
+                     fmt::format("Rooflines: {} machines on one chart", runs.size()),
+                     "each machine's ceilings as measured in its own run; ◇ ridge points: the intensity a kernel needs "
+                     "before it is compute-bound",
+                     s);
 }
 
 std::vector<HierarchyPoint> hierarchy_points(const Results& r) {
@@ -542,10 +632,6 @@ std::string render_svg_hierarchy(const Results& r) {
     s += line;
     s += '\n';
   };
-  s += chart_head(L, "Hierarchical roofline: " + xml_escape(r.device.value("name", "device")),
-                  "Hierarchical roofline: " + xml_escape(device_line(r)),
-                  "one point per memory level: measured FLOPs over the bytes counted there (CUPTI), at the FLOP rate "
-                  "of the timed median; roofs measured in the same run");
   s += plot_frame(L, true, "Arithmetic intensity (FLOP/byte, measured by counters)");
 
   // A bandwidth roof per level, in that level's colour, up to the highest compute roof.
@@ -617,14 +703,20 @@ std::string render_svg_hierarchy(const Results& r) {
   std::vector<std::pair<std::size_t, std::string>> fams;
   for (const auto& [f, i] : family_index) fams.push_back({i, f});
   std::sort(fams.begin(), fams.end());
+  double widest = text_width("Families", 12);
   for (const auto& [i, f] : fams) {
     ly += 16;
+    widest = std::max(widest, 16 + text_width(f, 12));
     out(fmt::format(R"(<rect x="{}" y="{}" width="10" height="10" fill="{}"/><text x="{}" y="{}">{}</text>)", lx, ly - 9,
                     series_colour(i), lx + 16, ly, xml_escape(f)));
   }
   out("</g>");
   out("</svg>");
-  return s;
+  return sized_chart(L, ly, lx + widest, "Hierarchical roofline: " + xml_escape(r.device.value("name", "device")),
+                     "Hierarchical roofline: " + xml_escape(device_line(r)),
+                     "one point per memory level: measured FLOPs over the bytes counted there (CUPTI), at the FLOP "
+                     "rate of the timed median; roofs measured in the same run",
+                     s);
 }
 
 }  // namespace roofbench

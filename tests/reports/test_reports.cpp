@@ -93,13 +93,33 @@ TEST(Html, HoldsTheChartAndBothTables) {
   EXPECT_NE(html.find("2.00 → 2.00 GHz"), std::string::npos);  // clock before → after
   EXPECT_EQ(count(html, "<tr class=\"failed\">"), 1u);
   EXPECT_NE(html.find("<h2>Warnings</h2>"), std::string::npos);
+  // The chart is inline: every placed kernel's point carries its tooltip (name, rates, % of roof).
+  EXPECT_EQ(count(html, "<g class=\"point\""), count(html, "% of roof ("));
+  EXPECT_GT(count(html, "<g class=\"point\""), 0u);
 }
 
 TEST(Console, PrintsEveryBenchmarkWithItsStatus) {
-  const std::string out = render_console(report_sample());
+  const std::string out = render_console(report_sample(), /*verbose=*/true);
   EXPECT_NE(out.find("gemm/a/fp32/n:1"), std::string::npos);
   EXPECT_NE(out.find("FAILED: verification failed"), std::string::npos);
   EXPECT_NE(out.find("warning: gemm/fast|pipe/fp32/n:1"), std::string::npos);
+}
+
+TEST(Console, WarningsAreFoldedIntoACountPerKindUnlessVerbose) {
+  Results r = report_sample();
+  for (int i = 0; i < 30; ++i)
+    r.benchmarks[0].warnings.push_back("noise: stopped at the 5.0 s budget with an IQR of 3% of the median");
+  r.ceilings[0].warnings.push_back("end pass: noise: stopped at the 5.0 s budget");
+  r.ceilings[0].warnings.push_back("roofline: measured +64% at the end of the run against its start");
+  const std::string folded = render_console(r);
+  EXPECT_EQ(folded.find("warning: "), std::string::npos) << folded;  // no line per warning
+  EXPECT_NE(folded.find("  31 noise     sampling stopped at the time budget"), std::string::npos) << folded;
+  EXPECT_NE(folded.find("roofline  a ceiling that moved more than 10%"), std::string::npos) << folded;
+  EXPECT_NE(folded.find("all of them here with --verbose"), std::string::npos) << folded;
+  const std::string all = render_console(r, true);
+  std::size_t lines = 0;
+  for (std::size_t at = all.find("warning: "); at != std::string::npos; at = all.find("warning: ", at + 1)) ++lines;
+  EXPECT_GE(lines, 32u);
 }
 
 TEST(Reports, EveryReportSaysWhichBenchmarksWereLeftOutAndWhy) {
@@ -107,7 +127,7 @@ TEST(Reports, EveryReportSaysWhichBenchmarksWereLeftOutAndWhy) {
   r.not_run = {{"gemm/wgmma/bf16", "built for sm_90a only; this GPU is sm_80"}};
   const std::string line = "gemm/wgmma/bf16";
   const std::string why = "not run: built for sm_90a only; this GPU is sm_80";
-  const std::string out = render_console(r);
+  const std::string out = render_console(r, true);
   EXPECT_NE(out.find("warning: " + line + ": " + why), std::string::npos) << out;
   const std::string md = render_markdown(r);
   EXPECT_NE(md.find("- `" + line + "`: " + why), std::string::npos) << md;

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 #include <tinyxml2.h>
 
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -217,4 +221,136 @@ TEST(SvgHierarchy, NothingToDrawWithoutCounters) {
   r.benchmarks[0].counters->error = "no permission";
   r.benchmarks[1].counters.reset();
   EXPECT_EQ(render_svg_hierarchy(r), "");
+}
+
+namespace {
+
+// A crowded chart: sixteen kernels with long names over many sizes, and more ceilings than the
+// plot is tall, as a full run has.
+Results crowded_sample() {
+  Results r = sample_results();
+  for (int i = 0; i < 12; ++i)
+    r.ceilings.push_back(bandwidth_ceiling("dram_lower_ceiling_number_" + std::to_string(i), 10e9 + 5e9 * i));
+  for (int v = 0; v < 16; ++v)
+    for (int n = 0; n < 4; ++n) {
+      BenchmarkResult b = kernel("a_variant_with_a_rather_long_name_" + std::to_string(v), 1e9 * (1 + n) * (1 + v),
+                                 1e8 * (1 + v), 0.01 * (1 + n));
+      b.params = {{"n", std::int64_t{1} << (20 + n)}};
+      b.name = "gemm/" + b.variant + "/fp32/n:" + std::to_string(std::int64_t{1} << (20 + n));
+      r.benchmarks.push_back(b);
+    }
+  apply_model(r);
+  return r;
+}
+
+// Where a <text> lies, about: its anchor point, its width at 0.6 of its font size per character,
+// its height the font size, rotated as its transform says.
+struct TextBox {
+  double x0, y0, x1, y1;
+};
+TextBox box_of(const tinyxml2::XMLElement* t, double inherited_size) {
+  const double size = t->DoubleAttribute("font-size", inherited_size);
+  const std::string text = t->GetText() ? t->GetText() : "";
+  std::size_t chars = 0;
+  for (unsigned char c : text) chars += (c & 0xC0) != 0x80;
+  const double w = 0.6 * size * static_cast<double>(chars);
+  double x = t->DoubleAttribute("x"), y = t->DoubleAttribute("y");
+  const char* anchor = t->Attribute("text-anchor");
+  if (anchor && std::string(anchor) == "end") x -= w;
+  if (anchor && std::string(anchor) == "middle") x -= w / 2;
+  double deg = 0;
+  if (const char* tr = t->Attribute("transform"); tr && std::sscanf(tr, "rotate(%lf", &deg) != 1) return {-1, -1, -1, -1};
+  const double a = deg * M_PI / 180;
+  const double xs[] = {x, x + w * std::cos(a), x + size * std::sin(a), x + w * std::cos(a) + size * std::sin(a)};
+  const double ys[] = {y, y + w * std::sin(a), y - size * std::cos(a), y + w * std::sin(a) - size * std::cos(a)};
+  return {*std::min_element(xs, xs + 4), *std::min_element(ys, ys + 4), *std::max_element(xs, xs + 4),
+          *std::max_element(ys, ys + 4)};
+}
+
+void every_text(const tinyxml2::XMLElement* e, double size, const std::function<void(const tinyxml2::XMLElement*, double)>& f) {
+  for (; e; e = e->NextSiblingElement()) {
+    const double here = e->DoubleAttribute("font-size", size);
+    if (std::string(e->Name()) == "text") f(e, here);
+    every_text(e->FirstChildElement(), here, f);
+  }
+}
+
+}  // namespace
+
+TEST(Svg, EveryTextLiesInsideTheChartHoweverCrowded) {
+  // The roofline, the hierarchical roofline and several machines on one chart.
+  const Results crowded = crowded_sample();
+  Results long_named = chart_sample();
+  long_named.device["name"] = "A GPU with a name long enough to reach well past the right edge of a chart";
+  std::vector<std::string> svgs = {render_svg(chart_sample()), render_svg(crowded),
+                                   render_svg_machines({&crowded, &long_named}, {"crowded", "long named"})};
+  Results h = crowded;
+  for (auto& b : h.benchmarks) b.counters = counters_of(b.flops, b.bytes, 2 * b.bytes, 4 * b.bytes);
+  apply_model(h);
+  svgs.push_back(render_svg_hierarchy(h));
+  for (const std::string& svg : svgs) {
+    tinyxml2::XMLDocument doc;
+    ASSERT_EQ(doc.Parse(svg.c_str()), tinyxml2::XML_SUCCESS);
+    const tinyxml2::XMLElement* root = doc.RootElement();
+    const double width = root->DoubleAttribute("width"), height = root->DoubleAttribute("height");
+    std::string view = root->Attribute("viewBox");
+    EXPECT_EQ(view, fmt::format("0 0 {} {}", root->Attribute("width"), root->Attribute("height")));
+    int checked = 0;
+    every_text(root->FirstChildElement(), root->DoubleAttribute("font-size", 12), [&](const tinyxml2::XMLElement* t, double size) {
+      const TextBox b = box_of(t, size);
+      if (b.x0 == -1) return;  // the rotated axis title: translate + rotate, centred on its axis
+      ++checked;
+      EXPECT_GE(b.x0, 0) << t->GetText();
+      EXPECT_LE(b.x1, width) << t->GetText();
+      EXPECT_GE(b.y0, 0) << t->GetText();
+      EXPECT_LE(b.y1, height) << t->GetText();
+    });
+    EXPECT_GT(checked, 10);
+  }
+}
+
+TEST(Svg, EveryPointLabelNamesItsKernelAndEveryPointHasATooltip) {
+  const Results r = crowded_sample();
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(render_svg(r).c_str()), tinyxml2::XML_SUCCESS);
+  Parsed p;
+  walk(doc.RootElement(), p);
+  ASSERT_EQ(p.points.size(), 64u);
+  int labelled = 0;
+  for (const auto& [name, g] : p.points) {
+    const auto* title = g->FirstChildElement("title");
+    ASSERT_TRUE(title) << name;
+    const std::string tip = title->GetText();
+    EXPECT_EQ(tip.rfind(name + ": ", 0), 0u) << tip;  // name, rate, % of roof, bound
+    EXPECT_NE(tip.find("% of roof ("), std::string::npos) << tip;
+    EXPECT_NE(tip.find("-bound)"), std::string::npos) << tip;
+    if (const auto* t = g->FirstChildElement("text")) {
+      ++labelled;
+      const std::string variant = name.substr(5, name.find("/fp32") - 5);
+      EXPECT_EQ(std::string(t->GetText()).rfind(variant + " ", 0), 0u) << t->GetText();
+    }
+  }
+  EXPECT_GT(labelled, 0);
+}
+
+TEST(Svg, NoLabelCoversAnotherOrACeilingsLabel) {
+  const Results r = crowded_sample();
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(render_svg(r).c_str()), tinyxml2::XML_SUCCESS);
+  std::vector<std::pair<std::string, TextBox>> labels;  // point labels and horizontal ceiling labels
+  every_text(doc.RootElement()->FirstChildElement(), 12, [&](const tinyxml2::XMLElement* t, double size) {
+    const char* cls = t->Attribute("class");
+    const bool point_label = t->Parent()->ToElement() && t->Parent()->ToElement()->Attribute("class") &&
+                             std::string(t->Parent()->ToElement()->Attribute("class")) == "point";
+    if (point_label || (cls && std::string(cls) == "ceiling-label" && !t->Attribute("transform")))
+      labels.emplace_back(t->GetText(), box_of(t, size));
+  });
+  ASSERT_GT(labels.size(), 4u);
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    for (std::size_t j = i + 1; j < labels.size(); ++j) {
+      const TextBox &a = labels[i].second, &b = labels[j].second;
+      // A pixel of slack: the estimate of a text's width is an estimate.
+      const bool overlap = a.x0 + 1 < b.x1 && b.x0 + 1 < a.x1 && a.y0 + 1 < b.y1 && b.y0 + 1 < a.y1;
+      EXPECT_FALSE(overlap) << labels[i].first << " / " << labels[j].first;
+    }
 }
