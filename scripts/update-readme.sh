@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates the README's generated sections: the kernel catalogue (from `roofbench list`, i.e.
-# the registry), the results tables (from the committed baselines' summary.md, written by the
-# suite) and the GPU visit's commands with each stage's estimate (scripts/gpu-check.sh --plan).
-# Never edit those sections by hand.
+# Regenerates the generated sections of the README and the docs: the kernel catalogue in
+# docs/kernels.md (from `roofbench list`, i.e. the registry), the baselines' tables in
+# docs/baselines.md and their list in the README (from the committed baselines' summary.md, written
+# by the suite), and the GPU visit's commands with each stage's estimate in the README
+# (scripts/gpu-check.sh --plan). Never edit those sections by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${ROOFBENCH_BIN:-build/release/roofbench}
@@ -10,29 +11,37 @@ bin=${ROOFBENCH_BIN:-build/release/roofbench}
 
 catalogue=$(mktemp)
 results=$(mktemp)
+baselines=$(mktemp)
 { echo '```'; "$bin" list; echo '```'; } >"$catalogue"
 for summary in reports/baselines/*/summary.md; do
   [ -f "$summary" ] || continue
   dir=$(dirname "$summary")
-  { echo "From [\`$dir/results.json\`]($dir/results.json) ([chart]($dir/roofline.svg), [report]($dir/report.html)):"
+  title=$(sed -n '1s/^### roofbench: //p' "$summary")
+  stamp=$(sed -n '3p' "$summary")
+  echo "- **$title** ($stamp): [tables](docs/baselines.md), [chart]($dir/roofline.svg)," \
+    "[report]($dir/report.html), [summary]($dir/summary.md), [results.json]($dir/results.json)" >>"$baselines"
+  # Links from docs/ lead up one folder.
+  { echo "From [\`$dir/results.json\`](../$dir/results.json) ([chart](../$dir/roofline.svg), [report](../$dir/report.html)):"
     echo
-    # The README keeps the short tables (ceilings, the GEMM ladder against the vendor library,
-    # the lessons); the counters, the row of every benchmark and the warnings stay in summary.md.
-    awk '/^\*\*(Counters|Every benchmark)\*\*/ { exit } { sub(/^### /, "#### "); print }' "$summary"
+    # docs/baselines.md keeps the short tables (ceilings, the GEMM ladder against the vendor
+    # library, the lessons); the counters, the row of every benchmark and the warnings stay in
+    # summary.md.
+    awk '/^\*\*(Counters|Every benchmark)\*\*/ { exit } { sub(/^### /, "## "); print }' "$summary"
     rows=$(awk '/^\*\*Every benchmark\*\*/ { on = 1; next } on && /^\| `/ { n++ } /^\*\*Warnings\*\*/ { on = 0 }
                 END { print n + 0 }' "$summary")
     warnings=$(awk '/^\*\*Warnings\*\*/ { on = 1; next } on && /^- / { n++ } END { print n + 0 }' "$summary")
     rest="the row of each of its $rows benchmarks"
     grep -q '^\*\*Counters\*\* (' "$summary" && rest="$rest, its hardware counters"
     [ "$warnings" -eq 1 ] && rest="$rest and its 1 warning" || rest="$rest and its $warnings warnings"
-    echo "The run's full summary, with $rest: [\`$dir/summary.md\`]($dir/summary.md)."
+    echo "The run's full summary, with $rest: [\`$dir/summary.md\`](../$dir/summary.md)."
     echo; } >>"$results"
 done
 
 # The GPU visit: each stage's estimate, from the registry and the build's GPU tests (no GPU
 # needed), with the GPU machine's 16 cores doing the host's share.
 visit=$(mktemp)
-trap 'rm -f "$catalogue" "$results" "$visit"' EXIT
+trap 'rm -f "$catalogue" "$results" "$baselines" "$visit"' EXIT
+[ -s "$baselines" ] || echo "(none committed yet)" >"$baselines"
 build=$(dirname "$bin")
 if [ -x "$build/tests/test_cuda_kernels" ]; then
   {
@@ -53,13 +62,15 @@ else
   echo "(a build without CUDA plans no GPU visit: build with nvcc to see the estimates)" >"$visit"
 fi
 
-replace() {  # replace(marker, file): swap the lines between <!-- marker:begin --> and <!-- marker:end -->
-  awk -v m="$1" -v f="$2" '
+replace() {  # replace(doc, marker, file): swap the lines between <!-- marker:begin --> and <!-- marker:end -->
+  grep -qx "<!-- $2:begin -->" "$1" || { echo "$1 has no <!-- $2:begin --> marker" >&2; exit 2; }
+  awk -v m="$2" -v f="$3" '
     $0 == "<!-- " m ":begin -->" { print; while ((getline line < f) > 0) print line; skip = 1; next }
     $0 == "<!-- " m ":end -->" { skip = 0 }
-    !skip { print }' README.md >README.md.new && mv README.md.new README.md
+    !skip { print }' "$1" >"$1.new" && mv "$1.new" "$1"
 }
-replace catalogue "$catalogue"
-replace results "$results"
-replace visit "$visit"
-echo "README.md regenerated"
+replace docs/kernels.md catalogue "$catalogue"
+replace docs/baselines.md results "$results"
+replace README.md baselines "$baselines"
+replace README.md visit "$visit"
+echo "README.md, docs/kernels.md and docs/baselines.md regenerated"

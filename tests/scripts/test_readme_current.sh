@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The README's generated sections are what scripts/update-readme.sh makes of this tree now: the
-# results section from the committed baselines' summary.md, the CUDA rows of the kernel
-# catalogue from `roofbench list` (the CPU rows name this machine's SIMD and core count, so they
-# are not compared here), and the GPU visit's estimates (scripts/gpu-check.sh --plan). A kernel
-# added, a baseline re-run or a stage changed without regenerating the README fails here.
+# The generated sections of the README and the docs are what scripts/update-readme.sh makes of
+# this tree now: the baselines' tables (docs/baselines.md) and their list (README) from the
+# committed baselines' summary.md, the CUDA rows of the kernel catalogue (docs/kernels.md) from
+# `roofbench list` (the CPU rows name this machine's SIMD and core count, so they are not compared
+# here), and the GPU visit's estimates (README) from scripts/gpu-check.sh --plan. A kernel added,
+# a baseline re-run or a stage changed without regenerating them fails here.
 # Usage: test_readme_current.sh ROOFBENCH_BIN HAVE_CUDA(0|1)
 set -uo pipefail
 bin=$(realpath "$1") have_cuda=$2
@@ -13,10 +14,11 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A copy of what the script reads and writes, so that the tree under test is left alone.
-mkdir -p "$tmp/scripts" "$tmp/reports/baselines"
+mkdir -p "$tmp/scripts" "$tmp/reports/baselines" "$tmp/docs"
 cp "$here/scripts/update-readme.sh" "$here/scripts/gpu-check.sh" "$here/scripts/gpu-lib.sh" \
   "$here/scripts/unpack-build.sh" "$tmp/scripts/"
 cp "$here/README.md" "$tmp/README.md"
+cp "$here/docs/kernels.md" "$here/docs/baselines.md" "$tmp/docs/"
 for summary in "$here"/reports/baselines/*/summary.md; do
   [ -f "$summary" ] || continue
   d=$(basename "$(dirname "$summary")")
@@ -27,21 +29,35 @@ ROOFBENCH_BIN=$bin bash "$tmp/scripts/update-readme.sh" >/dev/null || fail "upda
 section() {  # section(marker, file): the lines between <!-- marker:begin --> and <!-- marker:end -->
   awk -v m="$1" '$0 == "<!-- " m ":end -->" { on = 0 } on { print } $0 == "<!-- " m ":begin -->" { on = 1 }' "$2"
 }
-[ -n "$(section results "$here/README.md")" ] || fail "README.md has no results section"
-diff -u <(section results "$here/README.md") <(section results "$tmp/README.md") ||
-  fail "README.md's results section is not what scripts/update-readme.sh makes of the committed baselines: run it"
-echo "results section: current"
+current() {  # current(doc, marker, what): the section is there and is what the script made of it
+  [ -n "$(section "$2" "$here/$1")" ] || fail "$1 has no $3"
+  diff -u <(section "$2" "$here/$1") <(section "$2" "$tmp/$1") ||
+    fail "$1's $3 is not what scripts/update-readme.sh makes of this tree: run it"
+  echo "$1, $3: current"
+}
+current docs/baselines.md results "baselines' tables"
+current README.md baselines "list of baselines"
 
 if [ "$have_cuda" = 1 ]; then
   cuda_rows() { section catalogue "$1" | grep '^cuda '; }
-  [ -n "$(cuda_rows "$tmp/README.md")" ] || fail "roofbench list printed no CUDA rows in a CUDA build"
-  diff -u <(cuda_rows "$here/README.md") <(cuda_rows "$tmp/README.md") ||
-    fail "README.md's catalogue of CUDA kernels is not what roofbench list prints: run scripts/update-readme.sh"
-  echo "catalogue (CUDA rows): current"
-  [ -n "$(section visit "$here/README.md")" ] || fail "README.md has no GPU-visit section"
-  diff -u <(section visit "$here/README.md") <(section visit "$tmp/README.md") ||
-    fail "README.md's GPU-visit estimates are not what scripts/gpu-check.sh --plan makes: run scripts/update-readme.sh"
-  echo "GPU visit: current"
+  [ -n "$(cuda_rows "$tmp/docs/kernels.md")" ] || fail "roofbench list printed no CUDA rows in a CUDA build"
+  diff -u <(cuda_rows "$here/docs/kernels.md") <(cuda_rows "$tmp/docs/kernels.md") ||
+    fail "docs/kernels.md's catalogue of CUDA kernels is not what roofbench list prints: run scripts/update-readme.sh"
+  echo "docs/kernels.md, catalogue (CUDA rows): current"
+  current README.md visit "GPU-visit estimates"
 else
   echo "catalogue: not compared (a build without CUDA lists no CUDA kernels)"
 fi
+
+# The README stays a front door, and every relative link in it and in docs/ leads somewhere.
+lines=$(wc -l <"$here/README.md")
+[ "$lines" -le 160 ] || fail "README.md has $lines lines: keep it a front door (at most ~150) and move depth to docs/"
+for doc in "$here/README.md" "$here"/docs/*.md; do
+  base=$(dirname "$doc")
+  while read -r target; do
+    path=${target%%#*}
+    [ -z "$path" ] && continue
+    [ -e "$base/$path" ] || fail "${doc#"$here"/} links to $target, which does not exist"
+  done < <(grep -o '](\([^)]*\))' "$doc" | sed 's/^](\(.*\))$/\1/' | grep -v '^[a-z]*://' | grep -v '^mailto:')
+done
+echo "README.md: $lines lines; every relative link in it and in docs/ resolves"
