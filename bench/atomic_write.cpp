@@ -7,7 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "bench/types.h"
+#include "roofbench/types.h"
 
 namespace roofbench {
 

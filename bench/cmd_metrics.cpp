@@ -52,14 +52,16 @@ int cmd_metrics(const MetricsArgs& a) {
 #endif
 }
 
-int cmd_list() {
+int cmd_list(bool builtin) {
   std::cout << fmt::format("{:<5} {:<42} {:<7} {:<26} {}\n", "dev", "benchmark", "unit", "sizes (quick)", "what");
   for (const auto& v : registry()) {
+    if (v.builtin && !v.ceiling && !builtin) continue;
     std::string sizes;
     for (const auto& p : v.quick_sizes) sizes += (sizes.empty() ? "" : " ") + params_to_string(p);
     if (sizes.size() > 26) sizes = sizes.substr(0, 23) + "...";
     std::cout << fmt::format("{:<5} {:<42} {:<7} {:<26} {}\n", to_string(v.backend),
-                             v.base_name() + (v.ceiling ? " [ceiling]" : ""), to_string(v.unit), sizes, v.summary);
+                             v.base_name() + (v.ceiling ? " [ceiling]" : v.timing_only ? " [timing only]" : ""),
+                             to_string(v.unit), sizes, v.summary);
   }
   return kExitOk;
 }

@@ -49,6 +49,7 @@ PlanOptions plan_options(const RunArgs& a, bool ceilings_only) {
   p.skip = a.skip;
   p.ceilings = a.ceilings_from.empty();
   p.kernels = !ceilings_only;
+  p.builtin = !a.no_builtin;
   return p;
 }
 
@@ -89,7 +90,7 @@ std::vector<Ceiling> borrowed_ceilings(const std::string& from, const Results& h
 Results assemble(const Results& base, const std::vector<const JobResult*>& done) {
   Results r = base;
   for (const JobResult* jr : done) {
-    if (!jr->result.verified()) {
+    if (!jr->result.measured()) {
       r.benchmarks.push_back(jr->result);  // a failed ceiling pass is listed with the kernels, with its error
       continue;
     }
@@ -101,7 +102,7 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
     const JobResult* end = nullptr;
     for (const JobResult* other : done)
       if (other->job.tag == kEndPass && other->job.variant == jr->job.variant && other->job.params == jr->job.params &&
-          other->result.verified())
+          other->result.measured())
         end = other;
     r.ceilings.push_back(make_ceiling(*jr->job.variant, jr->result, end ? &end->result : nullptr, r.device));
   }
@@ -210,6 +211,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   r.settings["profile"] = a.profile;
   r.settings["filter"] = a.filter;
   r.settings["skip"] = a.skip;
+  r.settings["builtin"] = !a.no_builtin;
   r.settings["flush_bytes"] = dev->flush_bytes();
   r.settings["timer"] = dev->timer();
   if (const std::string launch = dev->launch_method(opt.hide_launch ? Launch::hidden : Launch::synchronous);
@@ -284,7 +286,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   std::cout << "\nwrote:\n";
   for (const auto& p : files.paths()) std::cout << "  " << p << "\n";
   int failed = 0;
-  for (const auto& b : final.benchmarks) failed += b.verified() ? 0 : 1;
+  for (const auto& b : final.benchmarks) failed += b.measured() ? 0 : 1;
   std::cout << fmt::format("roofbench: {} benchmarks measured, {} failed, {} ceilings{}{}\n",
                            final.benchmarks.size() - failed, failed, final.ceilings.size(),
                            a.ceilings_from.empty() ? "" : " (from --ceilings-from)",

@@ -23,6 +23,7 @@ struct RunArgs {
   bool dry_run = false;        // print the plan and its time estimate, measure nothing
   bool profile = false;        // under a profiler: one sample each, launches not held
   bool verbose = false;        // every warning on the console, not a count of each kind
+  bool no_builtin = false;     // roofbench's own families left out: a user's kernels and the ceilings
   std::string ceilings_from;   // a results file of this machine whose ceilings this run uses
   std::string out;
   std::uint64_t seed = MeasureOptions{}.seed;
@@ -65,6 +66,6 @@ struct MetricsArgs {
   bool all = false;
 };
 int cmd_metrics(const MetricsArgs& a);
-int cmd_list();
+int cmd_list(bool builtin);  // builtin false: roofbench's own families left out, the ceilings kept
 
 }  // namespace roofbench::cli

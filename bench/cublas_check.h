@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "bench/cuda_check.h"
+#include "roofbench/cuda.h"
 
 namespace roofbench {
 

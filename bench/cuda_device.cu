@@ -9,7 +9,7 @@
 #include <atomic>
 #include <optional>
 
-#include "bench/cuda_check.h"
+#include "roofbench/cuda.h"
 #include "bench/device.h"
 #include "bench/launch_timing.h"
 #include "bench/nvml.h"

@@ -1,4 +1,4 @@
-#include "bench/driver.h"
+#include "roofbench/main.h"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -49,6 +49,8 @@ int roofbench_main(int argc, char** argv) {
   };
   CLI::App* run = app.add_subcommand("run", "verify, time and place every benchmark; write results and reports");
   add_run_options(run, true);
+  run->add_flag("--no-builtin", run_args.no_builtin,
+                "leave roofbench's own kernel families out: only the kernels this binary registers, and the ceilings");
   run->add_option("--ceilings-from", run_args.ceilings_from,
                   "take the ceilings from this results file (or folder) of the same machine instead of measuring "
                   "them: a run split in parts measures them once");
@@ -121,7 +123,9 @@ int roofbench_main(int argc, char** argv) {
   metrics->add_option("--metrics", met.metrics, "check this list (a,b,c) instead of the default sets");
   metrics->add_flag("--all", met.all, "list every metric the chip has");
 
-  app.add_subcommand("list", "list every registered benchmark");
+  bool list_no_builtin = false;
+  app.add_subcommand("list", "list every registered benchmark")
+      ->add_flag("--no-builtin", list_no_builtin, "leave roofbench's own kernel families out (the ceilings stay)");
 
   try {
     app.parse(argc, argv);
@@ -147,7 +151,7 @@ int roofbench_main(int argc, char** argv) {
     if (compare->parsed()) return cmd_compare(cmp);
     if (history->parsed()) return cmd_history(hist);
     if (metrics->parsed()) return cmd_metrics(met);
-    return cmd_list();
+    return cmd_list(!list_no_builtin);
   } catch (const InputError& e) {
     std::cerr << "roofbench: " << e.what() << "\n";
     return kExitUsage;

@@ -150,7 +150,7 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
             return;
           }
           one.name = res->name;
-          if (!one.verified()) {
+          if (!one.measured()) {
             res->verification = one.verification;
             fail(one.error.empty() ? "failed" : one.error);
             break;  // Google Benchmark's rule after SkipWithError inside the loop
@@ -168,10 +168,11 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
           for (auto& w : measurement_warnings(*res->measurement, opt)) res->warnings.push_back(std::move(w));
         }
       }
-      if (res->verified()) {
+      if (res->measured()) {
         state.counters["FLOP/s"] = benchmark::Counter(res->flops, benchmark::Counter::kIsRate);
         state.counters["bytes/s"] = benchmark::Counter(res->bytes, benchmark::Counter::kIsRate);
-        state.SetLabel(fmt::format("verified {} elements", res->verification.checked));
+        state.SetLabel(res->timing_only ? std::string("UNVERIFIED (timing only)")
+                                        : fmt::format("verified {} elements", res->verification.checked));
       }
       if (finished) finished(i, *out);
     };

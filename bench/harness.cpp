@@ -183,6 +183,7 @@ BenchmarkResult declare(const Variant& v, const Params& params) {
   r.bytes = v.work.bytes(params);
   r.work = v.work.derivation();
   r.vendor_reference = v.vendor_reference;
+  r.timing_only = v.timing_only;
   return r;
 }
 
@@ -193,13 +194,24 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
   try {
     inst = v.make(params);
     r.waves = inst->waves();
-    r.verification = prepare_and_verify(dev, *inst, opt.seed);
-    if (!r.verification.ok) {
-      r.error = "verification failed: " + r.verification.detail;
-      return r;
+    if (v.timing_only) {  // its author declared no reference: one run, for its errors, and no check
+      inst->prepare(opt.seed);
+      inst->run();
+      dev.synchronize();
+      r.verification.method = "none: declared timing only, with no reference";
+    } else {
+      r.verification = prepare_and_verify(dev, *inst, opt.seed);
+      if (!r.verification.ok) {
+        r.error = "verification failed: " + r.verification.detail;
+        return r;
+      }
     }
     r.measurement = measure(dev, *inst, opt, v.launch());
     r.warnings = measurement_warnings(*r.measurement, opt);
+    if (v.timing_only)
+      r.warnings.insert(r.warnings.begin(),
+                        "unverified: declared timing only: no reference checks its output, so its numbers may "
+                        "come from a wrong kernel");
   } catch (const Interrupted&) {
     throw;
   } catch (const std::exception& e) {

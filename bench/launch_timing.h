@@ -13,12 +13,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "roofbench/variant.h"  // Launch
+
 namespace roofbench {
 
-enum class Launch {
-  hidden,       // queued behind a blocking kernel: the events bracket the GPU's work alone
-  synchronous,  // after a synchronize: the events also bracket the host's launch
-};
 
 // A hold that was never released in time: run() waited for the GPU while the stream was held
 // (it synchronizes, or queued more launches than the GPU's queue takes), or a profiler that

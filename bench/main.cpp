@@ -1,5 +1,5 @@
-#include "bench/driver.h"
+// roofbench's own binary: the same entry point a user's binary gets (roofbench/main.h), with
+// roofbench's families linked in from the library.
+#include "roofbench/main.h"
 
-int main(int argc, char** argv) {
-  return roofbench::roofbench_main(argc, argv);
-}
+ROOFBENCH_MAIN()

@@ -54,18 +54,26 @@ std::vector<Job> ceiling_jobs(const Target& t, bool quick, const Skip& skip, con
   return jobs;
 }
 
-std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& filter, const Skip& skip,
+std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& filter, bool builtin, const Skip& skip,
                              std::vector<NotRun>* left_out) {
   const std::regex re = option_regex("--filter", filter);
   std::vector<Job> jobs;
+  bool any_of_yours = false;
   for (const auto& v : registry()) {
     if (v.ceiling || v.backend != t.backend) continue;
+    if (v.builtin && !builtin) continue;
+    any_of_yours = any_of_yours || !v.builtin;
     std::vector<Params> matched;
     for (const auto& p : quick ? v.quick_sizes : v.sizes)
       if (std::regex_search(v.name(p), re)) matched.push_back(p);
     if (matched.empty() || !t.runs(v, left_out)) continue;
     for (const auto& p : skip.keep(v, matched, left_out)) jobs.push_back({&v, p, ""});
   }
+  if (jobs.empty() && !builtin && !any_of_yours)
+    throw InputError(fmt::format(
+        "--no-builtin leaves no benchmark: this binary registers none of its own for the {} device (declare a "
+        "Variant and ROOFBENCH_REGISTER it; see `list`)",
+        to_string(t.backend)));
   if (jobs.empty()) {
     std::string why;
     for (const auto& n : *left_out) why += fmt::format("; {} is {}", n.benchmark, n.why);
@@ -84,7 +92,7 @@ RunPlan plan_run(const Target& target, const PlanOptions& opt) {
   if (opt.ceilings) plan.jobs = ceiling_jobs(target, opt.quick, skip, "", &plan.not_run);
   plan.start_ceilings = plan.jobs.size();
   if (opt.kernels) {
-    auto k = kernel_jobs(target, opt.quick, opt.filter, skip, &plan.not_run);
+    auto k = kernel_jobs(target, opt.quick, opt.filter, opt.builtin, skip, &plan.not_run);
     plan.jobs.insert(plan.jobs.end(), k.begin(), k.end());
     if (opt.ceilings) {
       auto e = ceiling_jobs(target, opt.quick, skip, kEndPass, nullptr);

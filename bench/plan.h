@@ -39,6 +39,7 @@ struct PlanOptions {
   std::string skip;    // --skip: benchmarks left out by name, ceilings included
   bool ceilings = true;       // false: ceilings come from another file (--ceilings-from)
   bool kernels = true;        // false: `roofbench ceilings`
+  bool builtin = true;        // false (--no-builtin): roofbench's own families left out, the ceilings kept
 };
 
 struct RunPlan {

@@ -30,14 +30,34 @@ const std::vector<Variant>& registry() {
   return mutable_registry();
 }
 
-bool register_variant(Variant v, const char* source) {
+Verification Instance::verify() {
+  Verification v;
+  v.method = "none";
+  v.detail = "Instance::verify() is not implemented: check the output against the variant's reference there";
+  return v;
+}
+
+bool register_variant(Variant v, const char* source, bool builtin) {
   v.source = source;
+  v.builtin = builtin;
   if (v.family.empty() || v.variant.empty()) bad_declaration(v, "family and variant are required");
+  if (v.reference.empty() && !v.timing_only)
+    bad_declaration(v,
+                    "no reference: every kernel is checked before it is timed. Say what its output is checked "
+                    "against (v.reference = \"an FP64 loop over the same inputs\") and check it in "
+                    "Instance::verify(), e.g. with roofbench::check_all; or, to time it unchecked, declare "
+                    "v.timing_only = true (its numbers are then marked unverified in every report)");
+  if (v.timing_only && !v.reference.empty())
+    bad_declaration(v, "timing_only means no reference, but it names one: drop one or the other");
+  if (v.timing_only && (v.builtin || v.ceiling))
+    bad_declaration(v, "roofbench's own kernels and the ceilings are always verified: timing_only is for yours");
   if ((v.backend == Backend::cpu) != (v.unit == Unit::simd))
     bad_declaration(v, "the CPU's unit is simd; a GPU's simt or tensor");
   if (!v.make) bad_declaration(v, "make is required");
   if (v.work.empty()) bad_declaration(v, "no declared work (Variant::work)");
-  if (v.sizes.empty() || v.quick_sizes.empty() || v.test_sizes.empty()) bad_declaration(v, "no sizes");
+  if (v.sizes.empty()) bad_declaration(v, "no sizes (Variant::sizes)");
+  if (v.quick_sizes.empty()) v.quick_sizes = {v.sizes.front()};
+  if (v.test_sizes.empty()) v.test_sizes = v.quick_sizes;
   for (const auto* sizes : {&v.sizes, &v.quick_sizes, &v.test_sizes})
     for (const auto& p : *sizes) {
       try {

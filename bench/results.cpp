@@ -226,6 +226,7 @@ json benchmark_json(const BenchmarkResult& b) {
             {"bytes", b.bytes},
             {"work", b.work},
             {"verified", b.verified()},
+            {"timing_only", b.timing_only},
             {"verification", verification_json(b.verification)},
             {"error", b.error.empty() ? json(nullptr) : json(b.error)},
             {"warnings", b.warnings}};
@@ -261,6 +262,7 @@ BenchmarkResult benchmark_from(const json& j) {
   b.bytes = j.at("bytes").get<double>();
   b.work = j.value("work", "");
   b.verification = verification_from(j.at("verification"));
+  b.timing_only = j.value("timing_only", false);
   if (!j.at("error").is_null()) b.error = j.at("error").get<std::string>();
   b.warnings = j.value("warnings", std::vector<std::string>{});
   if (!j.at("measurement").is_null()) b.measurement = measurement_from(j.at("measurement"));
@@ -268,8 +270,12 @@ BenchmarkResult benchmark_from(const json& j) {
   if (auto it = j.find("waves"); it != j.end() && !it->is_null()) b.waves = waves_from(*it);
   if (auto it = j.find("compared_with"); it != j.end() && !it->is_null()) b.compared_with = it->get<std::string>();
   if (auto it = j.find("counters"); it != j.end() && !it->is_null()) b.counters = counters_from(*it);
-  if (b.verified() && !b.measurement) throw InputError("benchmark '" + b.name + "' is verified but has no measurement");
-  if (!b.verified() && b.measurement)
+  if (b.timing_only && b.verification.ok)
+    throw InputError("benchmark '" + b.name + "' is timing only but says it was verified");
+  if (b.measured() && !b.measurement)
+    throw InputError("benchmark '" + b.name + "' is " + (b.timing_only ? "timing only" : "verified") +
+                     " but has no measurement");
+  if (!b.measured() && b.measurement)
     throw InputError("benchmark '" + b.name + "' failed verification but carries a measurement");
   return b;
 }

@@ -9,21 +9,14 @@
 #include <vector>
 
 #include "bench/stats.h"
-#include "bench/types.h"
+#include "roofbench/types.h"
+#include "roofbench/verify.h"
+#include "roofbench/waves.h"
 
 namespace roofbench {
 
 inline constexpr const char* kResultsSchema = "roofbench.results.v1";
 
-// Outcome of checking a kernel's output against its reference.
-struct Verification {
-  bool ok = false;
-  std::int64_t checked = 0;     // elements compared
-  std::int64_t mismatches = 0;  // elements outside tolerance (or non-finite)
-  double max_abs_error = 0;
-  std::string method;  // e.g. "full FP64 reference" or "1024 sampled entries vs FP64"
-  std::string detail;  // the first mismatches, index and both values
-};
 
 // Timed samples of one benchmark and the conditions they were taken in.
 struct Measurement {
@@ -55,20 +48,6 @@ struct Placement {
   std::string bandwidth_ceiling;
 };
 
-// How a fixed-tile GPU kernel's grid fills the machine (wave quantization). A wave is every SM
-// running its maximum of resident blocks at once; the last wave of a grid that is not a whole
-// number of waves leaves SMs idle for the full time of a tile. The kernel states the facts (its
-// tile, and the blocks per SM the occupancy calculator gives it on the device); the roofline
-// model derives the rest (roofline/model.h: derive_waves), as it does on every load.
-struct WaveModel {
-  std::int64_t tile_m = 0, tile_n = 0;  // the block tile of C (BM x BN)
-  std::int64_t blocks_per_sm = 0;       // resident at once (the occupancy calculator's answer)
-  std::int64_t sms = 0;
-  // Derived by the model:
-  std::int64_t tiles = 0;  // blocks in the grid: ceil(M/BM) x ceil(N/BN)
-  double waves = 0;        // tiles / (blocks_per_sm x sms)
-  double efficiency = 0;   // tiles / (ceil(waves) x blocks_per_sm x sms): share of SM time doing useful tiles
-};
 
 // CUPTI Activity records (CONCURRENT_KERNEL) of a few more runs of one benchmark, apart from
 // the timed samples and the profiled passes: the GPU's own start and end stamps of each kernel,
@@ -131,7 +110,12 @@ struct BenchmarkResult {
   std::optional<Counters> counters;  // `run --counters` / `--metrics` on a GPU
   std::vector<std::string> warnings;
   Precision roof_precision() const { return math.value_or(precision); }
+  // Declared timing_only by its author (a user's kernel with no reference): it carries numbers
+  // and a placement, but nothing checked them, and every report says so.
+  bool timing_only = false;
   bool verified() const { return verification.ok && error.empty(); }
+  // It ran and carries numbers: verified, or timing only.
+  bool measured() const { return error.empty() && (verification.ok || timing_only); }
 };
 
 // A value quoted for comparison (datasheet) or computed from the hardware (theoretical).

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <string>
 
-#include "bench/cuda_check.h"
-#include "bench/types.h"
+#include "roofbench/cuda.h"
+#include "roofbench/types.h"
 
 // wgmma, TMA and their kin exist only in sm_90a code. Device code guarded by
 // `#ifdef ROOFBENCH_NO_SM90A` compiles to a trap for every other architecture in the list.

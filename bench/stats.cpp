@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "bench/splitmix.h"
+#include "roofbench/splitmix.h"
 
 namespace roofbench {
 

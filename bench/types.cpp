@@ -1,4 +1,4 @@
-#include "bench/types.h"
+#include "roofbench/types.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 
 #include <fmt/format.h>
 

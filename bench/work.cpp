@@ -1,4 +1,4 @@
-#include "bench/work.h"
+#include "roofbench/work.h"
 
 #include <fmt/format.h>
 

@@ -350,8 +350,8 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
       continue;
     }
     const BenchmarkResult& n = *it->second;
-    const Measurement* mb = b->verified() && b->measurement ? &*b->measurement : nullptr;
-    const Measurement* mn = n.verified() && n.measurement ? &*n.measurement : nullptr;
+    const Measurement* mb = b->measured() && b->measurement ? &*b->measurement : nullptr;
+    const Measurement* mn = n.measured() && n.measurement ? &*n.measurement : nullptr;
     if (!mb && mn) {
       c.only_new.push_back(name + " (failed in BASE)");
       continue;

@@ -30,7 +30,8 @@ const std::map<std::string, std::string>& kind_meanings() {
       {"trace", "no kernel trace"},
       {"not run", "a benchmark left out of the run (another architecture, --skip)"},
       {"merge", "a ceiling measured in two parts of a merged run"},
-      {"PARTIAL", "the run did not finish"}};
+      {"PARTIAL", "the run did not finish"},
+      {"unverified", "declared timing only by its author: no reference checked its output"}};
   return m;
 }
 

@@ -27,7 +27,7 @@ const BenchmarkResult* find(const Results& r, const std::string& name) {
 }
 
 bool has_number(const BenchmarkResult* b) {
-  return b && b->verified() && b->measurement;
+  return b && b->measured() && b->measurement;
 }
 
 }  // namespace

@@ -23,7 +23,9 @@ void ConsoleProgress::measured(const BenchmarkResult& r) {
   if (m.stop_reason == "time_budget") notes += ", out of time budget";
   if (m.stop_reason == "max_samples") notes += ", at the sample limit";
   if (!m.throttled.empty()) notes += fmt::format(", {} throttled", m.throttled.size());
-  out_ << line << fmt::format(" (verified, {} checked{})\n", r.verification.checked, notes) << std::flush;
+  const std::string checked =
+      r.timing_only ? std::string("UNVERIFIED, timing only") : fmt::format("verified, {} checked", r.verification.checked);
+  out_ << line << " (" << checked << notes << ")\n" << std::flush;
 }
 
 // A line for the counters (or why there are none), one for the kernel trace, and the trace's

@@ -423,15 +423,18 @@ std::string render_svg(const Results& r) {
     const Series& ser = series_of(b);
     const double x = L.px_x(*p.intensity), y = L.px_y(p.flop_per_s);
     const bool above_roof = p.roof_pct > 100.0 * (1.0 + kRoofTolerance);
-    out(fmt::format(R"(<g class="point" data-name="{}" data-x="{:.2f}" data-y="{:.2f}">)", xml_escape(b.name), x, y));
-    out(fmt::format("<title>{}: {}, {}, I = {} FLOP/B, {:.0f}% of roof ({}-bound)</title>", xml_escape(b.name),
+    // A timing-only kernel (its author declared no reference) is placed but says so, in its
+    // tooltip and its label: nothing checked that its number comes from a right answer.
+    out(fmt::format(R"(<g class="point" data-name="{}" data-x="{:.2f}" data-y="{:.2f}"{}>)", xml_escape(b.name), x, y,
+                    b.timing_only ? R"( data-unverified="timing only")" : ""));
+    out(fmt::format("<title>{}: {}, {}, I = {} FLOP/B, {:.0f}% of roof ({}-bound){}</title>", xml_escape(b.name),
                     si(p.flop_per_s, "FLOP/s"), si(p.bytes_per_s, "B/s"), intensity(*p.intensity), p.roof_pct,
-                    p.bound));
+                    p.bound, b.timing_only ? "; UNVERIFIED: timing only, no reference" : ""));
     const std::string stroke = above_roof ? R"(stroke="#d00000" stroke-width="2.5")"
                                           : ser.hollow ? fmt::format(R"(stroke="{}" stroke-width="2")", ser.colour)
                                                        : R"(stroke="#ffffff" stroke-width="1")";
     out(shape(b.precision, x, y, ser.hollow ? "#ffffff" : ser.colour, stroke));
-    const std::string label = point_label(b);
+    const std::string label = point_label(b) + (b.timing_only ? " (unverified)" : "");
     if (auto at = place_label(x, y, text_width(label, 9), L, taken))
       out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="9" fill="#333333">{}</text>)", at->first, at->second,
                       xml_escape(label)));
@@ -592,7 +595,7 @@ std::string render_svg_machines(const std::vector<const Results*>& runs, const s
 std::vector<HierarchyPoint> hierarchy_points(const Results& r) {
   std::vector<HierarchyPoint> out;
   for (const auto& b : r.benchmarks) {
-    if (!b.verified() || !b.measurement || !b.counters || !b.counters->ok() || !b.counters->flops) continue;
+    if (!b.measured() || !b.measurement || !b.counters || !b.counters->ok() || !b.counters->flops) continue;
     const auto ai = b.counters->intensity();
     if (ai.empty()) continue;
     HierarchyPoint p;

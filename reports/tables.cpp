@@ -52,7 +52,7 @@ LadderTable gemm_ladder(const Results& r) {
   };
   auto find = [&](const std::string& variant, Precision prec, const Params& p) -> const BenchmarkResult* {
     for (const auto& b : r.benchmarks)
-      if (is_gemm(b) && b.variant == variant && b.precision == prec && b.params == p && b.verified())
+      if (is_gemm(b) && b.variant == variant && b.precision == prec && b.params == p && b.measured())
         return &b;
     return nullptr;
   };
@@ -100,9 +100,9 @@ std::vector<LessonRow> lessons(const Results& r) {
   auto base_name = [](const BenchmarkResult& b) { return b.family + "/" + b.variant + "/" + to_string(b.precision); };
   std::vector<LessonRow> rows;
   for (const auto& b : r.benchmarks) {
-    if (b.compared_with.empty() || !b.verified() || !b.measurement) continue;
+    if (b.compared_with.empty() || !b.measured() || !b.measurement) continue;
     for (const auto& a : r.benchmarks) {
-      if (base_name(a) != b.compared_with || a.params != b.params || !a.verified() || !a.measurement) continue;
+      if (base_name(a) != b.compared_with || a.params != b.params || !a.measured() || !a.measurement) continue;
       const double t = b.measurement->stats.median, ta = a.measurement->stats.median;
       rows.push_back({b.name, a.name, duration(t), duration(ta), fmt::format("{:.2f}×", ta / t), si(b.bytes, "B"),
                       si(a.bytes, "B"), b.placement ? fmt::format("{:.1f}%", b.placement->roof_pct) : "—"});

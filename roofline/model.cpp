@@ -31,7 +31,7 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
     if (why) *why = std::move(reason);
     return std::nullopt;
   };
-  if (!b.verified() || !b.measurement) return fail("not verified");
+  if (!b.measured() || !b.measurement) return fail("not verified");
   const double t = b.measurement->stats.median;
   if (t <= 0) return fail("median time is zero");
   if (b.bytes <= 0) return fail("declares no bytes");
@@ -129,7 +129,7 @@ void apply_model(Results& r) {
     b.placement.reset();
     // Keep warnings from elsewhere; re-derive the model's own.
     b.warnings.erase(std::remove_if(b.warnings.begin(), b.warnings.end(), is_model_warning), b.warnings.end());
-    if (!b.verified()) continue;
+    if (!b.measured()) continue;
     std::string why;
     b.placement = place(b, roofs, &why);
     if (!b.placement) {

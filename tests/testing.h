@@ -8,7 +8,7 @@
 
 #include "bench/registry.h"
 #include "bench/results.h"
-#include "bench/splitmix.h"
+#include "roofbench/splitmix.h"
 #include "roofline/cupti/metrics.h"
 
 namespace roofbench::testing {

@@ -14,7 +14,7 @@
 #endif
 
 #include "bench/cpu_info.h"
-#include "bench/host_buffer.h"
+#include "roofbench/host_buffer.h"
 #include "kernels/ceilings/stream_ceilings.h"
 
 namespace roofbench::ceilings {

@@ -12,7 +12,7 @@
 
 #include "bench/cpu_info.h"
 #include "bench/registry.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 
 namespace roofbench::ceilings {
 namespace {
@@ -155,6 +155,7 @@ Variant make() {
   v.family = "ceiling";
   v.precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
   v.variant = to_string(v.precision) + "_fma";
+  v.reference = "scalar std::fma on every lane of every chain, exact";
   v.backend = Backend::cpu;
   v.summary = "independent vector FMA chains in registers on every core (" + cpu.isa + ")";
   // Each value is one chain lane: iters fused multiply-adds; no memory traffic beyond writing

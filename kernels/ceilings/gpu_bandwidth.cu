@@ -3,8 +3,8 @@
 // Run only these: roofbench ceilings --device cuda:0
 #include <memory>
 
-#include "bench/cuda_check.h"
-#include "bench/host_buffer.h"
+#include "roofbench/cuda.h"
+#include "roofbench/host_buffer.h"
 #include "kernels/ceilings/stream_ceilings.h"
 
 namespace roofbench::ceilings {

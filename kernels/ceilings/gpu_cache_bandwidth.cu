@@ -4,7 +4,7 @@
 // Run only these: roofbench ceilings --device cuda:0
 #include <memory>
 
-#include "bench/cuda_check.h"
+#include "roofbench/cuda.h"
 #include "kernels/ceilings/stream_ceilings.h"
 
 namespace roofbench::ceilings {

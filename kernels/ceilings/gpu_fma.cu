@@ -9,10 +9,10 @@
 #include <memory>
 #include <type_traits>
 
-#include "bench/cuda_check.h"
-#include "bench/half.h"
+#include "roofbench/cuda.h"
+#include "roofbench/half.h"
 #include "bench/registry.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 
 namespace roofbench::ceilings {
 namespace {
@@ -58,7 +58,7 @@ struct Fp64 {
   __device__ static double lanes_sum(D x) { return x; }
   static double step(double x) { return std::fma(x, kA, kB); }
 };
-// The paired 16-bit types: D2 is the device pair, Host the storage type of bench/half.h that
+// The paired 16-bit types: D2 is the device pair, Host the storage type of roofbench/half.h that
 // rounds exactly as the device does.
 template <class D2, class Host, Precision P>
 struct PairedFma {
@@ -158,6 +158,7 @@ Variant make() {
   Variant v;
   v.family = "ceiling";
   v.variant = Tr::kName;
+  v.reference = "the host's model of every thread's FMA chains, exact";
   v.precision = Tr::kPrecision;
   v.backend = Backend::cuda;
   v.unit = Unit::simt;

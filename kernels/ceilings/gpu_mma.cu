@@ -7,9 +7,9 @@
 
 #include <memory>
 
-#include "bench/cuda_check.h"
+#include "roofbench/cuda.h"
 #include "bench/registry.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 #include "kernels/ceilings/mma_operands.h"
 
 namespace roofbench::ceilings {
@@ -137,6 +137,7 @@ Variant make() {
   Variant v;
   v.family = "ceiling";
   v.variant = fmt::format("{}_mma_sync", type);
+  v.reference = "iters·A·B on the host, from the PTX fragment layouts, exact";
   v.precision = kBf16 ? Precision::bf16 : Precision::fp16;
   v.backend = Backend::cuda;
   v.unit = Unit::tensor;

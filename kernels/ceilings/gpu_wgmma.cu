@@ -7,10 +7,10 @@
 
 #include <memory>
 
-#include "bench/cuda_check.h"
+#include "roofbench/cuda.h"
 #include "bench/registry.h"
 #include "bench/sm90a.cuh"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 #include "kernels/ceilings/mma_operands.h"
 
 namespace roofbench::ceilings {
@@ -133,6 +133,7 @@ Variant make() {
   Variant v;
   v.family = "ceiling";
   v.variant = fmt::format("{}_wgmma", type);
+  v.reference = "iters·mmas·A·B on the host, from the wgmma accumulator layout, exact";
   v.precision = kBf16 ? Precision::bf16 : Precision::fp16;
   v.backend = Backend::cuda;
   v.unit = Unit::tensor;

@@ -10,9 +10,9 @@
 #include <cmath>
 #include <string>
 
-#include "bench/random.h"
+#include "roofbench/random.h"
 #include "bench/registry.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 
 namespace roofbench::ceilings {
 
@@ -88,6 +88,7 @@ inline Variant bandwidth_ceiling_variant(const std::string& name, Backend backen
   Variant v;
   v.family = "ceiling";
   v.variant = name;
+  v.reference = "the exact result of the same operation on integer-valued data";
   v.precision = Precision::fp32;
   v.backend = backend;
   v.unit = backend == Backend::cpu ? Unit::simd : Unit::simt;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <memory>
 
-#include "bench/host_buffer.h"
-#include "bench/random.h"
+#include "roofbench/host_buffer.h"
+#include "roofbench/random.h"
 #include "kernels/divergence/divergence.h"
 
 namespace roofbench::divergence {

@@ -3,8 +3,8 @@
 // Run only this: roofbench run --device cuda:0 --filter 'divergence/'
 #include <memory>
 
-#include "bench/cuda_check.h"
-#include "bench/random.h"
+#include "roofbench/cuda.h"
+#include "roofbench/random.h"
 #include "kernels/divergence/divergence.h"
 
 namespace roofbench::divergence {

@@ -15,7 +15,7 @@
 #include <cmath>
 
 #include "bench/registry.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 
 namespace roofbench::divergence {
 
@@ -39,6 +39,7 @@ inline Variant divergence_variant(const std::string& how) {
   Variant v;
   v.family = "divergence";
   v.variant = how;
+  v.reference = "the same FMAs on the host, exact";
   v.precision = Precision::fp32;
   const Count n = Count::param("n");
   v.work = Work().read<float>("x", n).write<float>("y", n).flops(

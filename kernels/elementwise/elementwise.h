@@ -13,9 +13,9 @@
 #include <cmath>
 #include <string>
 
-#include "bench/half.h"
+#include "roofbench/half.h"
 #include "bench/registry.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 
 namespace roofbench::elementwise {
 
@@ -31,6 +31,7 @@ inline Variant sincos_variant(bool fused) {
   Variant v;
   v.family = "fusion";
   v.variant = fused ? "sincos_fused" : "sincos_unfused";
+  v.reference = "sin²x + cos²x computed in FP64";
   v.precision = Precision::fp32;
   const Count n = Count::param("n");
   const char* ops = "sin, cos, two squares and an add, a sin or a cos counted as one";
@@ -65,6 +66,7 @@ Variant bias_gelu_variant(bool fused) {
   Variant v;
   v.family = "fusion";
   v.variant = fused ? "bias_gelu_fused" : "bias_gelu_unfused";
+  v.reference = "gelu(x + bias) computed in FP64";
   v.precision = precision_of<T>();
   if (v.precision != Precision::fp32) v.math = Precision::fp32;  // computed in FP32, stored in 16 bits
   const Count n = Count::param("n");
@@ -102,6 +104,7 @@ Variant relu_variant() {
   Variant v;
   v.family = "lowprec";
   v.variant = "relu";
+  v.reference = "max(x, 0), exact";
   v.precision = precision_of<T>();
   const Count n = Count::param("n");
   v.work = Work().read("x", n, v.precision).write("y = max(x, 0)", n, v.precision).flops(n, "a compare");
@@ -142,6 +145,7 @@ inline Variant sigmoid3_variant(bool recompute) {
   Variant v;
   v.family = "recompute";
   v.variant = recompute ? "sigmoid3_recompute" : "sigmoid3_store";
+  v.reference = "the three layers and their gradient computed in FP64";
   v.precision = Precision::fp32;
   // σ(t) = 1 / (1 + exp(−t)): 3 ops (exp counted as one). Forward 3 σ = 9; backward: a(1−a) per
   // layer (2 ops) and 3 products = 9; recompute adds the 3 σ again.

@@ -5,8 +5,8 @@
 #include <memory>
 #include <type_traits>
 
-#include "bench/host_buffer.h"
-#include "bench/random.h"
+#include "roofbench/host_buffer.h"
+#include "roofbench/random.h"
 #include "kernels/elementwise/elementwise.h"
 
 namespace roofbench::elementwise {

@@ -2,9 +2,9 @@
 // low-precision lesson). Run only this: roofbench run --device cuda:0 --filter 'lowprec/relu'
 #include <memory>
 
-#include "bench/cuda_check.h"
-#include "bench/device_types.cuh"
-#include "bench/random.h"
+#include "roofbench/cuda.h"
+#include "roofbench/device_types.cuh"
+#include "roofbench/random.h"
 #include "kernels/elementwise/elementwise.h"
 
 namespace roofbench::elementwise {

@@ -3,8 +3,8 @@
 // bytes are not). Run only this: roofbench run --device cuda:0 --filter 'recompute/'
 #include <memory>
 
-#include "bench/cuda_check.h"
-#include "bench/random.h"
+#include "roofbench/cuda.h"
+#include "roofbench/random.h"
 #include "kernels/elementwise/elementwise.h"
 
 namespace roofbench::elementwise {

@@ -2,8 +2,8 @@
 // fusion lesson). Run only this: roofbench run --device cuda:0 --filter 'fusion/sincos'
 #include <memory>
 
-#include "bench/cuda_check.h"
-#include "bench/random.h"
+#include "roofbench/cuda.h"
+#include "roofbench/random.h"
 #include "kernels/elementwise/elementwise.h"
 
 namespace roofbench::elementwise {

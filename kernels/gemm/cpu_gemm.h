@@ -3,10 +3,10 @@
 // A variant only supplies compute(); inputs, poisoning and the check live here once.
 #include <memory>
 
-#include "bench/host_buffer.h"
-#include "bench/random.h"
+#include "roofbench/host_buffer.h"
+#include "roofbench/random.h"
 #include "bench/registry.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 #include "kernels/gemm/reference.h"
 
 namespace roofbench::gemm {

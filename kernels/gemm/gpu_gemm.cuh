@@ -8,10 +8,10 @@
 #include <memory>
 #include <type_traits>
 
-#include "bench/cuda_check.h"
-#include "bench/device_types.cuh"
-#include "bench/half.h"
-#include "bench/random.h"
+#include "roofbench/cuda.h"
+#include "roofbench/device_types.cuh"
+#include "roofbench/half.h"
+#include "roofbench/random.h"
 #include "bench/registry.h"
 #include "kernels/gemm/reference.h"
 

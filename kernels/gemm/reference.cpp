@@ -6,9 +6,9 @@
 #include <cmath>
 #include <vector>
 
-#include "bench/half.h"
-#include "bench/random.h"
-#include "bench/verify.h"
+#include "roofbench/half.h"
+#include "roofbench/random.h"
+#include "roofbench/verify.h"
 
 namespace roofbench::gemm {
 
@@ -86,6 +86,7 @@ std::vector<Params> test_shapes() {
 Variant variant_for(Precision precision, Backend backend, Unit unit) {
   Variant v;
   v.family = "gemm";
+  v.reference = "an FP64 GEMM of the same inputs (every entry at small sizes, 2048 sampled at large)";
   v.precision = precision;
   v.backend = backend;
   v.unit = unit;

@@ -8,7 +8,7 @@
 
 #include "bench/registry.h"
 #include "bench/results.h"
-#include "bench/types.h"
+#include "roofbench/types.h"
 
 namespace roofbench::gemm {
 

@@ -4,10 +4,10 @@
 
 #include <memory>
 
-#include "bench/host_buffer.h"
-#include "bench/random.h"
+#include "roofbench/host_buffer.h"
+#include "roofbench/random.h"
 #include "bench/registry.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 
 namespace roofbench::stream {
 namespace {

@@ -2,8 +2,8 @@
 // Run only this: roofbench run --device cuda:0 --filter 'stream/saxpy'
 #include <memory>
 
-#include "bench/cuda_check.h"
-#include "bench/random.h"
+#include "roofbench/cuda.h"
+#include "roofbench/random.h"
 #include "kernels/stream/saxpy.h"
 
 namespace roofbench::stream {

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "bench/registry.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 
 namespace roofbench::stream {
 
@@ -25,6 +25,7 @@ inline Variant saxpy_variant() {
   Variant v;
   v.family = "stream";
   v.variant = "saxpy";
+  v.reference = "a·x + y computed in FP64";
   v.precision = Precision::fp32;
   const Count n = Count::param("n");
   v.work = Work().read<float>("x", n).read<float>("y", n).write<float>("y = a·x + y", n).flops(2 * n, "a multiply and an add");

@@ -1,5 +1,5 @@
 #pragma once
-// CUPTI_CHECK: the CUPTI member of the one error-check family (bench/cuda_check.h has CUDA's).
+// CUPTI_CHECK: the CUPTI member of the one error-check family (roofbench/cuda.h has CUDA's).
 // The error keeps CUPTI's code, so callers can turn it into a reason a user can act on
 // (explain_failure in roofline/cupti/host.h).
 #include <cupti_result.h>

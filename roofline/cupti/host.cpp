@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "bench/types.h"
+#include "roofbench/types.h"
 #include "roofline/cupti/cupti_check.h"
 #include "roofline/cupti/metrics.h"
 

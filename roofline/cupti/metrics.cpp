@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "bench/stats.h"
-#include "bench/types.h"
+#include "roofbench/types.h"
 
 namespace roofbench::cupti {
 namespace {

@@ -24,8 +24,8 @@
 #include <map>
 
 #include "bench/counters.h"
-#include "bench/cuda_check.h"
-#include "bench/types.h"
+#include "roofbench/cuda.h"
+#include "roofbench/types.h"
 #include "roofline/cupti/cupti_check.h"
 #include "roofline/cupti/host.h"
 #include "roofline/cupti/metrics.h"

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "bench/atomic_write.h"
-#include "bench/types.h"
+#include "roofbench/types.h"
 
 using namespace roofbench;
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "bench/half.h"
+#include "roofbench/half.h"
 
 using namespace roofbench;
 

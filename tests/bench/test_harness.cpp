@@ -9,7 +9,7 @@
 #include "bench/gbench_runner.h"
 #include "bench/harness.h"
 #include "bench/nvml.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 #include "reports/progress.h"
 
 using namespace roofbench;
@@ -49,6 +49,7 @@ Variant toy(const std::string& name, Defect d) {
   Variant v;
   v.family = "toy";
   v.variant = name;
+  v.reference = "x + 1";
   v.sizes = v.quick_sizes = v.test_sizes = {{{"n", 1024}}};
   const Count n = Count::param("n");
   v.work = Work().read<float>("x", n).write<float>("y = x + 1", n).flops(n, "an add");
@@ -76,6 +77,29 @@ TEST(Registry, AVariantTiedToOneArchitectureSaysWhyItDoesNotRunElsewhere) {
   EXPECT_EQ(not_here(v, "9.0"), "");
   EXPECT_EQ(not_here(v, "8.0"), "built for sm_90a only; this GPU is sm_80");
   EXPECT_EQ(not_here(v, "10.0"), "built for sm_90a only; this GPU is sm_100");
+}
+
+// A declaration is checked when the binary starts: a malformed one ends it with what to fix.
+// (Death tests: register_variant aborts, as a static initializer would.)
+TEST(RegistryDeathTest, AVariantWithoutAReferenceIsRefusedWithHowToAddOne) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  Variant v = toy("unchecked", Defect::none);
+  v.reference.clear();
+  EXPECT_DEATH(register_variant(v, "mine.cpp"),
+               "bad variant declaration toy/unchecked/fp32 \\(mine.cpp\\): no reference: .*v.reference = .*"
+               "Instance::verify\\(\\).*v.timing_only = true");
+}
+
+TEST(RegistryDeathTest, TimingOnlyIsForAUsersKernelWithNoReference) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  Variant both = toy("both", Defect::none);
+  both.timing_only = true;  // and still names a reference
+  EXPECT_DEATH(register_variant(both, "mine.cpp"), "timing_only means no reference, but it names one");
+  Variant builtin = toy("own", Defect::none);
+  builtin.reference.clear();
+  builtin.timing_only = true;
+  EXPECT_DEATH(register_variant(builtin, "kernels/own.cpp", /*builtin=*/true),
+               "roofbench's own kernels and the ceilings are always verified");
 }
 
 TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {
@@ -530,4 +554,51 @@ TEST(GbenchRunner, EveryFinishedBenchmarkIsReportedPassedOrFailed) {
   run_jobs(*dev, {{&good, good.sizes[0]}, {&bad, bad.sizes[0]}}, fast(), {}, console, nullptr,
            [&](std::size_t i, const JobResult& jr) { finished.emplace_back(i, jr.result.verified()); });
   EXPECT_EQ(finished, (std::vector<std::pair<std::size_t, bool>>{{0, true}, {1, false}}));
+}
+
+namespace {
+// A user's kernel whose author wrote no check: Instance::verify() is left as the base class's.
+class Unchecked final : public Instance {
+ public:
+  explicit Unchecked(std::int64_t n) : y_(n) {}
+  void prepare(std::uint64_t) override {}
+  void run() override {
+    for (auto& v : y_) v = 2.0f;
+  }
+
+ private:
+  std::vector<float> y_;
+};
+
+Variant unchecked(bool timing_only) {
+  Variant v = toy("unchecked", Defect::none);
+  v.timing_only = timing_only;
+  if (timing_only) v.reference.clear();
+  v.make = [](const Params& p) { return std::make_unique<Unchecked>(param(p, "n")); };
+  return v;
+}
+}  // namespace
+
+TEST(Harness, AReferenceWithNoCheckInVerifyGetsNoNumber) {
+  auto dev = make_cpu_device();
+  const Variant v = unchecked(false);
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], fast());
+  EXPECT_FALSE(r.measured());
+  EXPECT_FALSE(r.measurement);
+  EXPECT_NE(r.error.find("Instance::verify() is not implemented"), std::string::npos) << r.error;
+}
+
+TEST(Harness, ATimingOnlyKernelIsMeasuredButMarkedUnverified) {
+  auto dev = make_cpu_device();
+  const Variant v = unchecked(true);
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], fast());
+  EXPECT_TRUE(r.measured()) << r.error;
+  EXPECT_FALSE(r.verified());
+  EXPECT_TRUE(r.timing_only);
+  ASSERT_TRUE(r.measurement);
+  EXPECT_GE(r.measurement->stats.n, 4);
+  EXPECT_EQ(r.verification.checked, 0);
+  EXPECT_NE(r.verification.method.find("timing only"), std::string::npos) << r.verification.method;
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_EQ(r.warnings.front().rfind("unverified: ", 0), 0u) << r.warnings.front();
 }

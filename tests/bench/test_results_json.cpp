@@ -246,6 +246,28 @@ TEST(ResultsJson, AFailedBenchmarkMayNotCarryNumbers) {
   EXPECT_THROW(j.get<Results>(), InputError);
 }
 
+TEST(ResultsJson, ATimingOnlyBenchmarkKeepsItsNumbersAndMayNotClaimVerification) {
+  Results r = full_sample();
+  BenchmarkResult& t = r.benchmarks[1];
+  t.timing_only = true;
+  t.verification = {};
+  t.verification.method = "none: declared timing only, with no reference";
+  const json j = json::parse(dump_results(r));
+  EXPECT_EQ(j["benchmarks"][1]["timing_only"], true);
+  EXPECT_EQ(j["benchmarks"][0]["timing_only"], false);
+  const Results back = j.get<Results>();
+  EXPECT_TRUE(back.benchmarks[1].timing_only);
+  EXPECT_TRUE(back.benchmarks[1].measured());
+  EXPECT_FALSE(back.benchmarks[1].verified());
+  ASSERT_TRUE(back.benchmarks[1].measurement);
+  json lie = j;
+  lie["benchmarks"][1]["verification"]["ok"] = true;
+  EXPECT_THROW(lie.get<Results>(), InputError);
+  json bare = j;
+  bare["benchmarks"][1]["measurement"] = nullptr;
+  EXPECT_THROW(bare.get<Results>(), InputError);
+}
+
 TEST(ResultsJson, LoadResultsNamesTheFileInEveryError) {
   EXPECT_THROW(load_results("/nonexistent/results.json"), InputError);
   const std::string bad = write_temp("roofbench_bad.json", "{\"schema\": ");

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "bench/splitmix.h"
+#include "roofbench/splitmix.h"
 #include "bench/stats.h"
 
 using roofbench::quantile;

@@ -1,12 +1,12 @@
 // Verification on every core gives what checking one element after another gives: the same
-// counts and the same first mismatches, in element order (bench/verify.h).
+// counts and the same first mismatches, in element order (roofbench/verify.h).
 #include <gtest/gtest.h>
 #include <omp.h>
 
 #include <cmath>
 #include <vector>
 
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 
 using namespace roofbench;
 

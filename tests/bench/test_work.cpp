@@ -1,8 +1,8 @@
-// Declared work as typed terms (bench/work.h): the FLOPs and bytes the rates use and the
+// Declared work as typed terms (roofbench/work.h): the FLOPs and bytes the rates use and the
 // derivation results.json carries come from the same terms.
 #include <gtest/gtest.h>
 
-#include "bench/work.h"
+#include "roofbench/work.h"
 
 using namespace roofbench;
 

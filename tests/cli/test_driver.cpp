@@ -4,10 +4,10 @@
 
 #include <filesystem>
 
-#include "bench/driver.h"
+#include "roofbench/main.h"
 #include "bench/registry.h"
 #include "bench/results.h"
-#include "bench/verify.h"
+#include "roofbench/verify.h"
 
 using namespace roofbench;
 namespace fs = std::filesystem;
@@ -35,6 +35,7 @@ Variant broken() {
   Variant v;
   v.family = "toy";
   v.variant = "broken";
+  v.reference = "y[i] = i";
   v.backend = Backend::cpu;
   v.sizes = v.quick_sizes = v.test_sizes = vector_sizes({64});
   v.work = Work().write<float>("y[i] = i", Count::param("n")).flops(Count::param("n"), "one per element");

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "bench/harness.h"
-#include "bench/half.h"
-#include "bench/random.h"
+#include "roofbench/half.h"
+#include "roofbench/random.h"
 #include "kernels/gemm/reference.h"
 #include "tests/testing.h"
 

@@ -3,6 +3,7 @@
 #include "reports/format.h"
 #include "reports/tables.h"
 #include "reports/report.h"
+#include "reports/svg.h"
 #include "roofline/model.h"
 #include "tests/testing.h"
 
@@ -55,6 +56,24 @@ TEST(Markdown, OneTableRowPerBenchmarkAndCeiling) {
   EXPECT_NE(md.find("FAILED: verification failed"), std::string::npos);
   EXPECT_NE(md.find("fast\\|pipe"), std::string::npos);  // a '|' cannot break the table
   EXPECT_NE(md.find("**Warnings**"), std::string::npos);
+}
+
+TEST(Reports, ATimingOnlyKernelIsPlacedButMarkedUnverifiedInEveryReport) {
+  Results r = sample_results();
+  BenchmarkResult t = kernel("mine", 2e9, 1e9, 0.02);
+  t.timing_only = true;
+  t.verification = {};
+  r.benchmarks = {kernel("a", 2e9, 1e9, 0.02), t};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[1].placement);  // placed, as a measured kernel is
+  const std::string md = render_markdown(r);
+  EXPECT_EQ(count(md, "UNVERIFIED (timing only)"), 1u) << md;
+  const std::string html = render_html(r);
+  EXPECT_NE(html.find("NO: timing only, no reference"), std::string::npos);
+  const std::string svg = render_svg(r);
+  EXPECT_EQ(count(svg, "data-unverified=\"timing only\""), 1u);
+  EXPECT_NE(svg.find("UNVERIFIED: timing only, no reference</title>"), std::string::npos);
+  EXPECT_NE(svg.find("(unverified)</text>"), std::string::npos) << svg;
 }
 
 TEST(Markdown, LessonsTableShowsTheSpeedupOverTheFormItImprovesOn) {

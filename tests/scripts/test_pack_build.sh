@@ -29,7 +29,9 @@ if [ -x "$build/tests/test_cuda_kernels" ]; then
   done
 fi
 # (unpack_build has already failed on any library not found.) Those the archive carries come from its lib/.
-grep -q "libfmt.*=> $stage/roofbench/lib/" <<<"$libs_report" || fail "libfmt is not loaded from the archive"
+for lib in libfmt libroofbench; do
+  grep -q "$lib.*=> $stage/roofbench/lib/" <<<"$libs_report" || fail "$lib is not loaded from the archive"
+done
 out=$("$bin/roofbench" list 2>&1) || fail "the unpacked roofbench list exited $?: $out"
 grep -q 'gemm/naive/fp32' <<<"$out" || fail "the unpacked roofbench lists no gemm/naive/fp32: $out"
 for t in $(cat "$manifest"); do

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "bench/types.h"
+#include "roofbench/types.h"
 
 namespace roofbench {
 

@@ -1,10 +1,10 @@
 #pragma once
-// The device type behind each host storage type (same bits; see bench/half.h), and the
+// The device type behind each host storage type (same bits; see roofbench/half.h), and the
 // conversions kernels use to do their arithmetic in FP32 whatever they store.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "bench/half.h"
+#include "roofbench/half.h"
 
 namespace roofbench {
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "bench/half.h"
-#include "bench/types.h"
+#include "roofbench/half.h"
+#include "roofbench/types.h"
 
 namespace roofbench {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bench/splitmix.h"
+#include "roofbench/splitmix.h"
 
 namespace roofbench {
 

@@ -12,10 +12,19 @@
 #include <string>
 #include <vector>
 
-#include "bench/results.h"
-#include "bench/types.h"
+#include "roofbench/types.h"
 
 namespace roofbench {
+
+// Outcome of checking a kernel's output against its reference.
+struct Verification {
+  bool ok = false;
+  std::int64_t checked = 0;     // elements compared
+  std::int64_t mismatches = 0;  // elements outside tolerance (or non-finite)
+  double max_abs_error = 0;
+  std::string method;  // e.g. "full FP64 reference" or "1024 sampled entries vs FP64"
+  std::string detail;  // the first mismatches, index and both values
+};
 
 struct Tolerance {
   double abs_tol = 0;
