@@ -12,6 +12,7 @@
 #include "bench/commands.h"
 #include "bench/merge.h"
 #include "bench/provenance.h"
+#include "reports/ab.h"
 #include "reports/compare.h"
 #include "reports/crosscheck.h"
 #include "reports/history.h"
@@ -116,8 +117,6 @@ int cmd_crosscheck(const std::string& results, const std::string& ncu_csv, const
   return kExitOk;
 }
 
-namespace {
-
 CompareOptions compare_options(double threshold_pct, const std::vector<std::string>& threshold_for, double alpha) {
   CompareOptions opt;
   opt.threshold = threshold_pct / 100;
@@ -142,6 +141,8 @@ CompareOptions compare_options(double threshold_pct, const std::vector<std::stri
   return opt;
 }
 
+namespace {
+
 // Writes the optional --markdown and --json files, all or none.
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
   FileSet files;
@@ -159,8 +160,10 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 int cmd_compare(const CompareArgs& a) {
   CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
   opt.allow_device_mismatch = a.allow_device_mismatch;
+  opt.by_roof = a.by_roof;
   const std::string bp = results_path(a.base), np = results_path(a.fresh);
   const Results base = read_results(bp), fresh = read_results(np);
+  if (!a.noise.empty()) opt.noise = load_noise(a.noise, device_id(fresh));
   const Comparison c = compare_results(base, fresh, opt, bp, np);
   write_outputs({{a.markdown, render_compare_markdown(c)}, {a.json, compare_json(c).dump(2) + "\n"}});
   std::cout << render_compare_text(c);
@@ -168,9 +171,12 @@ int cmd_compare(const CompareArgs& a) {
 }
 
 int cmd_history(const HistoryArgs& a) {
-  const CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
+  CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
+  opt.by_roof = a.by_roof;
   if (!a.out.empty()) ensure_writable_dir(a.out);  // before reading every file, not after
-  const History h = build_history(load_history(a.paths), opt);
+  std::vector<HistoryRun> runs = load_history(a.paths);
+  if (!a.noise.empty()) opt.noise = load_noise(a.noise, device_id(runs.back().results));
+  const History h = build_history(std::move(runs), opt);
   if (!a.out.empty()) {
     FileSet files;
     files.add((fs::path(a.out) / "history.md").string(), render_history_markdown(h));

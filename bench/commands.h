@@ -47,7 +47,11 @@ struct CompareArgs {
   std::vector<std::string> threshold_for;  // "REGEX=PCT"
   double alpha = CompareOptions{}.alpha;
   bool allow_device_mismatch = false;
+  bool by_roof = false;  // --by-roof
+  std::string noise;     // --noise FILE (roofbench calibrate)
 };
+// The options compare, history and ab share; throws InputError on a bad --threshold-for.
+CompareOptions compare_options(double threshold_pct, const std::vector<std::string>& threshold_for, double alpha);
 int cmd_compare(const CompareArgs& a);
 
 struct HistoryArgs {
@@ -56,8 +60,33 @@ struct HistoryArgs {
   double threshold_pct = 5;
   std::vector<std::string> threshold_for;
   double alpha = CompareOptions{}.alpha;
+  bool by_roof = false;
+  std::string noise;
 };
 int cmd_history(const HistoryArgs& a);
+
+// roofbench ab BASE_BIN NEW_BIN [options] -- [run options] (bench/cmd_ab.cpp).
+struct AbArgs {
+  std::string base_bin, new_bin;
+  std::vector<std::string> run_args;  // after --: what each `run` gets
+  int rounds = 10;
+  std::uint64_t seed = 1;  // of the order within each round
+  std::string out = "results/ab", noise, markdown;
+  double threshold_pct = 5;
+  std::vector<std::string> threshold_for;
+  double alpha = CompareOptions{}.alpha;
+};
+int cmd_ab(const AbArgs& a);
+
+// roofbench calibrate BIN [options] -- [run options]: an A/A whose noise file compare and ab take.
+struct CalibrateArgs {
+  std::string bin;
+  std::vector<std::string> run_args;
+  int rounds = 10;
+  std::uint64_t seed = 1;
+  std::string out = "results/calibrate";
+};
+int cmd_calibrate(const CalibrateArgs& a);
 
 struct MetricsArgs {
   std::string chip;  // empty: GH100

@@ -98,6 +98,12 @@ int roofbench_main(int argc, char** argv) {
                     "compare files from different devices instead of refusing");
   compare->add_option("--markdown", cmp.markdown, "also write the verdicts as Markdown (a PR comment, a CI summary)");
   compare->add_option("--json", cmp.json, "also write the verdicts as JSON (schema roofbench.compare.v1)");
+  compare->add_flag("--by-roof", cmp.by_roof,
+                    "judge each kernel by its share of its roof measured in its own run (cancels a machine-wide "
+                    "change of bandwidth or clock); the rate's change is shown beside it");
+  compare->add_option("--noise", cmp.noise,
+                      "a calibration file (roofbench calibrate): raise each benchmark's threshold to 3 sigma of its "
+                      "noise between runs");
 
   HistoryArgs hist;
   CLI::App* history = app.add_subcommand(
@@ -113,6 +119,36 @@ int roofbench_main(int argc, char** argv) {
   history->add_option("--threshold-for", hist.threshold_for, "REGEX=PERCENT, as for compare (repeatable)");
   history->add_option("--alpha", hist.alpha, "significance level of the adjusted p-value (default 0.01)")
       ->check(CLI::Range(1e-9, 0.5));
+  history->add_flag("--by-roof", hist.by_roof, "judge each kernel by its share of its roof in each run, as compare");
+  history->add_option("--noise", hist.noise, "a calibration file, as for compare");
+
+  AbArgs ab;
+  CLI::App* abc = app.add_subcommand(
+      "ab", "interleaved A/B of two builds: rounds of a fresh run of each, in random order, judged from the pairs "
+            "(exit 1 on SLOWER or FAILED); run options go after --");
+  abc->add_option("base_bin", ab.base_bin, "the BASE build's roofbench (or a binary built on its library)")->required();
+  abc->add_option("new_bin", ab.new_bin, "the NEW build's")->required();
+  abc->add_option("--rounds", ab.rounds, "rounds of one run of each build (default 10)")->check(CLI::Range(1, 1000));
+  abc->add_option("--seed", ab.seed, "seed of the order within each round");
+  abc->add_option("--out", ab.out, "folder for ab.json, ab.md and every round's results (default results/ab)");
+  abc->add_option("--noise", ab.noise, "a calibration file (roofbench calibrate) of this machine");
+  abc->add_option("--markdown", ab.markdown, "also write the verdicts as Markdown here (a CI job summary)");
+  abc->add_option("--threshold", ab.threshold_pct, "smallest change in percent that counts (default 5)")
+      ->check(CLI::Range(0.01, 1000.0));
+  abc->add_option("--threshold-for", ab.threshold_for, "REGEX=PERCENT, as for compare (repeatable)");
+  abc->add_option("--alpha", ab.alpha, "significance level of the adjusted p-value (default 0.01)")
+      ->check(CLI::Range(1e-9, 0.5));
+  abc->add_option("run_options", ab.run_args, "after --: the options of every `run` (--device, --quick, --filter...)");
+
+  CalibrateArgs cal;
+  CLI::App* calc = app.add_subcommand(
+      "calibrate", "A/A of one build against itself in rounds of fresh runs: writes noise.json, each benchmark's "
+                   "noise between runs, for compare --noise and ab --noise; run options go after --");
+  calc->add_option("bin", cal.bin, "the roofbench (or a binary built on its library) to calibrate")->required();
+  calc->add_option("--rounds", cal.rounds, "rounds (default 10)")->check(CLI::Range(2, 1000));
+  calc->add_option("--seed", cal.seed, "seed of the order within each round");
+  calc->add_option("--out", cal.out, "folder for noise.json and every round's results (default results/calibrate)");
+  calc->add_option("run_options", cal.run_args, "after --: the options of every `run`");
 
   MetricsArgs met;
   met.chip = cupti::kHopperChip;
@@ -150,6 +186,8 @@ int roofbench_main(int argc, char** argv) {
     if (xcheck->parsed()) return cmd_crosscheck(xc_results, xc_csv, xc_benchmarks);
     if (compare->parsed()) return cmd_compare(cmp);
     if (history->parsed()) return cmd_history(hist);
+    if (abc->parsed()) return cmd_ab(ab);
+    if (calc->parsed()) return cmd_calibrate(cal);
     if (metrics->parsed()) return cmd_metrics(met);
     return cmd_list(!list_no_builtin);
   } catch (const InputError& e) {

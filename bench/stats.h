@@ -54,4 +54,21 @@ struct Interval {
 Interval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& fresh, double confidence,
                                 int resamples, std::uint64_t seed);
 
+
+// Paired differences (an interleaved A/B: one difference per round, each round running both
+// sides back to back): the one-sample Student t test of their mean against 0 and the t interval
+// of that mean. Differences of log rates make the mean a log ratio (the geometric mean ratio)
+// and rounds in which the whole machine was faster or slower cancel, since both sides saw it.
+struct PairedT {
+  int n = 0;
+  double mean = 0, sd = 0;  // of the differences
+  double p = 1;             // two-sided; 1 when n < 2; 0 when every difference is the same non-zero value
+  Interval mean_ci;         // at the confidence given
+};
+PairedT paired_t(const std::vector<double>& differences, double confidence);  // throws on n < 1
+// Student's t distribution: P(T > t) with `df` degrees of freedom, and its inverse (the t with
+// that upper tail), through the regularized incomplete beta function.
+double student_t_sf(double t, double df);
+double student_t_quantile(double upper_tail, double df);
+
 }  // namespace roofbench

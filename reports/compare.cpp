@@ -47,7 +47,9 @@ std::optional<double> median_clock(const Results& r) {
   return median(hz);
 }
 
-void check_environment(const Results& base, const Results& fresh, const CompareOptions& opt, Comparison& c) {
+}  // namespace
+
+void environment_differences(const Results& base, const Results& fresh, const CompareOptions& opt, Comparison& c) {
   const auto id = device_id;
   if (id(base) != id(fresh)) {
     if (!opt.allow_device_mismatch)
@@ -79,13 +81,15 @@ void check_environment(const Results& base, const Results& fresh, const CompareO
     c.environment.push_back({"measured clock (median before the samples)", ghz(*ca), ghz(*cb)});
 }
 
+namespace {
+
 // One row from the two sides' measurements (either may be missing: failed).
 CompareRow make_row(const std::string& name, const std::string& metric, const Measurement* mb, double wb,
                     const Measurement* mn, double wn, const std::string& new_error, const CompareOptions& opt) {
   CompareRow row;
   row.name = name;
   row.metric = metric;
-  row.threshold = opt.threshold_for(name);
+  row.threshold = opt.calibrated_threshold(name);
   if (!mn) {
     row.verdict = Verdict::failed;
     row.reason = mb ? "no number in NEW: " + new_error : "fails in both BASE and NEW: " + new_error;
@@ -101,7 +105,9 @@ CompareRow make_row(const std::string& name, const std::string& metric, const Me
   return row;
 }
 
-void decide_all(std::vector<CompareRow>& rows, const CompareOptions& opt) {
+}  // namespace
+
+void decide_rows(std::vector<CompareRow>& rows, const CompareOptions& opt) {
   std::vector<double> p;
   for (const auto& r : rows)
     if (r.evidence) p.push_back(r.evidence->p);
@@ -122,6 +128,8 @@ void sort_rows(std::vector<CompareRow>& rows) {
   });
 }
 
+namespace {
+
 std::string roof_group(const Ceiling& c) {
   if (c.kind == CeilingKind::bandwidth) return "bandwidth/" + (c.level ? to_string(*c.level) : std::string("?"));
   return "compute/" + (c.precision ? to_string(*c.precision) : std::string("?")) + "/" +
@@ -130,7 +138,8 @@ std::string roof_group(const Ceiling& c) {
 
 void explain_by_roofs(Comparison& c) {
   for (auto& k : c.kernels)
-    if (auto why = roof_explanation(k, c.ceilings)) {
+    if (k.decided_by == "rate")  // (a share of the roof has the roof's movement divided out already)
+      if (auto why = roof_explanation(k, c.ceilings)) {
       k.reason = *why;
       k.verdict = Verdict::unsure;
     }
@@ -182,7 +191,7 @@ std::vector<CompareRow> compare_ceilings(const Results& base, const Results& fre
         rows.push_back(make_row(cn.name, cn.value_unit, &cb.measurement, work_b, &cn.measurement, work_n, "", opt));
         rows.back().roof_group = roof_group(cn);
       }
-  decide_all(rows, opt);
+  decide_rows(rows, opt);
   return rows;
 }
 
@@ -214,8 +223,24 @@ std::pair<std::string, double> rate_metric(const BenchmarkResult& b) {
   return {"1/s", 1.0};
 }
 
+std::optional<double> roof_share_work(const BenchmarkResult& b) {
+  if (!b.placement || !(b.placement->roof_pct > 0)) return std::nullopt;
+  const auto [metric, work] = rate_metric(b);
+  const double achieved = metric == "FLOP/s" ? b.placement->flop_per_s : metric == "B/s" ? b.placement->bytes_per_s : 0;
+  if (!(achieved > 0)) return std::nullopt;
+  return work / (achieved / (b.placement->roof_pct / 100));
+}
+
+double CompareOptions::calibrated_threshold(const std::string& name, int rounds) const {
+  const double t = threshold_for(name);
+  const auto it = noise.find(name);
+  if (it == noise.end()) return t;
+  return std::max(t, noise_sigmas * it->second / std::sqrt(static_cast<double>(std::max(rounds, 1))));
+}
+
 std::string rate_text(const std::string& metric, double rate) {
   if (metric == "1/s") return duration(1.0 / rate);
+  if (metric == "roof share") return fmt::format("{:.1f}% of roof", 100 * rate);
   return si(rate, metric);
 }
 
@@ -290,8 +315,8 @@ std::pair<Verdict, std::string> decide(const Evidence& e, double threshold, cons
   const std::string interval = fmt::format("{:.0f}% interval [{}, {}]", 100 * opt.confidence,
                                            percent_change(e.change_ci.lo), percent_change(e.change_ci.hi));
   if (e.n_base < opt.min_samples || e.n_new < opt.min_samples)
-    return {Verdict::unsure, fmt::format("too few samples ({} in BASE, {} in NEW; at least {} each): run more samples",
-                                         e.n_base, e.n_new, opt.min_samples)};
+    return {Verdict::unsure, fmt::format("too few {0} ({1} in BASE, {2} in NEW; at least {3} each): run more {0}",
+                                         e.unit, e.n_base, e.n_new, opt.min_samples)};
   if (e.change_ci.lo > -threshold && e.change_ci.hi < threshold)
     return {Verdict::same, fmt::format("the {} lies inside ±{}", interval, percent(threshold))};
   const bool significant = e.q < opt.alpha;
@@ -309,14 +334,14 @@ std::pair<Verdict, std::string> decide(const Evidence& e, double threshold, cons
                         p_text(e.p), p_text(e.q))};
   }
   if (e.p_min >= opt.alpha)
-    return {Verdict::unsure, fmt::format("{}: {} and {} samples cannot reach q < {} (the smallest p is {}): run more "
-                                         "samples",
-                                         change, e.n_base, e.n_new, opt.alpha, p_text(e.p_min))};
+    return {Verdict::unsure, fmt::format("{0}: {1} and {2} {5} cannot reach q < {3} (the smallest p is {4}): run more "
+                                         "{5}",
+                                         change, e.n_base, e.n_new, opt.alpha, p_text(e.p_min), e.unit)};
   if (large)
-    return {Verdict::unsure, fmt::format("{}, but not significant (p = {}, q = {}, needs q < {}): run more samples",
-                                         change, p_text(e.p), p_text(e.q), opt.alpha)};
-  return {Verdict::unsure, fmt::format("{}, but the {} reaches past ±{}: run more samples", change, interval,
-                                       percent(threshold))};
+    return {Verdict::unsure, fmt::format("{}, but not significant (p = {}, q = {}, needs q < {}): run more {}",
+                                         change, p_text(e.p), p_text(e.q), opt.alpha, e.unit)};
+  return {Verdict::unsure, fmt::format("{}, but the {} reaches past ±{}: run more {}", change, interval,
+                                       percent(threshold), e.unit)};
 }
 
 int Comparison::count(Verdict v) const {
@@ -337,7 +362,7 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
   c.base = side(base, base_path);
   c.fresh = side(fresh, new_path);
   (void)opt.threshold_for("");  // every pattern is compiled: a bad one is an InputError before any work
-  check_environment(base, fresh, opt, c);
+  environment_differences(base, fresh, opt, c);
 
   // Kernels, matched by name (family/variant/precision/params: the name carries all four).
   std::map<std::string, const BenchmarkResult*> in_base, in_new;
@@ -358,8 +383,24 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
     }
     const auto [metric, work_new] = rate_metric(n);
     const double work_base = rate_metric(*b).second;
-    c.kernels.push_back(make_row(name, metric, mb, work_base, mn, work_new, n.error, opt));
-    c.kernels.back().roof_group = kernel_roof_group(fresh, n);
+    CompareRow row = make_row(name, metric, mb, work_base, mn, work_new, n.error, opt);
+    row.roof_group = kernel_roof_group(fresh, n);
+    // Both views where both sides are placed: the rate, and the share of the roof of its own run.
+    const auto share_base = roof_share_work(*b), share_new = roof_share_work(n);
+    if (row.evidence && share_base && share_new) {
+      const Evidence share = gather_evidence(*mb, *share_base, *mn, *share_new, opt, name_seed(name));
+      if (opt.by_roof) {
+        row.other_change = row.evidence->change;
+        row.evidence = share;
+        row.metric = "roof share";
+        row.decided_by = "roof share";
+      } else {
+        row.other_change = share.change;
+      }
+    } else if (row.evidence && opt.by_roof) {
+      row.notes.push_back("not placed under a roof on both sides: judged by its rate");
+    }
+    c.kernels.push_back(std::move(row));
   }
   for (const auto& [name, b] : in_new)
     if (!in_base.count(name)) c.only_new.push_back(name);
@@ -371,19 +412,24 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
     throw InputError(fmt::format("BASE and NEW have no benchmark in common ({} and {} benchmarks): are they runs of "
                                  "the same suite?",
                                  base.benchmarks.size(), fresh.benchmarks.size()));
-  decide_all(c.kernels, opt);
+  decide_rows(c.kernels, opt);
   explain_by_roofs(c);
   sort_rows(c.kernels);
   sort_rows(c.ceilings);
 
+  set_geomean(c);
+  return c;
+}
+
+void set_geomean(Comparison& c) {
   double log_sum = 0;
+  c.geomean_n = 0;
   for (const auto& r : c.kernels)
     if (r.evidence) {
       log_sum += std::log(r.evidence->new_median / r.evidence->base_median);
       ++c.geomean_n;
     }
-  if (c.geomean_n) c.geomean_change = std::exp(log_sum / c.geomean_n) - 1;
-  return c;
+  c.geomean_change = c.geomean_n ? std::optional<double>(std::exp(log_sum / c.geomean_n) - 1) : std::nullopt;
 }
 
 }  // namespace roofbench

@@ -13,6 +13,7 @@
 //   FAILED  NEW has no number (verification or launch failed).
 // Improvements never fail a comparison; SLOWER or FAILED kernels do (exit 1).
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -37,7 +38,19 @@ struct CompareOptions {
   int min_samples = 5;        // per side; with fewer, UNSURE
   int resamples = 2000;       // bootstrap
   bool allow_device_mismatch = false;
+  // Judge each kernel by its share of its roof (its rate over the roof it is placed under, both
+  // from the same run) rather than by its rate: a machine-wide change of bandwidth or clock moves
+  // the roofs of each run as much as the kernels, and cancels. Kernels with no placement on a
+  // side are judged by their rate, and say so.
+  bool by_roof = false;
+  // Per benchmark, the noise between two runs (a calibration file, `roofbench calibrate`): the
+  // threshold becomes max(threshold_for(name), noise_sigmas x its noise / sqrt(rounds pooled)).
+  std::map<std::string, double> noise;  // benchmark name -> sd of the log rate ratio of two runs
+  double noise_sigmas = 3;
   double threshold_for(const std::string& name) const;  // throws InputError on a bad regex
+  // threshold_for(name), raised by the calibrated noise of `name` for a comparison whose every
+  // side pools `rounds` independent runs (1 for compare: one run against one run).
+  double calibrated_threshold(const std::string& name, int rounds = 1) const;
 };
 
 // What two sets of samples say about one benchmark. Rates: higher is better.
@@ -54,6 +67,7 @@ struct Evidence {
   std::optional<double> cycle_change;
   std::optional<double> base_clock_hz, new_clock_hz;
   int base_throttled = 0, new_throttled = 0;
+  std::string unit = "samples";  // what n counts: "samples" (compare), "rounds" (ab)
 };
 
 // `work` turns times into rates (1 for time-only benchmarks); `seed` fixes the bootstrap.
@@ -74,6 +88,10 @@ struct CompareRow {
   // The roof family: "bandwidth/dram", "compute/fp32/simt". A ceiling's own; for a kernel, that of
   // the ceiling bounding it in NEW (its placement).
   std::string roof_group;
+  // Which view decided: "rate" or "roof share" (CompareOptions::by_roof); and the change the
+  // other view saw, shown beside it (absent where a side has no placement).
+  std::string decided_by = "rate";
+  std::optional<double> other_change;
 };
 
 struct EnvironmentDifference {
@@ -91,6 +109,7 @@ struct Comparison {
   std::vector<CompareRow> kernels;   // decide the exit code
   std::vector<CompareRow> ceilings;  // the machine's, shown for context only
   std::vector<std::string> only_base, only_new;
+  int rounds = 0;  // an interleaved A/B (ab): the rounds its verdicts are paired over; 0 for compare
   std::optional<double> geomean_change;  // of the kernels' median rates, new over base, minus 1
   int geomean_n = 0;
 
@@ -105,6 +124,13 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
 // The ceilings two runs share, matched by name on their start-of-run passes, each with its
 // change and verdict (one false-discovery control over them), and its roof group.
 std::vector<CompareRow> compare_ceilings(const Results& base, const Results& fresh, const CompareOptions& opt);
+// Shared with `ab` (reports/ab.h): the device, version and settings that differ between two runs;
+// the adjusted p over rows with evidence and each row's verdict; worst first; the geometric mean.
+void environment_differences(const Results& base, const Results& fresh, const CompareOptions& opt, Comparison& c);
+void decide_rows(std::vector<CompareRow>& rows, const CompareOptions& opt);
+void sort_rows(std::vector<CompareRow>& rows);
+void set_geomean(Comparison& c);
+
 // The roof group of the ceiling that bounds `b` in run `r` (its placement); empty when unplaced.
 std::string kernel_roof_group(const Results& r, const BenchmarkResult& b);
 // Why a SLOWER or FASTER kernel says more about the machine than about the code: its change lies
@@ -124,6 +150,10 @@ std::string percent(double fraction);  // 0.05 -> "5%"
 // What compare and history measure a benchmark by: FLOP/s where it declares FLOPs, else B/s,
 // else runs per second ("1/s"), with the work of one run (1 for "1/s").
 std::pair<std::string, double> rate_metric(const BenchmarkResult& b);
+// The work of one run over the rate its roof allows in its own run (its placement), in the units
+// of rate_metric: divided by a sample's time, the share of its roof that sample reached. Absent
+// when the benchmark is not placed.
+std::optional<double> roof_share_work(const BenchmarkResult& b);
 std::string rate_text(const std::string& metric, double rate);  // "48.1 TFLOP/s"; a time for "1/s"
 std::string device_id(const Results& r);                        // "cuda: NVIDIA H200"
 std::uint64_t name_seed(const std::string& name);  // a bootstrap seed, the same on every platform

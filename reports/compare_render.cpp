@@ -29,18 +29,35 @@ std::string geomean_text(const Comparison& c) {
 }
 
 std::string settings_text(const Comparison& c) {
-  std::string s = fmt::format("threshold ±{}", percent(c.options.threshold));
+  if (c.rounds > 0) {
+    std::string s = fmt::format("interleaved A/B, paired over {} rounds of a fresh run of each build; threshold ±{}",
+                                c.rounds, percent(c.options.threshold));
+    for (const auto& [pattern, value] : c.options.thresholds) s += fmt::format(" ({}: ±{})", pattern, percent(value));
+    if (!c.options.noise.empty())
+      s += fmt::format(", raised to {} x the calibrated noise / sqrt(rounds) of {} benchmarks", c.options.noise_sigmas,
+                       c.options.noise.size());
+    return s + fmt::format(", q < {} (paired t test of the log rate ratios, Benjamini-Hochberg), {:.0f}% t intervals",
+                           c.options.alpha, 100 * c.options.confidence);
+  }
+  std::string s = c.options.by_roof ? "decided by each kernel's share of its roof, measured in its own run (the rate's "
+                                      "change beside it); "
+                                    : "decided by the rate (the change in share of the roof beside it); ";
+  s += fmt::format("threshold ±{}", percent(c.options.threshold));
+  if (!c.options.noise.empty())
+    s += fmt::format(", raised to {} x the calibrated noise of {} benchmarks", c.options.noise_sigmas,
+                     c.options.noise.size());
   for (const auto& [pattern, value] : c.options.thresholds) s += fmt::format(" ({}: ±{})", pattern, percent(value));
   return s + fmt::format(", q < {} (Mann-Whitney U, Benjamini-Hochberg), {:.0f}% bootstrap intervals", c.options.alpha,
                          100 * c.options.confidence);
 }
 
 struct RowText {
-  std::string verdict, name, base, fresh, change, interval, reason;
+  std::string verdict, name, base, fresh, change, interval, other, reason;
 };
 
 RowText row_text(const CompareRow& r) {
-  RowText t{to_string(r.verdict), r.name, "—", "—", "—", "—", r.reason};
+  RowText t{to_string(r.verdict), r.name, "—", "—", "—", "—", "—", r.reason};
+  if (r.other_change) t.other = percent_change(*r.other_change);
   if (r.evidence) {
     const Evidence& e = *r.evidence;
     t.base = rate_text(r.metric, e.base_median);
@@ -52,29 +69,40 @@ RowText row_text(const CompareRow& r) {
   return t;
 }
 
-void text_table(std::string& out, const std::vector<CompareRow>& rows) {
+// The column beside the deciding change: what the other view saw.
+const char* other_header(bool by_roof) {
+  return by_roof ? "rate" : "roof share";
+}
+bool any_other(const std::vector<CompareRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const CompareRow& r) { return r.other_change.has_value(); });
+}
+
+void text_table(std::string& out, const std::vector<CompareRow>& rows, bool by_roof) {
   std::size_t w = 9;
   for (const auto& r : rows) w = std::max(w, r.name.size());
-  out += fmt::format("{:<7} {:<{}} {:>14} {:>14} {:>8} {:>19}\n", "verdict", "benchmark", w, "BASE", "NEW", "change",
-                     "interval");
+  const bool other = any_other(rows);  // (an A/B shares one set of ceilings: no second view)
+  out += fmt::format("{:<7} {:<{}} {:>16} {:>16} {:>8} {:>19}{}\n", "verdict", "benchmark", w, "BASE", "NEW", "change",
+                     "interval", other ? fmt::format(" {:>10}", other_header(by_roof)) : "");
   for (const auto& r : rows) {
     const RowText t = row_text(r);
-    out += fmt::format("{:<7} {:<{}} {:>14} {:>14} {:>8} {:>19}\n", t.verdict, t.name, w, t.base, t.fresh, t.change,
-                       t.interval);
+    out += fmt::format("{:<7} {:<{}} {:>16} {:>16} {:>8} {:>19}{}\n", t.verdict, t.name, w, t.base, t.fresh, t.change,
+                       t.interval, other ? fmt::format(" {:>10}", t.other) : "");
     if (r.verdict != Verdict::same && !t.reason.empty()) out += fmt::format("        {}\n", t.reason);
   }
 }
 
-void md_table(std::string& out, const std::vector<CompareRow>& rows, bool with_reason) {
-  out += with_reason ? "| verdict | benchmark | BASE | NEW | change | interval | why |\n|---|---|--:|--:|--:|--:|---|\n"
-                     : "| verdict | benchmark | BASE | NEW | change | interval |\n|---|---|--:|--:|--:|--:|\n";
+void md_table(std::string& out, const std::vector<CompareRow>& rows, bool with_reason, bool by_roof) {
+  const bool other = any_other(rows);
+  out += fmt::format("| verdict | benchmark | BASE | NEW | change | interval |{}{}\n|---|---|--:|--:|--:|--:|{}{}\n",
+                     other ? fmt::format(" {} |", other_header(by_roof)) : "", with_reason ? " why |" : "",
+                     other ? "--:|" : "", with_reason ? "---|" : "");
   for (const auto& r : rows) {
     const RowText t = row_text(r);
     const std::string verdict = r.verdict == Verdict::slower || r.verdict == Verdict::failed
                                     ? "**" + t.verdict + "**"
                                     : t.verdict;
-    out += fmt::format("| {} | `{}` | {} | {} | {} | {} |", verdict, md_cell(t.name), t.base, t.fresh, t.change,
-                       t.interval);
+    out += fmt::format("| {} | `{}` | {} | {} | {} | {} |{}", verdict, md_cell(t.name), t.base, t.fresh, t.change,
+                       t.interval, other ? fmt::format(" {} |", t.other) : "");
     out += with_reason ? fmt::format(" {} |\n", md_cell(t.reason)) : "\n";
   }
 }
@@ -90,10 +118,10 @@ std::string render_compare_text(const Comparison& c) {
     for (const auto& d : c.environment) out += fmt::format("  {}: {} → {}\n", d.what, d.base, d.fresh);
   }
   out += "\n";
-  text_table(out, c.kernels);
+  text_table(out, c.kernels, c.options.by_roof);
   if (!c.ceilings.empty()) {
     out += "\nmachine ceilings (context only: they move with the machine, not the code):\n";
-    text_table(out, c.ceilings);
+    text_table(out, c.ceilings, c.options.by_roof);
   }
   if (!c.only_base.empty()) {
     out += "\nonly in BASE:\n";
@@ -109,15 +137,16 @@ std::string render_compare_text(const Comparison& c) {
 
 std::string render_compare_markdown(const Comparison& c) {
   const bool bad = c.exit_code() != 0;
-  std::string out = fmt::format("### roofbench compare: {}{}\n\n", bad ? "regression — " : "", summary_counts(c));
+  std::string out = fmt::format("### roofbench {}: {}{}\n\n", c.rounds > 0 ? "ab" : "compare", bad ? "regression — " : "",
+                                summary_counts(c));
   out += fmt::format("BASE `{}` ({}) → NEW `{}` ({}) on {}.  \n{}.  \n{}.\n\n", c.base.commit, c.base.time,
                      c.fresh.commit, c.fresh.time, c.fresh.device, geomean_text(c), settings_text(c));
   std::vector<CompareRow> notable, same;
   for (const auto& r : c.kernels) (r.verdict == Verdict::same ? same : notable).push_back(r);
-  if (!notable.empty()) md_table(out, notable, true);
+  if (!notable.empty()) md_table(out, notable, true, c.options.by_roof);
   if (!same.empty()) {
     out += fmt::format("\n<details><summary>{} SAME</summary>\n\n", same.size());
-    md_table(out, same, false);
+    md_table(out, same, false, c.options.by_roof);
     out += "\n</details>\n";
   }
   if (!c.environment.empty()) {
@@ -127,7 +156,7 @@ std::string render_compare_markdown(const Comparison& c) {
   }
   if (!c.ceilings.empty()) {
     out += "\n<details><summary>Machine ceilings (context only)</summary>\n\n";
-    md_table(out, c.ceilings, true);
+    md_table(out, c.ceilings, true, c.options.by_roof);
     out += "\n</details>\n";
   }
   auto list = [&out](const char* title, const std::vector<std::string>& names) {
@@ -155,7 +184,9 @@ nlohmann::json compare_json(const Comparison& c) {
                 {"threshold", r.threshold},
                 {"verdict", to_string(r.verdict)},
                 {"reason", r.reason},
-                {"notes", r.notes}};
+                {"notes", r.notes},
+                {"decided_by", r.decided_by},
+                {"other_change", r.other_change ? json(*r.other_change) : json(nullptr)}};
       if (r.evidence) {
         const Evidence& e = *r.evidence;
         j["base"] = {{"median", e.base_median}, {"samples", e.n_base}, {"throttled", e.base_throttled}};
@@ -187,7 +218,10 @@ nlohmann::json compare_json(const Comparison& c) {
             {"alpha", c.options.alpha},
             {"confidence", c.options.confidence},
             {"min_samples", c.options.min_samples},
-            {"allow_device_mismatch", c.options.allow_device_mismatch}}},
+            {"allow_device_mismatch", c.options.allow_device_mismatch},
+            {"by", c.options.by_roof ? "roof share" : "rate"},
+            {"noise_benchmarks", c.options.noise.size()},
+            {"noise_sigmas", c.options.noise_sigmas}}},
           {"same_device", c.same_device},
           {"environment", env},
           {"benchmarks", rows(c.kernels)},

@@ -98,15 +98,21 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
     bh.name = name;
     bh.family = any->family;
     bh.metric = rate_metric(*any).first;
-    bh.threshold = opt.threshold_for(name);
+    bh.threshold = opt.calibrated_threshold(name);
     bh.rate.resize(static_cast<std::size_t>(n));
     std::vector<const BenchmarkResult*> at(static_cast<std::size_t>(n), nullptr);
     for (int i = 0; i < n; ++i) {
       const BenchmarkResult* b = find(h.runs[static_cast<std::size_t>(i)].results, name);
-      if (!has_number(b)) continue;
-      at[static_cast<std::size_t>(i)] = b;
-      bh.rate[static_cast<std::size_t>(i)] = work_of(*b) / b->measurement->stats.median;
+      if (has_number(b)) at[static_cast<std::size_t>(i)] = b;
     }
+    // --by-roof: its share of the roof of each run, where every run with a number placed it.
+    bool share = opt.by_roof;
+    for (const auto* b : at) share = share && (!b || roof_share_work(*b));
+    if (share) bh.metric = "roof share";
+    const auto work = [share](const BenchmarkResult& b) { return share ? *roof_share_work(b) : work_of(b); };
+    for (int i = 0; i < n; ++i)
+      if (const auto* b = at[static_cast<std::size_t>(i)])
+        bh.rate[static_cast<std::size_t>(i)] = work(*b) / b->measurement->stats.median;
     for (int i = n - 1; i >= 0 && bh.latest < 0; --i)
       if (at[static_cast<std::size_t>(i)]) bh.latest = i;
     for (int i = 0; i < bh.latest; ++i)
@@ -123,13 +129,13 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
         const BenchmarkResult &a = *at[static_cast<std::size_t>(prev)], &b = *at[static_cast<std::size_t>(i)];
         bh.steps.push_back({prev, i, Verdict::unsure, 0});
         pending.push_back({idx, static_cast<int>(bh.steps.size()) - 1,
-                           gather_evidence(*a.measurement, work_of(a), *b.measurement, work_of(b), opt, seed + i)});
+                           gather_evidence(*a.measurement, work(a), *b.measurement, work(b), opt, seed + i)});
       }
       prev = i;
     }
     const BenchmarkResult &best = *at[static_cast<std::size_t>(bh.best)], &latest = *at[static_cast<std::size_t>(bh.latest)];
     pending.push_back({idx, -1,
-                       gather_evidence(*best.measurement, work_of(best), *latest.measurement, work_of(latest), opt,
+                       gather_evidence(*best.measurement, work(best), *latest.measurement, work(latest), opt,
                                        seed)});
     h.benchmarks.push_back(std::move(bh));
   }
@@ -159,6 +165,7 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
   auto explain = [&](const BenchmarkHistory& bh, int from, int to, Verdict verdict,
                      double change) -> std::optional<std::string> {
     if (verdict != Verdict::slower && verdict != Verdict::faster) return std::nullopt;
+    if (bh.metric == "roof share") return std::nullopt;  // the roofs' movement is divided out already
     const Results& newer = h.runs[static_cast<std::size_t>(to)].results;
     const BenchmarkResult* b = find(newer, bh.name);
     CompareRow k;
@@ -298,9 +305,12 @@ std::string render_history_text(const History& h) {
 std::string render_history_markdown(const History& h) {
   std::string out = fmt::format("### roofbench history: {} of {} benchmarks flagged\n\n", h.flagged(), h.benchmarks.size());
   out += fmt::format("{} runs on {}, from `{}` ({}) to `{}` ({}). Each benchmark's latest run is compared with its "
-                     "best earlier run and with the run before it (threshold ±{:.0f}%, q < {}).\n\n",
+                     "best earlier run and with the run before it (threshold ±{:.0f}%, q < {}), by {}.\n\n",
                      h.runs.size(), h.device, h.runs.front().commit, h.runs.front().time, h.runs.back().commit,
-                     h.runs.back().time, 100 * h.options.threshold, h.options.alpha);
+                     h.runs.back().time, 100 * h.options.threshold, h.options.alpha,
+                     h.options.by_roof ? "each kernel's share of its roof in its own run (its rate where a run did "
+                                         "not place it)"
+                                       : "rate");
   out += "| flag | benchmark | trend | first | latest | against the best | why |\n|---|---|---|--:|--:|---|---|\n";
   for (const auto& b : h.benchmarks) {
     const LineText t = line_text(h, b);

@@ -5,6 +5,10 @@
 #
 #   scripts/ci-gpu.sh [--device cuda:0] [--baseline DIR] [--filter REGEX] [--skip REGEX] [--quick]
 #                     [--out DIR] [--skip-build] [-- COMPARE-OPTIONS...]
+#   scripts/ci-gpu.sh --ab BASE_REF [--device cuda:0] [--filter REGEX] [--quick] [--out DIR]
+#                     builds BASE_REF and this checkout and runs them interleaved on this GPU
+#                     (scripts/ci-ab.sh: no committed baseline needed, and the machine's drift
+#                     between runs cancels)
 #
 #   --baseline  a folder holding results.json (default reports/baselines/<gpu>, <gpu> from
 #               nvidia-smi's name: "NVIDIA H200" -> h200)
@@ -19,7 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-device=cuda:0 baseline="" filter="" skip="" quick="" out=results/ci build=1
+device=cuda:0 baseline="" filter="" skip="" quick="" out=results/ci build=1 ab_ref=""
 compare_args=()
 while (($#)); do
   case "$1" in
@@ -30,11 +34,20 @@ while (($#)); do
     --quick) quick=--quick; shift ;;
     --out) out=$2; shift 2 ;;
     --skip-build) build=0; shift ;;
+    --ab) ab_ref=$2; shift 2 ;;
     --) shift; compare_args=("$@"); break ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "ci-gpu: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+
+if [ -n "$ab_ref" ]; then
+  ab_run=()
+  [ -n "$filter" ] && ab_run+=(--filter "$filter")
+  [ -n "$skip" ] && ab_run+=(--skip "$skip")
+  [ -n "$quick" ] && ab_run+=("$quick")
+  exec scripts/ci-ab.sh "$ab_ref" --device "$device" --out "$out" -- "${ab_run[@]}"
+fi
 
 source scripts/env.sh
 if [ -z "$baseline" ]; then

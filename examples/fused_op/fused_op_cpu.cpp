@@ -26,6 +26,15 @@ class CpuAxpbRelu final : public roofbench::Instance {
         const float t = fused_op::kA * x[i] + fused_op::kB;
         y[i] = t > 0.0f ? t : 0.0f;  // not std::max: GCC 12 does not vectorize it over an array
       }
+#if FUSED_OP_EXTRA_WORK_PERCENT > 0
+      // A planted regression (CMakeLists.txt): the same again over a share of the elements.
+      const std::int64_t extra = n * FUSED_OP_EXTRA_WORK_PERCENT / 100;
+#pragma omp parallel for simd schedule(static)
+      for (std::int64_t i = 0; i < extra; ++i) {  // the first elements: long out of the caches by now
+        const float t = fused_op::kA * x[i] + fused_op::kB;
+        y[i] = t > 0.0f ? t : 0.0f;
+      }
+#endif
     } else {
       float* t = t_.data();
 #pragma omp parallel for simd schedule(static)

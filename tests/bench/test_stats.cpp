@@ -9,6 +9,10 @@
 
 using roofbench::quantile;
 using roofbench::summarize;
+using roofbench::paired_t;
+using roofbench::PairedT;
+using roofbench::student_t_quantile;
+using roofbench::student_t_sf;
 
 TEST(Stats, OddCountMedianIsTheMiddleValue) {
   const auto s = summarize({5, 1, 3});
@@ -134,4 +138,36 @@ TEST(Bootstrap, IntervalHoldsTheTrueRatioAndIsReproducible) {
   EXPECT_DOUBLE_EQ(ci.lo, again.lo);
   EXPECT_DOUBLE_EQ(ci.hi, again.hi);
   EXPECT_THROW(roofbench::bootstrap_median_ratio({}, fresh, 0.95, 100, 1), std::invalid_argument);
+}
+
+// Reference values from scipy.stats (t.sf, t.ppf, ttest_1samp) and the Cauchy distribution (df 1).
+TEST(PairedT, StudentTDistributionMatchesKnownValues) {
+  EXPECT_NEAR(student_t_sf(1.0, 1), 0.25, 1e-12);  // Cauchy: 1/2 - atan(1)/pi
+  EXPECT_NEAR(student_t_sf(2.0, 5), 0.0509697, 1e-6);
+  EXPECT_NEAR(student_t_sf(-2.0, 5), 1 - 0.0509697, 1e-6);
+  EXPECT_NEAR(student_t_sf(0.0, 7), 0.5, 1e-12);
+  EXPECT_NEAR(student_t_quantile(0.025, 10), 2.2281389, 1e-6);
+  EXPECT_NEAR(student_t_quantile(0.025, 1), 12.7062047, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.025, 1e6), 1.959966, 1e-4);  // the normal's, far out
+  EXPECT_THROW(student_t_sf(1, 0), std::invalid_argument);
+}
+
+TEST(PairedT, OneSampleTestOfTheDifferences) {
+  const PairedT t = paired_t({1, 2, 3, 4, 5}, 0.95);  // t = 4.2426 with 4 df
+  EXPECT_EQ(t.n, 5);
+  EXPECT_DOUBLE_EQ(t.mean, 3);
+  EXPECT_NEAR(t.sd, std::sqrt(2.5), 1e-12);
+  EXPECT_NEAR(t.p, 0.0132356, 1e-6);
+  const double half = 2.7764451 * std::sqrt(2.5 / 5);  // t.ppf(0.975, 4) x se
+  EXPECT_NEAR(t.mean_ci.lo, 3 - half, 1e-5);
+  EXPECT_NEAR(t.mean_ci.hi, 3 + half, 1e-5);
+  // Symmetric differences: no evidence either way.
+  EXPECT_NEAR(paired_t({-1, 1, -2, 2}, 0.95).p, 1.0, 1e-12);
+  // Every round the same change: certain (p 0) and a zero-width interval.
+  const PairedT same = paired_t({0.1, 0.1, 0.1}, 0.95);
+  EXPECT_LT(same.p, 1e-12);
+  EXPECT_NEAR(same.mean_ci.lo, 0.1, 1e-12);
+  // One round: no spread to judge by.
+  EXPECT_EQ(paired_t({0.3}, 0.95).p, 1.0);
+  EXPECT_THROW(paired_t({}, 0.95), std::invalid_argument);
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/compare.h"
+#include "roofline/model.h"
 #include "tests/testing.h"
 
 using namespace roofbench;
@@ -253,4 +254,84 @@ TEST(Compare, AChangeThatItsRoofsShowTooIsTheMachines) {
 
   const Comparison code = compare_results(base, run(1.5e-3, 1e-2, 20), {});  // the roof held: the code
   EXPECT_EQ(code.kernels[0].verdict, Verdict::slower) << code.kernels[0].reason;
+}
+
+// ---------------------------------------------------------------- judged by the share of the roof
+
+namespace {
+// A memory-bound kernel (1 FLOP per 100 bytes) and the DRAM roof of its run.
+Results memory_run(double kernel_s, double dram_bytes_per_s, std::uint64_t seed) {
+  Results r = sample_results();
+  for (auto& c : r.ceilings)
+    if (c.name == "dram_update") c.value = dram_bytes_per_s;
+  BenchmarkResult b = kernel("stream", 1e7, 1e9, kernel_s);
+  b.measurement = measurement_of(noisy_samples(kernel_s, 0.01, 30, seed));
+  r.benchmarks = {b};
+  apply_model(r);
+  return r;
+}
+}  // namespace
+
+TEST(CompareByRoof, AMachineWideBandwidthDropCancelsInTheShareOfTheRoof) {
+  // NEW's machine had 20% less DRAM bandwidth, and the kernel took 25% longer: same share of its roof.
+  const Results base = memory_run(0.01, 100e9, 1), fresh = memory_run(0.0125, 80e9, 2);
+  CompareOptions by_rate;
+  const Comparison rate = compare_results(base, fresh, by_rate);
+  ASSERT_EQ(rate.kernels.size(), 1u);
+  EXPECT_NE(rate.kernels[0].verdict, Verdict::same);  // by rate: a 20% drop (SLOWER, or UNSURE by the roofs)
+  EXPECT_EQ(rate.kernels[0].decided_by, "rate");
+  ASSERT_TRUE(rate.kernels[0].other_change);  // the share's change shown beside it
+  EXPECT_NEAR(*rate.kernels[0].other_change, 0.0, 0.02);
+
+  CompareOptions by_roof;
+  by_roof.by_roof = true;
+  const Comparison roof = compare_results(base, fresh, by_roof);
+  const CompareRow& k = roof.kernels[0];
+  EXPECT_EQ(k.verdict, Verdict::same) << k.reason;
+  EXPECT_EQ(k.decided_by, "roof share");
+  EXPECT_EQ(k.metric, "roof share");
+  ASSERT_TRUE(k.other_change);
+  EXPECT_NEAR(*k.other_change, -0.2, 0.02);  // the rate's change, beside it
+  const std::string text = render_compare_text(roof);
+  EXPECT_NE(text.find("decided by each kernel's share of its roof"), std::string::npos) << text;
+  EXPECT_NE(text.find("% of roof"), std::string::npos) << text;
+  const auto j = compare_json(roof);
+  EXPECT_EQ(j["options"]["by"], "roof share");
+  EXPECT_EQ(j["benchmarks"][0]["decided_by"], "roof share");
+}
+
+TEST(CompareByRoof, ASlowerKernelUnderAnUnchangedRoofIsStillSlower) {
+  const Results base = memory_run(0.01, 100e9, 1), fresh = memory_run(0.012, 100e9, 2);
+  CompareOptions opt;
+  opt.by_roof = true;
+  const Comparison c = compare_results(base, fresh, opt);
+  EXPECT_EQ(c.kernels[0].verdict, Verdict::slower) << c.kernels[0].reason;
+  EXPECT_EQ(c.exit_code(), 1);
+}
+
+TEST(CompareByRoof, AnUnplacedKernelIsJudgedByItsRateAndSaysSo) {
+  Results base = memory_run(0.01, 100e9, 1), fresh = memory_run(0.01, 100e9, 2);
+  fresh.benchmarks[0].placement.reset();
+  CompareOptions opt;
+  opt.by_roof = true;
+  const Comparison c = compare_results(base, fresh, opt);
+  EXPECT_EQ(c.kernels[0].decided_by, "rate");
+  ASSERT_FALSE(c.kernels[0].notes.empty());
+  EXPECT_NE(c.kernels[0].notes[0].find("judged by its rate"), std::string::npos);
+}
+
+TEST(CompareNoise, ACalibratedNoiseRaisesTheThresholdNeverLowersIt) {
+  CompareOptions opt;
+  opt.noise = {{"gemm/a/fp32/n:1", 0.04}, {"gemm/b/fp32/n:1", 0.001}};
+  EXPECT_NEAR(opt.calibrated_threshold("gemm/a/fp32/n:1"), 0.12, 1e-12);            // 3 sigma
+  EXPECT_NEAR(opt.calibrated_threshold("gemm/a/fp32/n:1", 4), 0.06, 1e-12);         // 3 sigma / sqrt(4 rounds)
+  EXPECT_DOUBLE_EQ(opt.calibrated_threshold("gemm/a/fp32/n:1", 100), opt.threshold);  // never below the minimum
+  EXPECT_DOUBLE_EQ(opt.calibrated_threshold("gemm/b/fp32/n:1"), opt.threshold);     // the global minimum
+  EXPECT_DOUBLE_EQ(opt.calibrated_threshold("gemm/unknown/fp32/n:1"), opt.threshold);
+  // In a comparison: a 10% slowdown of a benchmark whose runs differ by 4% (sd) is within its noise.
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 30, 1))});
+  const Results slow = with({timed("a", noisy_samples(1.1e-3, 0.01, 30, 3))});
+  const Comparison c = compare_results(base, slow, opt);
+  EXPECT_NEAR(c.kernels[0].threshold, 0.12, 1e-12);
+  EXPECT_NE(c.kernels[0].verdict, Verdict::slower) << c.kernels[0].reason;
 }

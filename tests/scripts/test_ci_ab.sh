@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# scripts/ci-ab.sh, with the builds given (--base-bin, --new-bin: building a base commit is what
+# the script adds around roofbench ab, and takes minutes): it runs the interleaved A/B, writes the
+# verdicts to the GitHub job summary, exits with ab's code, and refuses bad input with exit 2.
+# Usage: test_ci_ab.sh BUILD_DIR
+set -uo pipefail
+bin=$(realpath "$1")/roofbench
+here=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+bash "$here/scripts/ci-ab.sh" --base-bin "$bin" >"$tmp/log" 2>&1
+[ $? = 2 ] || fail "--base-bin without --new-bin must exit 2: $(cat "$tmp/log")"
+bash "$here/scripts/ci-ab.sh" --bogus >"$tmp/log" 2>&1
+[ $? = 2 ] || fail "an unknown option must exit 2"
+bash "$here/scripts/ci-ab.sh" --base-bin "$tmp/nothing" --new-bin "$bin" --out "$tmp/bad" -- --device cpu >"$tmp/log" 2>&1
+[ $? = 2 ] || fail "a missing base binary must exit 2"
+grep -q "is not an executable file" "$tmp/log" || fail "no reason given for the missing binary: $(cat "$tmp/log")"
+
+GITHUB_STEP_SUMMARY=$tmp/summary.md bash "$here/scripts/ci-ab.sh" --base-bin "$bin" --new-bin "$bin" --rounds 2 \
+  --out "$tmp/ab" -- --quick --filter 'stream/saxpy' --budget 0.1 >"$tmp/log" 2>&1
+rc=$?
+[ "$rc" = 0 ] || { tail -20 "$tmp/log"; fail "an A/A of one binary exited $rc"; }
+for f in ab.json ab.md rounds/01-base/results.json rounds/02-new/results.json ceilings/results.json; do
+  [ -f "$tmp/ab/$f" ] || fail "no $f"
+done
+python3 - "$tmp/ab/ab.json" <<'PY' || fail "ab.json is not an A/B of two rounds"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["schema"] == "roofbench.ab.v1", j["schema"]
+assert len(j["rounds"]) == 2 and {r["first"] for r in j["rounds"]} <= {"base", "new"}
+assert [b["name"].split("/")[0:2] for b in j["benchmarks"]] == [["stream", "saxpy"]], j["benchmarks"]
+assert j["summary"]["exit_code"] == 0
+PY
+cmp -s "$tmp/summary.md" "$tmp/ab/ab.md" || fail "the job summary is not ab.md"
+grep -q '^### roofbench ab:' "$tmp/summary.md" || fail "the summary has no ab heading"
+echo "ci-ab: bad input exits 2; an A/A of two rounds exits 0 and writes ab.json, ab.md and the job summary"
