@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 cmake --preset release
 cmake --build --preset release
-ctest --preset release -j 2
+ctest --preset release -j 2 --output-on-failure
