@@ -3,7 +3,8 @@
 # docs/kernels.md (from `roofbench list`, i.e. the registry), the baselines' tables in
 # docs/baselines.md and their list in the README (from the committed baselines' summary.md, written
 # by the suite), and the GPU visit's commands with each stage's estimate in the README
-# (scripts/gpu-check.sh --plan). Never edit those sections by hand.
+# (scripts/gpu-check.sh --plan), and the regression check's figures in the README (from each
+# reports/ab/<machine>/bench-ab.md, written by scripts/bench-ab.sh). Never edit those sections by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${ROOFBENCH_BIN:-build/release/roofbench}
@@ -69,6 +70,19 @@ replace() {  # replace(doc, marker, file): swap the lines between <!-- marker:be
     $0 == "<!-- " m ":end -->" { skip = 0 }
     !skip { print }' "$1" >"$1.new" && mv "$1.new" "$1"
 }
+# The regression check's own figures: false alarms and detection of `ab` against two runs +
+# compare, from each committed scripts/bench-ab.sh result (reports/ab/<machine>/bench-ab.md).
+ab=$(mktemp)
+for md in reports/ab/*/bench-ab.md; do
+  [ -f "$md" ] || continue
+  dir=$(dirname "$md")
+  echo "On $(sed -n '3s/\. Written by.*//p' "$md") ([bench-ab.md]($md), [bench-ab.json]($dir/bench-ab.json)):" >>"$ab"
+  echo >>"$ab"
+  awk '/^\| path \|/ { on = 1 } on && /^\|/ { print; next } on { exit }' "$md" >>"$ab"
+done
+[ -s "$ab" ] || echo "(not measured yet: scripts/bench-ab.sh)" >"$ab"
+replace README.md ab "$ab"
+rm -f "$ab"
 replace docs/kernels.md catalogue "$catalogue"
 replace docs/baselines.md results "$results"
 replace README.md baselines "$baselines"

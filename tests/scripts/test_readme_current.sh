@@ -3,7 +3,8 @@
 # this tree now: the baselines' tables (docs/baselines.md) and their list (README) from the
 # committed baselines' summary.md, the CUDA rows of the kernel catalogue (docs/kernels.md) from
 # `roofbench list` (the CPU rows name this machine's SIMD and core count, so they are not compared
-# here), and the GPU visit's estimates (README) from scripts/gpu-check.sh --plan. A kernel added,
+# here), the GPU visit's estimates (README) from scripts/gpu-check.sh --plan, and the regression
+# check's figures (README) from reports/ab/*/bench-ab.md. A kernel added,
 # a baseline re-run or a stage changed without regenerating them fails here.
 # Usage: test_readme_current.sh ROOFBENCH_BIN HAVE_CUDA(0|1)
 set -uo pipefail
@@ -24,6 +25,11 @@ for summary in "$here"/reports/baselines/*/summary.md; do
   d=$(basename "$(dirname "$summary")")
   mkdir -p "$tmp/reports/baselines/$d" && cp "$summary" "$tmp/reports/baselines/$d/"
 done
+for md in "$here"/reports/ab/*/bench-ab.md; do
+  [ -f "$md" ] || continue
+  d=$(basename "$(dirname "$md")")
+  mkdir -p "$tmp/reports/ab/$d" && cp "$md" "$tmp/reports/ab/$d/"
+done
 ROOFBENCH_BIN=$bin bash "$tmp/scripts/update-readme.sh" >/dev/null || fail "update-readme.sh exited $?"
 
 section() {  # section(marker, file): the lines between <!-- marker:begin --> and <!-- marker:end -->
@@ -37,6 +43,7 @@ current() {  # current(doc, marker, what): the section is there and is what the 
 }
 current docs/baselines.md results "baselines' tables"
 current README.md baselines "list of baselines"
+current README.md ab "regression check's figures"
 
 if [ "$have_cuda" = 1 ]; then
   cuda_rows() { section catalogue "$1" | grep '^cuda '; }
