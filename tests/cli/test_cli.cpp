@@ -463,7 +463,7 @@ TEST(CliScripts, BaselineRunsTwoPairsComparesEachAndWritesTheFirstCountersRunWit
   const fs::path out = fresh("rb_baseline_out"), work = fresh("rb_baseline_work");
   std::string log;
   const int rc = baseline_sh(
-      "--device cpu --out " + out.string() + " --work " + work.string() + " --threshold 5 -- --quick --filter saxpy",
+      "--device cpu --out " + out.string() + " --work " + work.string() + " --threshold 5 -- --quick --filter saxpy --budget 0.2",
       &log);
   ASSERT_TRUE(rc == 0 || rc == 1) << log;
   for (const char* run : {"plain-1", "plain-2", "counters-1", "counters-2"}) {
