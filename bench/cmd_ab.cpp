@@ -97,8 +97,8 @@ struct Interleaved {
 Interleaved interleave(const std::string& base_bin, const std::string& new_bin, const std::vector<std::string>& run_args,
                        int n_rounds, std::uint64_t seed, const std::string& out) {
   if (n_rounds < 1) throw InputError("--rounds must be at least 1");
-  for (const char* own : {"--out", "--ceilings-from", "--dry-run", "--profile"})
-    if (std::string(own) != "--ceilings-from" && has_flag(run_args, own))
+  for (const char* own : {"--out", "--dry-run", "--profile"})
+    if (has_flag(run_args, own))
       throw InputError(fmt::format("{} is not a run option here: each round writes its own folder under --out", own));
   ensure_writable_dir(out);
   ensure_writable_dir((fs::path(out) / "rounds").string());

@@ -14,16 +14,6 @@ namespace roofbench {
 
 namespace {
 
-const BenchmarkResult* find(const Results& r, const std::string& name) {
-  for (const auto& b : r.benchmarks)
-    if (b.name == name) return &b;
-  return nullptr;
-}
-
-bool has_number(const BenchmarkResult* b) {
-  return b && b->measured() && b->measurement;
-}
-
 double median_rate(const BenchmarkResult& b) {
   return rate_metric(b).second / b.measurement->stats.median;
 }
@@ -44,7 +34,7 @@ std::map<std::string, std::vector<double>> round_log_ratios(const std::vector<Ab
   std::map<std::string, std::vector<double>> out;
   for (const auto& round : rounds)
     for (const auto& n : round.fresh.benchmarks) {
-      const BenchmarkResult* b = find(round.base, n.name);
+      const BenchmarkResult* b = find_benchmark(round.base, n.name);
       if (!has_number(b) || !has_number(&n)) continue;
       out[n.name].push_back(std::log(median_rate(n) / median_rate(*b)));
     }
@@ -58,12 +48,8 @@ Comparison compare_rounds(const std::vector<AbRound>& rounds, const CompareOptio
   c.options = opt;
   c.rounds = static_cast<int>(rounds.size());
   const AbRound& first = rounds.front();
-  auto side = [&](const Results& r, const std::string& path) {
-    return Comparison::Side{path, r.provenance.value("git_commit", std::string("unknown")).substr(0, 12),
-                            r.provenance.value("utc_time", std::string("?")), device_line(r)};
-  };
-  c.base = side(first.base, first.base_path);
-  c.fresh = side(first.fresh, first.new_path);
+  c.base = comparison_side(first.base, first.base_path);
+  c.fresh = comparison_side(first.fresh, first.new_path);
   environment_differences(first.base, first.fresh, opt, c);
 
   // Names over every round; a benchmark in one build only is listed, not judged.
@@ -87,8 +73,8 @@ Comparison compare_rounds(const std::vector<AbRound>& rounds, const CompareOptio
     std::string new_error, base_error;
     int base_failed = 0, new_failed = 0;
     for (std::size_t i = 0; i < rounds.size(); ++i) {
-      const BenchmarkResult* b = find(rounds[i].base, name);
-      const BenchmarkResult* n = find(rounds[i].fresh, name);
+      const BenchmarkResult* b = find_benchmark(rounds[i].base, name);
+      const BenchmarkResult* n = find_benchmark(rounds[i].fresh, name);
       if (n && !has_number(n)) {
         ++new_failed;
         if (new_error.empty()) new_error = fmt::format("round {}: {}", i + 1, n->error);

@@ -231,6 +231,20 @@ std::optional<double> roof_share_work(const BenchmarkResult& b) {
   return work / (achieved / (b.placement->roof_pct / 100));
 }
 
+const BenchmarkResult* find_benchmark(const Results& r, const std::string& name) {
+  for (const auto& b : r.benchmarks)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+bool has_number(const BenchmarkResult* b) {
+  return b && b->measured() && b->measurement;
+}
+
+Comparison::Side comparison_side(const Results& r, const std::string& path) {
+  return {path, short_commit(r), r.provenance.value("utc_time", std::string("?")), device_line(r)};
+}
+
 double CompareOptions::calibrated_threshold(const std::string& name, int rounds) const {
   const double t = threshold_for(name);
   const auto it = noise.find(name);
@@ -356,11 +370,8 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
                            const std::string& base_path, const std::string& new_path) {
   Comparison c;
   c.options = opt;
-  auto side = [](const Results& r, const std::string& path) {
-    return Comparison::Side{path, short_commit(r), r.provenance.value("utc_time", std::string("?")), device_line(r)};
-  };
-  c.base = side(base, base_path);
-  c.fresh = side(fresh, new_path);
+  c.base = comparison_side(base, base_path);
+  c.fresh = comparison_side(fresh, new_path);
   (void)opt.threshold_for("");  // every pattern is compiled: a bad one is an InputError before any work
   environment_differences(base, fresh, opt, c);
 
@@ -375,8 +386,8 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
       continue;
     }
     const BenchmarkResult& n = *it->second;
-    const Measurement* mb = b->measured() && b->measurement ? &*b->measurement : nullptr;
-    const Measurement* mn = n.measured() && n.measurement ? &*n.measurement : nullptr;
+    const Measurement* mb = has_number(b) ? &*b->measurement : nullptr;
+    const Measurement* mn = has_number(&n) ? &*n.measurement : nullptr;
     if (!mb && mn) {
       c.only_new.push_back(name + " (failed in BASE)");
       continue;

@@ -124,6 +124,12 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
 // The ceilings two runs share, matched by name on their start-of-run passes, each with its
 // change and verdict (one false-discovery control over them), and its roof group.
 std::vector<CompareRow> compare_ceilings(const Results& base, const Results& fresh, const CompareOptions& opt);
+// The benchmark of `r` named `name`, or null; whether it has a number (measured, with samples).
+const BenchmarkResult* find_benchmark(const Results& r, const std::string& name);
+bool has_number(const BenchmarkResult* b);
+// How a comparison names one of its sides: path, commit (12 digits), time, device.
+Comparison::Side comparison_side(const Results& r, const std::string& path);
+
 // Shared with `ab` (reports/ab.h): the device, version and settings that differ between two runs;
 // the adjusted p over rows with evidence and each row's verdict; worst first; the geometric mean.
 void environment_differences(const Results& base, const Results& fresh, const CompareOptions& opt, Comparison& c);

@@ -20,16 +20,6 @@ double work_of(const BenchmarkResult& b) {
   return rate_metric(b).second;
 }
 
-const BenchmarkResult* find(const Results& r, const std::string& name) {
-  for (const auto& b : r.benchmarks)
-    if (b.name == name) return &b;
-  return nullptr;
-}
-
-bool has_number(const BenchmarkResult* b) {
-  return b && b->measured() && b->measurement;
-}
-
 }  // namespace
 
 int History::flagged() const {
@@ -102,7 +92,7 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
     bh.rate.resize(static_cast<std::size_t>(n));
     std::vector<const BenchmarkResult*> at(static_cast<std::size_t>(n), nullptr);
     for (int i = 0; i < n; ++i) {
-      const BenchmarkResult* b = find(h.runs[static_cast<std::size_t>(i)].results, name);
+      const BenchmarkResult* b = find_benchmark(h.runs[static_cast<std::size_t>(i)].results, name);
       if (has_number(b)) at[static_cast<std::size_t>(i)] = b;
     }
     // --by-roof: its share of the roof of each run, where every run with a number placed it.
@@ -167,7 +157,7 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
     if (verdict != Verdict::slower && verdict != Verdict::faster) return std::nullopt;
     if (bh.metric == "roof share") return std::nullopt;  // the roofs' movement is divided out already
     const Results& newer = h.runs[static_cast<std::size_t>(to)].results;
-    const BenchmarkResult* b = find(newer, bh.name);
+    const BenchmarkResult* b = find_benchmark(newer, bh.name);
     CompareRow k;
     k.verdict = verdict;
     k.threshold = bh.threshold;
