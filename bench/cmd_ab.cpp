@@ -118,7 +118,7 @@ Interleaved interleave(const std::string& base_bin, const std::string& new_bin, 
     // The ceilings once, by BASE, with the device and sizes the runs use: every round then places
     // its kernels under the same roofs.
     std::vector<std::string> argv{base_bin, "ceilings"};
-    for (const char* opt : {"--device", "--skip", "--seed"})
+    for (const char* opt : {"--device", "--skip", "--seed", "--placements"})
       if (auto v = option_value(args, opt); !v.empty()) argv.insert(argv.end(), {opt, v});
     if (has_flag(args, "--quick")) argv.push_back("--quick");
     const std::string dir = (fs::path(out) / "ceilings").string();

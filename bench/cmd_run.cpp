@@ -39,6 +39,7 @@ MeasureOptions measure_options(const RunArgs& a) {
   opt.seed = a.seed;
   if (a.noise_target_pct) opt.target_rel_iqr = *a.noise_target_pct / 100;
   if (a.budget_s) opt.max_time_s = *a.budget_s;
+  opt.placements = a.placements;
   return opt;
 }
 

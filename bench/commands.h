@@ -28,6 +28,7 @@ struct RunArgs {
   std::string out;
   std::uint64_t seed = MeasureOptions{}.seed;
   std::optional<double> noise_target_pct, budget_s;
+  int placements = 1;  // --placements: fresh instances per benchmark (MeasureOptions::placements)
   bool counters = false;
   std::string metrics;  // --metrics a,b,c
   std::vector<std::string> gbench_args;

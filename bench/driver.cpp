@@ -41,6 +41,10 @@ int roofbench_main(int argc, char** argv) {
                     "seconds of wall time a benchmark may sample for when it does not reach the noise target "
                     "(default 5; 1 with --quick)")
         ->check(CLI::Range(0.0, 3600.0));
+    sub->add_option("--placements", run_args.placements,
+                    "measure each benchmark on N fresh instances in turn (fresh memory each, each verified), the "
+                    "budget split between them: averages the luck of where its buffers land (default 1)")
+        ->check(CLI::Range(1, 64));
     sub->add_flag("--counters", run_args.counters,
                   "also read hardware counters (CUPTI) in a separate pass after each benchmark's timed samples");
     sub->add_option("--metrics", run_args.metrics,

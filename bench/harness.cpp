@@ -19,7 +19,8 @@ nlohmann::json MeasureOptions::to_json() const {
           {"max_time_s", max_time_s},
           {"throttle_fraction", throttle_fraction},
           {"hide_launch", hide_launch},
-          {"seed", seed}};
+          {"seed", seed},
+          {"placements", placements}};
 }
 
 Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed) {
@@ -139,6 +140,10 @@ void merge_measurements(Measurement& into, const Measurement& m) {
     into.clock_reference_hz.reset();
   }
   into.warmup_runs += m.warmup_runs;
+  if (!into.placement_samples.empty() && !m.placement_samples.empty())
+    into.placement_samples.insert(into.placement_samples.end(), m.placement_samples.begin(), m.placement_samples.end());
+  else
+    into.placement_samples.clear();
   into.stop_reason = m.stop_reason;
   into.clock_after_hz = m.clock_after_hz;
   into.stats = summarize(into.samples_s);
@@ -187,26 +192,63 @@ BenchmarkResult declare(const Variant& v, const Params& params) {
   return r;
 }
 
+namespace {
+// The limits of one of `opt.placements` instances: the samples and time split evenly, never
+// below MeasureOptions::kMinSamples samples each (or the whole minimum, where that is fewer).
+MeasureOptions placement_slice(const MeasureOptions& opt) {
+  const int k = std::max(1, opt.placements);
+  if (k == 1) return opt;
+  MeasureOptions o = opt;
+  o.min_samples = std::min(opt.min_samples, std::max(MeasureOptions::kMinSamples, (opt.min_samples + k - 1) / k));
+  o.max_samples = std::max(o.min_samples, opt.max_samples / k);
+  o.min_time_s = opt.min_time_s / k;
+  o.max_time_s = opt.max_time_s / k;
+  return o;
+}
+}  // namespace
+
 BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& params, const MeasureOptions& opt,
                               const AfterMeasure& after) {
   BenchmarkResult r = declare(v, params);
   std::unique_ptr<Instance> inst;
+  const int placements = std::max(1, opt.placements);
+  const MeasureOptions slice = placement_slice(opt);
   try {
-    inst = v.make(params);
-    r.waves = inst->waves();
-    if (v.timing_only) {  // its author declared no reference: one run, for its errors, and no check
-      inst->prepare(opt.seed);
-      inst->run();
-      dev.synchronize();
-      r.verification.method = "none: declared timing only, with no reference";
-    } else {
-      r.verification = prepare_and_verify(dev, *inst, opt.seed);
-      if (!r.verification.ok) {
-        r.error = "verification failed: " + r.verification.detail;
-        return r;
+    for (int p = 0; p < placements; ++p) {
+      if (p > 0) inst.reset();  // its memory goes back before the next instance takes some
+      inst = v.make(params);
+      if (p == 0) r.waves = inst->waves();
+      if (v.timing_only) {  // its author declared no reference: one run, for its errors, and no check
+        inst->prepare(opt.seed);
+        inst->run();
+        dev.synchronize();
+        r.verification.method = "none: declared timing only, with no reference";
+      } else {
+        Verification ver = prepare_and_verify(dev, *inst, opt.seed);
+        if (!ver.ok) {
+          r.verification = ver;
+          r.measurement.reset();
+          r.error = placements == 1 ? "verification failed: " + ver.detail
+                                    : fmt::format("verification failed on placement {} of {}: {}", p + 1,
+                                                  placements, ver.detail);
+          return r;
+        }
+        if (p == 0) {
+          r.verification = ver;
+        } else {  // the instances check the same outputs: count each check, keep the worst error
+          r.verification.checked += ver.checked;
+          r.verification.max_abs_error = std::max(r.verification.max_abs_error, ver.max_abs_error);
+        }
+      }
+      Measurement m = measure(dev, *inst, slice, v.launch());
+      m.placement_samples = {static_cast<int>(m.samples_s.size())};
+      if (p == 0) {
+        r.measurement = std::move(m);
+      } else {
+        merge_measurements(*r.measurement, m);
       }
     }
-    r.measurement = measure(dev, *inst, opt, v.launch());
+    if (placements == 1) r.measurement->placement_samples.clear();
     r.warnings = measurement_warnings(*r.measurement, opt);
     if (v.timing_only)
       r.warnings.insert(r.warnings.begin(),

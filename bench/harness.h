@@ -29,6 +29,12 @@ struct MeasureOptions {
   // launches (ncu, compute-sanitizer), where a stream held by a blocking kernel only times out.
   bool hide_launch = true;
   std::uint64_t seed = 20261121;
+  // Fresh instances (fresh allocations) each benchmark is measured on in turn, the sample and
+  // time limits split between them. Where memory lands decides a bandwidth-bound kernel's speed
+  // for as long as its buffers live (docs/measurement.md: a 7-15% spread between allocations on a
+  // 2-core VM, 2-8% within one); several placements average that luck instead of keeping one
+  // draw for the whole benchmark. Each instance is verified before it is timed.
+  int placements = 1;
 
   static constexpr int kMinSamples = 5;  // the budget never stops a benchmark with fewer
 

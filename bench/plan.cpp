@@ -122,7 +122,7 @@ Estimate estimate_run(const RunPlan& plan, const MeasureOptions& opt, bool count
     ++e.jobs;
     e.sampling_s += opt.max_time_s + warmup_s + kJobOverheadS;
     const double check_s = j.variant->work.host_bytes(j.params) / host_rate;
-    e.checks_s += check_s;
+    e.checks_s += check_s * std::max(1, opt.placements);  // each placement is verified
     // A counter pass makes the inputs afresh before each of its (at most two) replay passes and
     // runs the kernel a few more times for the trace.
     if (counters && j.tag.empty() && j.variant->launches_kernels && j.variant->backend == Backend::cuda)

@@ -68,7 +68,7 @@ Verification verification_from(const json& j) {
 }
 
 json measurement_json(const Measurement& m) {
-  return {{"samples_s", m.samples_s},
+  json j = {{"samples_s", m.samples_s},
           {"stats", stats_json(m.stats)},
           {"warmup_runs", m.warmup_runs},
           {"stop_reason", m.stop_reason},
@@ -80,6 +80,8 @@ json measurement_json(const Measurement& m) {
           {"sample_clock_hz", m.sample_clock_hz},
           {"throttled_samples", m.throttled},
           {"clock_limits", m.clock_limits}};
+  if (!m.placement_samples.empty()) j["placement_samples"] = m.placement_samples;
+  return j;
 }
 Measurement measurement_from(const json& j) {
   Measurement m;
@@ -107,6 +109,15 @@ Measurement measurement_from(const json& j) {
     if (i < 0 || static_cast<std::size_t>(i) >= m.sample_clock_hz.size())
       throw InputError(fmt::format("a throttled-sample index ({}) points at no sample with a clock", i));
   m.clock_limits = j.value("clock_limits", std::vector<std::string>{});
+  m.placement_samples = j.value("placement_samples", std::vector<int>{});
+  std::size_t placed = 0;
+  for (int n : m.placement_samples) {
+    if (n < 1) throw InputError("a measurement has a placement with no samples");
+    placed += static_cast<std::size_t>(n);
+  }
+  if (!m.placement_samples.empty() && placed != m.samples_s.size())
+    throw InputError(fmt::format("a measurement's placements hold {} samples but it has {}", placed,
+                                 m.samples_s.size()));
   return m;
 }
 

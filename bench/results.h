@@ -34,6 +34,9 @@ struct Measurement {
   std::optional<double> clock_reference_hz;
   std::vector<int> throttled;                   // indices of samples read below the throttle fraction of the reference
   std::vector<std::string> clock_limits;        // every clock-limit reason seen after a sample (NVML)
+  // With --placements N > 1: how many of samples_s (in order) each fresh instance took; empty
+  // when the benchmark ran on one instance.
+  std::vector<int> placement_samples;
 };
 
 // Where a benchmark sits on the roofline (roofline/model.h computes it).

@@ -9,9 +9,10 @@
 # must come out SLOWER. The builds are the example project against this build's installed library,
 # so each binary holds roofbench's own kernels and the example's.
 # It also records where the noise enters: per benchmark, the spread of the rate between fresh
-# processes (the A/A rounds) beside the spread within one process (its first half of samples
-# against its second half).
-# Usage: scripts/bench-ab.sh [BUILD_DIR] [OUT_DIR]   (env: REPEATS=5 ROUNDS=10 FILTER=... BUDGET=0.25)
+# processes (the A/A rounds), between fresh instances (placements: fresh memory) within one
+# process, and within one instance (the first half of its samples against the second half).
+# Usage: scripts/bench-ab.sh [BUILD_DIR] [OUT_DIR]
+#   env: REPEATS=5 ROUNDS=10 FILTER=... BUDGET=0.25 PLACEMENTS=4 (run --placements)
 # Writes OUT_DIR/bench-ab.json and bench-ab.md (the figures the README quotes), and keeps every
 # run under OUT_DIR/work/ unless KEEP_WORK=0.
 set -euo pipefail
@@ -22,6 +23,7 @@ repeats=${REPEATS:-5}
 rounds=${ROUNDS:-10}
 filter=${FILTER:-'^(stream/saxpy|lowprec/relu/fp32|fusion/bias_gelu|myops/)'}
 budget=${BUDGET:-0.25}
+placements=${PLACEMENTS:-4}
 [ -x "$build/roofbench" ] || { echo "bench-ab: no $build/roofbench; build first" >&2; exit 2; }
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-ab.XXXXXX")
@@ -37,7 +39,7 @@ for v in plain:0 planted:10; do
   cmake --build "$work/$name" >"$work/$name.build.log" 2>&1
 done
 plain=$work/plain/fused_op_bench planted=$work/planted/fused_op_bench
-run_opts=(--device cpu --quick --filter "$filter" --budget "$budget")
+run_opts=(--device cpu --quick --filter "$filter" --budget "$budget" --placements "$placements")
 
 verdicts() {  # FILE.json -> one line of JSON: the verdict per benchmark
   python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(json.dumps({b["name"]: b["verdict"] for b in c["benchmarks"]}))' "$1"
@@ -63,9 +65,9 @@ for i in $(seq 1 "$repeats"); do
 done
 
 log "summarise into $out"
-python3 - "$work" "$out" "$repeats" "$rounds" "$filter" "$budget" "$build/roofbench" <<'PY'
+python3 - "$work" "$out" "$repeats" "$rounds" "$filter" "$budget" "$placements" <<'PY'
 import glob, json, math, os, statistics, subprocess, sys
-work, out, repeats, rounds, filt, budget, roofbench = sys.argv[1:8]
+work, out, repeats, rounds, filt, budget, placements = sys.argv[1:8]
 rows = [json.loads(l) for l in open(os.path.join(work, "verdicts.jsonl"))]
 planted = "myops/axpb_relu_fused/fp32/"
 
@@ -86,9 +88,13 @@ def tally(path):
             "ab_other_verdicts": ab_judged, "ab_other_false_alarms": ab_false,
             "planted_verdicts": [v for r in ab for n, v in r["verdicts"].items() if n.startswith(planted)]}
 
-# Where the noise enters: between fresh processes (the A/A rounds of ab) and within one process
-# (the median of the first half of a benchmark's samples against the second half's).
-between, within = {}, {}
+# Where the noise enters, each as the sd of the log ratio of two measurements of the same build:
+# two fresh processes (the A/A rounds of ab), two fresh instances in one process (consecutive
+# placements), and the two halves of one instance's samples.
+def log_median_ratio(a, b):
+    return math.log(statistics.median(a) / statistics.median(b))
+
+between, placed, within = {}, {}, {}
 for r in rows:
     if r["path"] != "ab" or r["kind"] != "aa":
         continue
@@ -102,13 +108,27 @@ for r in rows:
         for s in res:
             for b in res[s]["benchmarks"]:
                 m = b.get("measurement")
-                if not m or len(m["samples_s"]) < 6:
+                if not m:
                     continue
                 x = m["samples_s"]
-                h = len(x) // 2
-                within.setdefault(b["name"], []).append(math.log(statistics.median(x[:h]) / statistics.median(x[h:])))
-noise = {n: {"between_processes_sd_pct": 100 * statistics.stdev(between[n]),
-             "within_process_sd_pct": 100 * statistics.stdev(within[n]) if len(within.get(n, [])) > 1 else None,
+                counts = m.get("placement_samples") or [len(x)]
+                parts, i = [], 0
+                for k in counts:
+                    parts.append(x[i:i + k])
+                    i += k
+                for p, q in zip(parts, parts[1:]):
+                    placed.setdefault(b["name"], []).append(log_median_ratio(p, q))
+                for p in parts:
+                    if len(p) >= 4:
+                        h = len(p) // 2
+                        within.setdefault(b["name"], []).append(log_median_ratio(p[:h], p[h:]))
+
+def sd_pct(v):
+    return 100 * statistics.stdev(v) if len(v) > 1 else None
+
+noise = {n: {"between_processes_sd_pct": sd_pct(between[n]),
+             "between_placements_sd_pct": sd_pct(placed.get(n, [])),
+             "within_placement_sd_pct": sd_pct(within.get(n, [])),
              "rounds": len(between[n])}
          for n in sorted(between) if len(between[n]) > 1}
 
@@ -119,7 +139,8 @@ result = {
     "schema": "roofbench.bench-ab.v1",
     "device": res["device"], "provenance": res["provenance"],
     "settings": {"repeats": int(repeats), "rounds": int(rounds), "filter": filt, "budget_s": float(budget),
-                 "run_options": f"--device cpu --quick --filter '{filt}' --budget {budget}",
+                 "placements": int(placements),
+                 "run_options": f"--device cpu --quick --filter '{filt}' --budget {budget} --placements {placements}",
                  "planted": "examples/fused_op built with FUSED_OP_EXTRA_WORK_PERCENT=10: "
                             "myops/axpb_relu_fused does 10% more work"},
     "ab": tally("ab"), "compare": tally("compare"),
@@ -148,14 +169,16 @@ md = [f"# Regression check on a noisy machine: interleaved A/B against two separ
       line("`roofbench ab` (interleaved rounds)", result["ab"]),
       line("two runs + `roofbench compare`", result["compare"]),
       "",
-      "Where the noise enters (sd of the log rate ratio, percent): between two fresh processes, and within one "
-      "process (the first half of its samples against the second half).",
+      "Where the noise enters (sd of the log ratio of two medians, percent): two fresh processes, two fresh "
+      "instances (fresh memory) in one process, the two halves of one instance's samples.",
       "",
-      "| benchmark | between processes | within a process | rounds |",
-      "|---|--:|--:|--:|"]
+      "| benchmark | between processes | between instances in a process | within an instance | rounds |",
+      "|---|--:|--:|--:|--:|"]
+def cell(v):
+    return "—" if v is None else f"{v:.1f}%"
 for n, v in noise.items():
-    w = "—" if v["within_process_sd_pct"] is None else f"{v['within_process_sd_pct']:.1f}%"
-    md.append(f"| `{n}` | {v['between_processes_sd_pct']:.1f}% | {w} | {v['rounds']} |")
+    md.append(f"| `{n}` | {cell(v['between_processes_sd_pct'])} | {cell(v['between_placements_sd_pct'])} | "
+              f"{cell(v['within_placement_sd_pct'])} | {v['rounds']} |")
 with open(os.path.join(out, "bench-ab.md"), "w") as f:
     f.write("\n".join(md) + "\n")
 print("\n".join(md))

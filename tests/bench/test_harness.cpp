@@ -157,6 +157,70 @@ TEST(Harness, MaxSamplesStopsTheLoop) {
   EXPECT_EQ(r.measurement->stop_reason, "max_samples");
 }
 
+TEST(Harness, PlacementsMeasureFreshInstancesInTurnEachVerified) {
+  auto dev = make_cpu_device();
+  Variant v = toy("good", Defect::none);
+  int made = 0;
+  const auto make = v.make;
+  v.make = [&made, make](const Params& p) {
+    ++made;
+    return make(p);
+  };
+  MeasureOptions o = fast();
+  o.min_time_s = 1e9;
+  o.max_time_s = 1e9;
+  o.min_samples = 18;
+  o.max_samples = 18;
+  o.placements = 3;
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], o);
+  ASSERT_TRUE(r.verified()) << r.error;
+  EXPECT_EQ(made, 3);
+  EXPECT_EQ(r.verification.checked, 3 * 1024);  // each instance checked before its samples
+  ASSERT_TRUE(r.measurement);
+  EXPECT_EQ(r.measurement->placement_samples, (std::vector<int>{6, 6, 6}));  // the sample limit split three ways
+  EXPECT_EQ(r.measurement->stats.n, 18);
+  EXPECT_EQ(r.measurement->warmup_runs, 3 * o.warmup_runs);
+  EXPECT_EQ(r.measurement->stop_reason, "max_samples");
+}
+
+TEST(Harness, APlacementTakesAtLeastTheMinimumSamplesTheBudgetAllows) {
+  auto dev = make_cpu_device();
+  const Variant v = toy("good", Defect::none);
+  MeasureOptions o = fast();
+  o.min_time_s = 1e9;
+  o.max_time_s = 1e9;
+  o.min_samples = o.max_samples = 12;
+  o.placements = 4;  // 3 each would fall below MeasureOptions::kMinSamples
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], o);
+  ASSERT_TRUE(r.measurement);
+  EXPECT_EQ(r.measurement->placement_samples,
+            std::vector<int>(4, MeasureOptions::kMinSamples));
+}
+
+TEST(Harness, OnePlacementRecordsNoPlacements) {
+  auto dev = make_cpu_device();
+  const Variant v = toy("good", Defect::none);
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], fast());
+  ASSERT_TRUE(r.measurement);
+  EXPECT_TRUE(r.measurement->placement_samples.empty());
+}
+
+TEST(Harness, APlacementThatFailsVerificationLeavesTheBenchmarkWithoutANumber) {
+  auto dev = make_cpu_device();
+  Variant v = toy("second-wrong", Defect::none);
+  int made = 0;
+  v.make = [&made](const Params& p) {
+    return std::make_unique<AddOne>(param(p, "n"), ++made == 2 ? Defect::wrong_value : Defect::none);
+  };
+  MeasureOptions o = fast();
+  o.placements = 3;
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], o);
+  EXPECT_EQ(made, 2);  // the third is never made
+  EXPECT_FALSE(r.verified());
+  EXPECT_FALSE(r.measurement);
+  EXPECT_NE(r.error.find("verification failed on placement 2 of 3"), std::string::npos) << r.error;
+}
+
 namespace {
 
 // A device whose sample times and clock readings follow a script, so that the stopping rule and

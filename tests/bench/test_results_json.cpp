@@ -109,6 +109,22 @@ TEST(ResultsJson, ComparedWithAndPerSampleClocksRoundTrip) {
   EXPECT_THROW(bad.get<Results>(), InputError);
 }
 
+TEST(ResultsJson, PlacementsRoundTripAndMustAddUpToTheSamples) {
+  Results r = full_sample();
+  Measurement& m = *r.benchmarks[0].measurement;
+  ASSERT_GE(m.samples_s.size(), 2u);
+  m.placement_samples = {1, static_cast<int>(m.samples_s.size()) - 1};
+  const json j = json::parse(dump_results(r));
+  EXPECT_EQ(j.at("benchmarks").at(0).at("measurement").at("placement_samples"), json(m.placement_samples));
+  EXPECT_FALSE(j.at("benchmarks").at(1).at("measurement").contains("placement_samples"));  // one instance: absent
+  EXPECT_EQ(j.get<Results>().benchmarks[0].measurement->placement_samples, m.placement_samples);
+  json bad = j;
+  bad["benchmarks"][0]["measurement"]["placement_samples"] = {1, 1000};
+  EXPECT_THROW(bad.get<Results>(), InputError);
+  bad["benchmarks"][0]["measurement"]["placement_samples"] = {0, static_cast<int>(m.samples_s.size())};
+  EXPECT_THROW(bad.get<Results>(), InputError);
+}
+
 TEST(ResultsJson, CountersRoundTripAndTheirDerivedValuesAreRecomputed) {
   Results r = full_sample();
   r.counters = {{"requested", true}, {"available", true}, {"chip", "GH100"}};
