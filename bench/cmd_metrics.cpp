@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "bench/commands.h"
+#include "bench/user_regex.h"
 #include "bench/plan.h"
 #include "roofline/cupti/metrics.h"
 #ifdef ROOFBENCH_HAVE_CUDA
@@ -27,7 +28,7 @@ int cmd_metrics(const MetricsArgs& a) {
     user = cupti::parse_metric_list(a.metrics);
     host.require_known(user, "--metrics");
   }
-  const std::regex re = option_regex("--filter", a.filter);
+  const std::regex re = user_regex("--filter", a.filter);
   std::cout << fmt::format("chip {}: at most {} hardware metrics per pass; default sets stay within {} passes\n",
                            host.chip(), host.max_hardware_metrics_per_pass(), cupti::kPassBudget);
   std::map<std::vector<std::string>, int> passes;

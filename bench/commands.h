@@ -3,6 +3,7 @@
 // calls them. Each returns the process exit code (see driver.h) and throws InputError for bad
 // input, which the driver prints on one line with exit 2.
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,5 +98,25 @@ struct MetricsArgs {
 };
 int cmd_metrics(const MetricsArgs& a);
 int cmd_list(bool builtin);  // builtin false: roofbench's own families left out, the ceilings kept
+
+// What the command line asks for, parsed (bench/cmd_line.cpp) and not yet run.
+struct CommandLine {
+  int exit_code = -1;   // >= 0: parsing ended it (help or version printed, or a usage error said): exit so
+  std::string command;  // the subcommand: run, ceilings, report, merge, ...
+  RunArgs run_args;
+  std::vector<std::string> report_paths, merge_paths;
+  std::string report_out, merge_out;
+  std::string xc_results, xc_csv;
+  std::vector<std::string> xc_benchmarks;
+  CompareArgs cmp;
+  HistoryArgs hist;
+  AbArgs ab;
+  CalibrateArgs cal;
+  MetricsArgs met;
+  bool list_no_builtin = false;
+};
+// Parses argv without running anything: help and usage errors go to `out` and `err` and set
+// exit_code; an argument `run` cannot take throws InputError.
+CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 }  // namespace roofbench::cli

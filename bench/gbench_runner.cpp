@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bench/stats.h"
+#include "bench/user_regex.h"
 
 namespace roofbench {
 
@@ -87,13 +88,9 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
   // The progress total follows Google Benchmark's filter when one was given.
   std::size_t total = jobs.size();
   if (const std::string f = find_flag(gbench_args, "--benchmark_filter"); !f.empty() && f != "." && f != "all") {
-    try {
-      const std::regex re(f);
-      total = 0;
-      for (const auto& j : jobs) total += std::regex_search(j.name(), re) ? 1 : 0;
-    } catch (const std::regex_error&) {
-      throw InputError(fmt::format("--benchmark_filter '{}' is not a valid regular expression", f));
-    }
+    const std::regex re = user_regex("--benchmark_filter", f);
+    total = 0;
+    for (const auto& j : jobs) total += std::regex_search(j.name(), re) ? 1 : 0;
   }
   auto done = std::make_shared<std::size_t>(0);
   auto lost = std::make_shared<LostDevice>();

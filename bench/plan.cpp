@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "bench/user_regex.h"
+
 namespace roofbench {
 
 bool Target::runs(const Variant& v, std::vector<NotRun>* left_out) const {
@@ -14,20 +16,12 @@ bool Target::runs(const Variant& v, std::vector<NotRun>* left_out) const {
   return false;
 }
 
-std::regex option_regex(const std::string& option, const std::string& pattern) {
-  try {
-    return std::regex(pattern.empty() ? "." : pattern);
-  } catch (const std::regex_error&) {
-    throw InputError(option + " '" + pattern + "' is not a valid regular expression");
-  }
-}
-
 namespace {
 
 // --skip: benchmarks (ceilings too) left out of the run by name, e.g. a kernel that faults and
 // takes the device down with it. Each variant it leaves out is listed in results.json not_run.
 struct Skip {
-  explicit Skip(std::string p) : pattern(std::move(p)), re(option_regex("--skip", pattern)) {}
+  explicit Skip(std::string p) : pattern(std::move(p)), re(user_regex("--skip", pattern)) {}
   std::string pattern;
   std::regex re;
   // `v`'s sizes that run; a variant with sizes skipped is listed in *left_out (when given).
@@ -56,7 +50,7 @@ std::vector<Job> ceiling_jobs(const Target& t, bool quick, const Skip& skip, con
 
 std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& filter, bool builtin, const Skip& skip,
                              std::vector<NotRun>* left_out) {
-  const std::regex re = option_regex("--filter", filter);
+  const std::regex re = user_regex("--filter", filter);
   std::vector<Job> jobs;
   bool any_of_yours = false;
   for (const auto& v : registry()) {

@@ -30,9 +30,6 @@ struct Target {
   bool runs(const Variant& v, std::vector<NotRun>* left_out) const;
 };
 
-// A user's regular expression; empty matches everything. Throws InputError naming `option`.
-std::regex option_regex(const std::string& option, const std::string& pattern);
-
 struct PlanOptions {
   bool quick = false;
   std::string filter;  // --filter: kernels by name (ceilings always run)

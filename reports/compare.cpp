@@ -10,6 +10,7 @@
 #include <set>
 
 #include "reports/format.h"
+#include "bench/user_regex.h"
 
 namespace roofbench {
 
@@ -275,12 +276,7 @@ double CompareOptions::threshold_for(const std::string& name) const {
   double t = threshold;
   bool matched = false;
   for (const auto& [pattern, value] : thresholds) {
-    std::regex re;
-    try {
-      re = std::regex(pattern);
-    } catch (const std::regex_error&) {
-      throw InputError("threshold pattern '" + pattern + "' is not a valid regular expression");
-    }
+    const std::regex re = user_regex("threshold pattern", pattern);
     if (std::regex_search(name, re)) {
       t = matched ? std::max(t, value) : value;
       matched = true;
