@@ -120,6 +120,8 @@ CpuInfo detect() {
   }
 #endif
   if (c.llc_bytes == 0) c.llc_bytes = 32u << 20;  // unknown: assume a large LLC, flush more
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) c.memory_bytes = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
   fill_fma_table(c);
   return c;
 }

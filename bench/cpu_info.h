@@ -12,7 +12,8 @@ struct CpuInfo {
   int threads = 1;            // OpenMP threads the suite uses (all cores)
   std::size_t l1d_bytes = 0;  // per core
   std::size_t l2_bytes = 0;   // per core
-  std::size_t llc_bytes = 0;  // last-level cache, total
+  std::size_t llc_bytes = 0;  // last-level cache, total (a VM may report its host's whole L3)
+  std::size_t memory_bytes = 0;  // physical memory this system has (0: unknown)
   std::string isa;            // widest FMA kernel this CPU runs: "avx512f", "avx2+fma", "scalar"
   int fp32_lanes = 4;         // FP32 lanes of one FMA unit's datapath
   int fma_units = 1;          // FMA units per core

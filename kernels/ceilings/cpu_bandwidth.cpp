@@ -1,12 +1,14 @@
 // CPU bandwidth ceilings: read-only, write-only, copy, triad and update on all cores, over
-// arrays at least 8x the last-level cache (DRAM); and the same read kernel over working sets that
+// arrays of 8x the last-level cache where memory allows (DRAM); and the same read kernel over working sets that
 // fit in L1, L2 and L3, read again and again (the cache levels of the hierarchical roofline).
 // They share one file: they are one technique (STREAM).
 // Run only these: roofbench ceilings --device cpu
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -255,19 +257,41 @@ class CpuCacheRead final : public Instance {
 
 // ---------------------------------------------------------------- registration
 // Arrays of at least 8x the last-level cache, rounded up to a power of two (also in --quick:
-// at 4x this VM-hosted CPU measured up to a third less, so a smaller array gives a wrong roof).
-std::int64_t elements_for(std::size_t llc_multiple) {
+// at 4x this VM-hosted CPU measured up to a third less, so a smaller array gives a wrong roof),
+// unless triad's three arrays would then take more than an eighth of the machine's memory. A VM
+// may report its host's whole L3: one 2-vCPU Xeon VM here reported 260 MiB, for which 8x is three
+// arrays of 2 GiB, and two runs side by side (ctest -j 2) went out of its 24 GiB. Then the
+// largest power of two that fits, and the ceiling's method says how many times the LLC that is.
+// On that VM, 512 MiB arrays (2x) read, wrote, copied and updated within 5% of 2 GiB ones (8x).
+constexpr std::size_t kLlcMultiple = 8;
+constexpr std::size_t kMemoryShare = 8;  // at most 1/kMemoryShare of memory for the largest set
+constexpr std::size_t kMaxArrays = 3;    // triad: x, c, y
+
+std::int64_t dram_elements() {
+  const CpuInfo& cpu = cpu_info();
   std::int64_t n = 1 << 20;
-  while (static_cast<std::size_t>(n) * sizeof(float) < llc_multiple * cpu_info().llc_bytes) n *= 2;
+  while (static_cast<std::size_t>(n) * sizeof(float) < kLlcMultiple * cpu.llc_bytes) n *= 2;
+  if (cpu.memory_bytes > 0)
+    while (n > (1 << 20) && kMaxArrays * static_cast<std::size_t>(n) * sizeof(float) * kMemoryShare > cpu.memory_bytes)
+      n /= 2;
   return n;
+}
+
+std::string dram_arrays_method(std::int64_t n) {
+  const double multiple = static_cast<double>(n) * sizeof(float) / static_cast<double>(cpu_info().llc_bytes);
+  return fmt::format("arrays of {} floats ({:.1f}x the last-level cache{})", n, multiple,
+                     multiple < kLlcMultiple ? fmt::format("; {}x would take more than 1/{} of memory", kLlcMultiple,
+                                                           kMemoryShare)
+                                             : "");
 }
 
 Variant make(StreamOp op) {
   Variant v = stream_ceiling_variant(op, Backend::cpu, Level::dram);
   v.summary = std::string("STREAM-style ") + op_name(op) + " on all cores, " + cpu_info().isa + " vectors";
+  const std::int64_t n = dram_elements();
   v.ceiling->method = "all cores, one contiguous chunk per thread, " + cpu_info().isa +
-                      " vectors, non-temporal stores to fresh lines, arrays of n floats (>= 8x the last-level cache)";
-  v.sizes = vector_sizes({elements_for(8)});
+                      " vectors, non-temporal stores to fresh lines, " + dram_arrays_method(n);
+  v.sizes = vector_sizes({n});
   v.quick_sizes = v.sizes;
   v.test_sizes = vector_sizes({16, 4096 + 16, (1 << 20) + 48});
   v.make = [op](const Params& p) { return std::make_unique<CpuStream>(op, p); };
