@@ -5,8 +5,8 @@
 #   compare  two separate runs, then roofbench compare (the old path).
 # Each is run REPEATS times as an A/A (one build against itself: every SLOWER or FASTER is a false
 # alarm) and as an A/B against a build with a planted regression (examples/fused_op built with
-# FUSED_OP_EXTRA_WORK_PERCENT=10: its CPU fused kernel does 10% more work; never a sleep), which
-# must come out SLOWER. The builds are the example project against this build's installed library,
+# FUSED_OP_EXTRA_WORK_PERCENT=10: its CPU fused kernel streams 10% more elements than it declares,
+# so its rate drops by 9.1%; never a sleep), which must come out SLOWER. The builds are the example project against this build's installed library,
 # so each binary holds roofbench's own kernels and the example's.
 # It also records where the noise enters: per benchmark, the spread of the rate between fresh
 # processes (the A/A rounds), between fresh instances (placements: fresh memory) within one
@@ -142,7 +142,7 @@ result = {
                  "placements": int(placements),
                  "run_options": f"--device cpu --quick --filter '{filt}' --budget {budget} --placements {placements}",
                  "planted": "examples/fused_op built with FUSED_OP_EXTRA_WORK_PERCENT=10: "
-                            "myops/axpb_relu_fused does 10% more work"},
+                            "myops/axpb_relu_fused streams 10% more elements than it declares (its rate 9.1% lower)"},
     "ab": tally("ab"), "compare": tally("compare"),
     "noise": noise,
     "runs": rows,
