@@ -12,7 +12,12 @@
 # processes (the A/A rounds), between fresh instances (placements: fresh memory) within one
 # process, and within one instance (the first half of its samples against the second half).
 # Usage: scripts/bench-ab.sh [BUILD_DIR] [OUT_DIR]
-#   env: REPEATS=5 ROUNDS=10 FILTER=... BUDGET=0.25 PLACEMENTS=4 (run --placements)
+#   env: REPEATS=5 ROUNDS=20 FILTER=... BUDGET=0.25 PLACEMENTS=2 (run --placements)
+# 20 rounds: on the 2-vCPU Xeon VM the planted kernel's rate moved 6% (sd) from one fresh process
+# to the next, and 10 rounds found its 9.1% drop significant after Benjamini-Hochberg over six
+# kernels in about two repeats of three; 20 rounds halve the variance of the mean. Two placements
+# each keep a round at about 15 s there (the per-process spread, not the per-placement one, was
+# the larger).
 # Writes OUT_DIR/bench-ab.json and bench-ab.md (the figures the README quotes), and keeps every
 # run under OUT_DIR/work/ unless KEEP_WORK=0.
 set -euo pipefail
@@ -20,10 +25,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath "${1:-$here/build/release}")
 out=${2:-$here/reports/ab/$(hostname -s)}
 repeats=${REPEATS:-5}
-rounds=${ROUNDS:-10}
+rounds=${ROUNDS:-20}
 filter=${FILTER:-'^(stream/saxpy|lowprec/relu/fp32|fusion/bias_gelu|myops/)'}
 budget=${BUDGET:-0.25}
-placements=${PLACEMENTS:-4}
+placements=${PLACEMENTS:-2}
 [ -x "$build/roofbench" ] || { echo "bench-ab: no $build/roofbench; build first" >&2; exit 2; }
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-ab.XXXXXX")
