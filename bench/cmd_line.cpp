@@ -1,5 +1,5 @@
 // The command line: every subcommand and option, parsed into CommandLine without running
-// anything (fuzz/fuzz_command_line.cpp feeds it arbitrary arguments); bench/driver.cpp runs the
+// anything (tests/fuzz/fuzz_command_line.cpp feeds it arbitrary arguments); bench/driver.cpp runs the
 // command it names.
 #include <CLI/CLI.hpp>
 

@@ -408,13 +408,17 @@ Results load_results(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw InputError(path + ": read error");
-  json j = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw InputError(path + ": not valid JSON");
   try {
-    return j.get<Results>();
+    return parse_results(ss.str());
   } catch (const InputError& e) {
     throw InputError(path + ": " + e.what());
   }
+}
+
+Results parse_results(const std::string& text) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw InputError("not valid JSON");
+  return j.get<Results>();
 }
 
 std::string dump_results(const Results& r) {

@@ -187,6 +187,8 @@ void from_json(const nlohmann::json& j, Results& r);  // throws InputError with 
 // Reads and validates a results file; throws InputError (missing, unreadable, malformed,
 // wrong schema) with a one-line message naming the file.
 Results load_results(const std::string& path);
+// The same for the text of one (tests/fuzz/fuzz_results.cpp feeds it arbitrary bytes).
+Results parse_results(const std::string& text);
 std::string dump_results(const Results& r);  // pretty JSON text, ends with a newline
 // A results file given as itself or as the folder that holds results.json.
 std::string results_path(const std::string& file_or_dir);

@@ -1,7 +1,7 @@
 #pragma once
 // A regular expression a user types (empty: match everything) (--filter, --skip, --threshold-for REGEX=PCT,
 // --benchmark_filter): compiled one way everywhere, so that no pattern can make a name match take
-// exponential time or the process run out of stack (found by fuzz/fuzz_command_line.cpp).
+// exponential time or the process run out of stack (tests/fuzz/fuzz_command_line.cpp tries).
 //  - ECMAScript syntax, as std::regex; at most kMaxUserRegexLength characters;
 //  - with libstdc++, matched by its breadth-first executor (the __polynomial flag): time
 //    polynomial in the name's length, where the default backtracking executor is exponential on

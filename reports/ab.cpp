@@ -158,7 +158,11 @@ std::map<std::string, double> load_noise(const std::string& path, const std::str
   if (!in) throw InputError(path + ": cannot open the calibration file");
   std::stringstream ss;
   ss << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  return parse_noise(ss.str(), path, device);
+}
+
+std::map<std::string, double> parse_noise(const std::string& text, const std::string& path, const std::string& device) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw InputError(path + ": not valid JSON");
   if (j.value("schema", std::string()) != "roofbench.noise.v1")
     throw InputError(path + ": not a calibration file (schema roofbench.noise.v1; `roofbench calibrate` writes one)");

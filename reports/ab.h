@@ -47,6 +47,8 @@ nlohmann::json noise_json(const std::vector<AbRound>& rounds, const std::vector<
 // Reads a calibration file into CompareOptions::noise form; refuses one made on another device
 // than `device` (device_id of the results it will judge) unless `device` is empty.
 std::map<std::string, double> load_noise(const std::string& path, const std::string& device);
+// The same for the text of one; `name` names it in errors (tests/fuzz/fuzz_noise.cpp).
+std::map<std::string, double> parse_noise(const std::string& text, const std::string& name, const std::string& device);
 
 // compare_json plus what an A/B adds: the method and the rounds (which build ran first, the paths).
 nlohmann::json ab_json(const Comparison& c, const std::vector<AbRound>& rounds);

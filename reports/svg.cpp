@@ -429,7 +429,7 @@ std::string render_svg(const Results& r) {
                     b.timing_only ? R"( data-unverified="timing only")" : ""));
     out(fmt::format("<title>{}: {}, {}, I = {} FLOP/B, {:.0f}% of roof ({}-bound){}</title>", xml_escape(b.name),
                     si(p.flop_per_s, "FLOP/s"), si(p.bytes_per_s, "B/s"), intensity(*p.intensity), p.roof_pct,
-                    p.bound, b.timing_only ? "; UNVERIFIED: timing only, no reference" : ""));
+                    xml_escape(p.bound), b.timing_only ? "; UNVERIFIED: timing only, no reference" : ""));
     const std::string stroke = above_roof ? R"(stroke="#d00000" stroke-width="2.5")"
                                           : ser.hollow ? fmt::format(R"(stroke="{}" stroke-width="2")", ser.colour)
                                                        : R"(stroke="#ffffff" stroke-width="1")";

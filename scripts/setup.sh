@@ -8,7 +8,9 @@ packages=(cmake ninja-build g++ git pkg-config
           libgtest-dev libgmock-dev libtinyxml2-dev
           # Google Benchmark's tools/compare.py and the scipy it needs: a test checks that
           # gbench.json works with it
-          libbenchmark-tools python3-scipy)
+          libbenchmark-tools python3-scipy
+          # scripts/fuzz.sh: clang with libFuzzer and the sanitizers' runtimes, and its OpenMP
+          clang libclang-rt-dev libomp-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "roofbench/types.h"
+
 namespace roofbench {
 
 struct CudaError : std::runtime_error {
@@ -43,8 +45,22 @@ template <class T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
+  // A buffer larger than the device's free memory is refused (MemoryRefused) with the numbers,
+  // before cudaMalloc is asked.
   explicit DeviceBuffer(std::size_t n) : n_(n) {
-    if (n) CUDA_CHECK(cudaMalloc(&p_, n * sizeof(T)));
+    if (!n) return;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (n > free_bytes / sizeof(T)) {
+      char what[256];
+      std::snprintf(what, sizeof what,
+                    "a device buffer of %.2f GiB does not fit: %.2f GiB free of the device's %.2f GiB; refused "
+                    "before allocating. Run a smaller size",
+                    static_cast<double>(n) * sizeof(T) / (1u << 30), static_cast<double>(free_bytes) / (1u << 30),
+                    static_cast<double>(total_bytes) / (1u << 30));
+      throw MemoryRefused(what);
+    }
+    CUDA_CHECK(cudaMalloc(&p_, n * sizeof(T)));
   }
   ~DeviceBuffer() {
     if (p_) CUDA_CHECK_NOEXCEPT(cudaFree(p_));

@@ -10,23 +10,40 @@
 
 namespace roofbench {
 
+// Every HostBuffer reserves its bytes before it allocates them and releases them when freed.
+// reserve_host_memory throws MemoryRefused, before anything is allocated, when they do not fit in
+// what the system has available (MemAvailable) beside this process's buffers not yet touched:
+// Linux hands out memory it does not have and kills the process when the pages are touched, so
+// a size too large for the machine must be refused here, with the numbers, not found by the OOM
+// killer half-way through a run.
+void reserve_host_memory(std::size_t bytes);
+void release_host_memory(std::size_t bytes) noexcept;
+std::size_t host_memory_available();  // bytes the system can give now; 0 when unknown
+
 template <class T>
 class HostBuffer {
  public:
   HostBuffer() = default;
   explicit HostBuffer(std::size_t n) : n_(n) {
+    reserve_host_memory(n > (std::size_t(-1) - 4095) / sizeof(T) ? std::size_t(-1) : n * sizeof(T));
     const std::size_t bytes = ((n * sizeof(T) + 4095) / 4096) * 4096;
     const std::size_t align = bytes >= (std::size_t{8} << 20) ? (std::size_t{2} << 20) : 4096;
     const std::size_t rounded = ((bytes ? bytes : 1) + align - 1) / align * align;
     p_ = static_cast<T*>(std::aligned_alloc(align, rounded));
-    if (!p_) throw std::bad_alloc();
+    if (!p_) {
+      release_host_memory(n * sizeof(T));
+      throw std::bad_alloc();
+    }
 #ifdef MADV_HUGEPAGE
     // Large arrays on 2 MiB pages where the kernel allows it (THP in "madvise" mode): streaming
     // through 4 KiB pages costs a TLB miss every 4 KiB, and far more under a hypervisor.
     if (align > 4096) ::madvise(p_, rounded, MADV_HUGEPAGE);
 #endif
   }
-  ~HostBuffer() { std::free(p_); }
+  ~HostBuffer() {
+    if (p_) release_host_memory(n_ * sizeof(T));
+    std::free(p_);
+  }
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
   HostBuffer(HostBuffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }

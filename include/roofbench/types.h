@@ -47,4 +47,10 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A buffer that does not fit in the memory the machine has free (host or device): the benchmark
+// that asked gets no number and says so; the rest of the run goes on.
+struct MemoryRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace roofbench

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/device.h"
+#include "roofbench/cuda.h"
 #include "tests/gpu_skip.h"
 
 using namespace roofbench;
@@ -118,4 +119,20 @@ TEST(CudaDevice, ALaunchThatWaitsForTheGpuEndsTheHoldAndLaterSamplesSynchronize)
   EmptyLaunch inst;
   EXPECT_GT(dev->time_run(inst, Launch::hidden), 0);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+TEST(CudaDevice, ABufferLargerThanTheFreeDeviceMemoryIsRefusedBeforeCudaMalloc) {
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": device memory is checked on a GPU";
+  std::size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+  try {
+    roofbench::DeviceBuffer<float> b(total_bytes / sizeof(float) + 1);
+    ADD_FAILURE() << "a buffer larger than the device was allocated";
+  } catch (const roofbench::MemoryRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("does not fit"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // nothing was asked of cudaMalloc
+  roofbench::DeviceBuffer<float> small(1024);   // and the device still allocates
+  EXPECT_NE(small.get(), nullptr);
 }

@@ -7,7 +7,10 @@
 #include "roofbench/main.h"
 #include "bench/registry.h"
 #include "bench/results.h"
+#include "roofbench/host_buffer.h"
 #include "roofbench/verify.h"
+
+#include <unistd.h>
 
 using namespace roofbench;
 namespace fs = std::filesystem;
@@ -44,6 +47,33 @@ Variant broken() {
 }
 ROOFBENCH_REGISTER(broken());
 
+// A variant whose buffer is twice the machine's memory: refused before allocating, never an
+// OOM kill.
+class TooBig final : public Instance {
+ public:
+  explicit TooBig(std::int64_t n) : y_(static_cast<std::size_t>(n)) {}
+  void prepare(std::uint64_t) override {}
+  void run() override {}
+  Verification verify() override { return Checker(tolerance_for(Precision::fp32), "nothing").finish(); }
+
+ private:
+  HostBuffer<float> y_;
+};
+
+Variant too_big() {
+  Variant v;
+  v.family = "toy";
+  v.variant = "too_big";
+  v.reference = "nothing";
+  v.backend = Backend::cpu;
+  const std::int64_t twice_memory = 2 * static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  v.sizes = v.quick_sizes = v.test_sizes = vector_sizes({twice_memory / 4});
+  v.work = Work().write<float>("y", Count::param("n"));
+  v.make = [](const Params& p) { return std::make_unique<TooBig>(param(p, "n")); };
+  return v;
+}
+ROOFBENCH_REGISTER(too_big());
+
 int run_main(std::vector<std::string> args) {
   args.insert(args.begin(), "roofbench");
   std::vector<char*> argv;
@@ -71,4 +101,23 @@ TEST(Driver, AFailedKernelGetsNoNumberAndTheRunExitsOne) {
   EXPECT_TRUE(good->verified());  // the others still carry their numbers
   EXPECT_TRUE(good->placement);
   for (const char* f : {"gbench.json", "roofline.svg", "report.html", "summary.md"}) EXPECT_TRUE(fs::exists(d / f));
+}
+
+TEST(Driver, ABufferLargerThanMemoryIsRefusedBeforeAllocatingAndTheRunGoesOn) {
+  const fs::path d = fs::temp_directory_path() / "rb_driver_too_big";
+  fs::remove_all(d);
+  EXPECT_EQ(run_main({"run", "--device", "cpu", "--quick", "--filter", "toy/too_big|stream/saxpy", "--out", d.string()}),
+            1);
+  const Results r = load_results((d / "results.json").string());
+  ASSERT_EQ(r.benchmarks.size(), 2u);
+  for (const auto& b : r.benchmarks) {
+    if (b.family == "toy") {
+      EXPECT_FALSE(b.measurement);
+      EXPECT_NE(b.error.find("does not fit"), std::string::npos) << b.error;
+      EXPECT_NE(b.error.find("refused before allocating"), std::string::npos) << b.error;
+    } else {
+      EXPECT_TRUE(b.verified());  // the run went on
+      EXPECT_TRUE(b.measurement);
+    }
+  }
 }

@@ -1,0 +1,33 @@
+// libFuzzer target: a results.json from anywhere (a CI artifact, a colleague's run) read as
+// report, compare, history, merge and ab read it, then every report printer and merge run over
+// what the reader accepted. A reader may refuse (InputError, one line); anything else that
+// escapes, and every sanitizer report, is a finding. Compare and history are left out: their
+// bootstrap resamples every sample thousands of times, which took the whole 1 s limit for one
+// input under the sanitizers, and they read nothing the printers do not. Run: scripts/fuzz.sh
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "bench/merge.h"
+#include "bench/results.h"
+#include "reports/report.h"
+
+using namespace roofbench;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  Results r;
+  try {
+    r = parse_results(std::string(reinterpret_cast<const char*>(data), size));
+  } catch (const InputError&) {
+    return 0;
+  }
+  // Accepted: every printer takes it whole.
+  (void)render_reports(r);
+  (void)render_console(r, /*verbose=*/true);
+  // Two copies merged, as `merge` joins the parts of a split run.
+  try {
+    (void)merge_results({r, r}, {"a", "b"});
+  } catch (const InputError&) {
+  }
+  return 0;
+}
