@@ -164,9 +164,14 @@ std::map<std::string, double> load_noise(const std::string& path, const std::str
 std::map<std::string, double> parse_noise(const std::string& text, const std::string& path, const std::string& device) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw InputError(path + ": not valid JSON");
-  if (j.value("schema", std::string()) != "roofbench.noise.v1")
+  // (json::value throws a type_error for a field of another type: found by tests/fuzz/fuzz_noise.cpp)
+  const auto field = [&j](const char* key, const std::string& otherwise) {
+    const auto f = j.find(key);
+    return f != j.end() && f->is_string() ? f->get<std::string>() : otherwise;
+  };
+  if (field("schema", "") != "roofbench.noise.v1")
     throw InputError(path + ": not a calibration file (schema roofbench.noise.v1; `roofbench calibrate` writes one)");
-  const std::string made_on = j.value("device", std::string("?"));
+  const std::string made_on = field("device", "?");
   if (!device.empty() && made_on != device)
     throw InputError(fmt::format("{}: calibrated on {}, but these results are of {}: calibrate on this machine", path,
                                  made_on, device));

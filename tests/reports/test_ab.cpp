@@ -141,3 +141,18 @@ TEST(Ab, TheNoiseFileRoundTripsAndIsRefusedOnAnotherDevice) {
   EXPECT_THROW(load_noise(path, ""), InputError);
   std::filesystem::remove(path);
 }
+
+// Fields of another type than the schema's are refused in one line, never an escaped
+// nlohmann::json::type_error (the first input tests/fuzz/fuzz_noise.cpp found).
+TEST(Ab, ANoiseFileWhoseFieldsHaveTheWrongTypeIsRefused) {
+  for (const char* text : {R"({"schema":9.99999})", R"({"schema":"roofbench.noise.v1","device":7,"benchmarks":{}})",
+                           R"({"schema":"roofbench.noise.v1","benchmarks":{"a":3}})",
+                           R"({"schema":"roofbench.noise.v1","benchmarks":{"a":{"sd_log_ratio":"x"}}})"}) {
+    try {
+      (void)parse_noise(text, "noise.json", "cpu: X");
+      ADD_FAILURE() << text << " was taken";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("noise.json"), std::string::npos) << e.what();
+    }
+  }
+}
