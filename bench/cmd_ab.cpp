@@ -160,14 +160,19 @@ int cmd_ab(const AbArgs& a) {
   const std::string base_bin = executable(a.base_bin, "BASE_BIN"), new_bin = executable(a.new_bin, "NEW_BIN");
   CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
   if (!a.noise.empty()) opt.noise = load_noise(a.noise, "");  // the device is checked against the rounds below
+  OutputFolder folder(a.out);  // locked until ab.json is in place: two ab runs never share rounds
   const Interleaved il = interleave(base_bin, new_bin, a.run_args, a.rounds, a.seed, a.out);
   if (!a.noise.empty()) opt.noise = load_noise(a.noise, device_id(il.rounds.front().base));
   const Comparison c = compare_rounds(il.rounds, opt);
-  FileSet files;
-  files.add((fs::path(a.out) / "ab.json").string(), ab_json(c, il.rounds).dump(2) + "\n");
-  files.add((fs::path(a.out) / "ab.md").string(), render_compare_markdown(c));
-  if (!a.markdown.empty()) files.add(a.markdown, render_compare_markdown(c));
+  FileSet files(folder);
+  files.add("ab.json", ab_json(c, il.rounds).dump(2) + "\n");
+  files.add("ab.md", render_compare_markdown(c));
   files.commit();
+  if (!a.markdown.empty()) {
+    FileSet loose;
+    loose.add(a.markdown, render_compare_markdown(c));
+    loose.commit();
+  }
   std::cout << "\n" << render_compare_text(c);
   std::cout << fmt::format("wrote {}/ab.json and ab.md ({} rounds; each round's results under {}/rounds)\n", a.out,
                            il.rounds.size(), a.out);
@@ -176,14 +181,15 @@ int cmd_ab(const AbArgs& a) {
 
 int cmd_calibrate(const CalibrateArgs& a) {
   const std::string bin = executable(a.bin, "BIN");
+  OutputFolder folder(a.out);
   const Interleaved il = interleave(bin, bin, a.run_args, a.rounds, a.seed, a.out);
   const nlohmann::json noise = noise_json(il.rounds, a.run_args);
   CompareOptions opt;  // the A/A's own verdicts, for the eye: a noisy machine shows here
   const Comparison c = compare_rounds(il.rounds, opt);
-  FileSet files;
-  const std::string noise_file = (fs::path(a.out) / "noise.json").string();
-  files.add(noise_file, noise.dump(2) + "\n");
-  files.add((fs::path(a.out) / "ab.json").string(), ab_json(c, il.rounds).dump(2) + "\n");
+  FileSet files(folder);
+  const std::string noise_file = folder.path("noise.json");
+  files.add("noise.json", noise.dump(2) + "\n");
+  files.add("ab.json", ab_json(c, il.rounds).dump(2) + "\n");
   files.commit();
   std::cout << "\n" << render_compare_text(c);
   std::cout << fmt::format("\nnoise of one run against one, per benchmark (sd of the log rate ratio over {} rounds):\n",

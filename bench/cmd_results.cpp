@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <iostream>
+#include <optional>
 
 #include "bench/atomic_write.h"
 #include "bench/commands.h"
@@ -29,11 +30,11 @@ namespace {
 // given); prints their paths.
 void write_reports(const Results& r, const fs::path& dir, bool with_results,
                    std::vector<std::pair<std::string, std::string>> extra = {}) {
-  ensure_writable_dir(dir.string());
-  FileSet files;
-  if (with_results) files.add((dir / "results.json").string(), dump_results(r));
-  for (auto& [name, content] : extra) files.add((dir / name).string(), std::move(content));
-  for (auto& [name, content] : render_reports(r)) files.add((dir / name).string(), std::move(content));
+  OutputFolder folder(dir.string());
+  FileSet files(folder);
+  if (with_results) files.add("results.json", dump_results(r));
+  for (auto& [name, content] : extra) files.add(name, std::move(content));
+  for (auto& [name, content] : render_reports(r)) files.add(name, std::move(content));
   files.commit();
   for (const auto& p : files.paths()) std::cout << p << "\n";
 }
@@ -173,14 +174,15 @@ int cmd_compare(const CompareArgs& a) {
 int cmd_history(const HistoryArgs& a) {
   CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
   opt.by_roof = a.by_roof;
-  if (!a.out.empty()) ensure_writable_dir(a.out);  // before reading every file, not after
+  std::optional<OutputFolder> folder;  // before reading every file, not after
+  if (!a.out.empty()) folder.emplace(a.out);
   std::vector<HistoryRun> runs = load_history(a.paths);
   if (!a.noise.empty()) opt.noise = load_noise(a.noise, device_id(runs.back().results));
   const History h = build_history(std::move(runs), opt);
-  if (!a.out.empty()) {
-    FileSet files;
-    files.add((fs::path(a.out) / "history.md").string(), render_history_markdown(h));
-    for (auto& [name, svg] : render_history_svgs(h)) files.add((fs::path(a.out) / name).string(), std::move(svg));
+  if (folder) {
+    FileSet files(*folder);
+    files.add("history.md", render_history_markdown(h));
+    for (auto& [name, svg] : render_history_svgs(h)) files.add(name, std::move(svg));
     files.commit();
   }
   std::cout << render_history_text(h);

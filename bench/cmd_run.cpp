@@ -199,7 +199,9 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   r.not_run = plan.not_run;
   const std::string out_dir =
       !a.out.empty() ? a.out : fmt::format("results/{}-{}", to_string(dev->backend()), utc_now("%Y%m%dT%H%M%SZ"));
-  ensure_writable_dir(out_dir);  // before minutes of measuring, not after
+  // Before minutes of measuring, not after: the folder is writable and no other command is
+  // writing it (its lock is held until this run's last file is in place).
+  OutputFolder folder(out_dir);
 
   CounterRequest creq;
   creq.enabled = a.counters || !a.metrics.empty();
@@ -242,7 +244,6 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
 
   // After every benchmark, the results so far, whole and marked partial: a run killed later
   // still leaves them.
-  const std::string results_file = (fs::path(out_dir) / "results.json").string();
   std::vector<std::optional<JobResult>> finished(plan.jobs.size());
   auto done_so_far = [&finished] {
     std::vector<const JobResult*> d;
@@ -255,8 +256,8 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
     const auto d = done_so_far();
     Results partial = assemble(r, d);
     partial.partial = Partial{d.size(), plan.jobs.size(), "running"};
-    FileSet files;
-    files.add(results_file, dump_results(partial));
+    FileSet files(folder);
+    files.add("results.json", dump_results(partial));
     files.commit();
   };
 
@@ -276,11 +277,10 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
                             sig == SIGINT ? "stopped by SIGINT" : sig == SIGTERM ? "stopped by SIGTERM"
                                                                                  : fmt::format("stopped by signal {}", sig)};
 
-  FileSet files;
-  files.add(results_file, dump_results(final));
-  files.add((fs::path(out_dir) / "gbench.json").string(), ran.gbench_json);
-  for (auto& [name, content] : render_reports(final))
-    files.add((fs::path(out_dir) / name).string(), std::move(content));
+  FileSet files(folder);
+  files.add("results.json", dump_results(final));
+  files.add("gbench.json", ran.gbench_json);
+  for (auto& [name, content] : render_reports(final)) files.add(name, std::move(content));
   files.commit();
 
   std::cout << render_console(final, a.verbose);

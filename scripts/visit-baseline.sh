@@ -34,7 +34,7 @@ if [ -z "$out" ]; then
   out=$here/reports/baselines/$(slug_of_gpu "$name")
 fi
 mkdir -p "$out"
-cp "$tmp/numbers/baseline/"* "$out/"
+cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
 {
   echo
   echo "## The numbers stage"

@@ -2,7 +2,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "bench/atomic_write.h"
 #include "roofbench/types.h"
@@ -70,4 +73,112 @@ TEST(EnsureWritableDir, AFileInTheWayIsAnError) {
   std::ofstream(d / "file") << "x";
   EXPECT_THROW(ensure_writable_dir((d / "file").string()), InputError);
   EXPECT_THROW(ensure_writable_dir((d / "file" / "sub").string()), InputError);
+}
+
+namespace {
+// The names a reader sees in `d` (links followed), each with its content; a link that dangles
+// reads as absent, as it does for every reader.
+std::map<std::string, std::string> visible(const fs::path& d) {
+  std::map<std::string, std::string> m;
+  for (const auto& e : fs::directory_iterator(d)) {
+    const std::string n = e.path().filename().string();
+    if (n == ".roofbench" || !fs::exists(e.path())) continue;
+    m[n] = read(e.path());
+  }
+  return m;
+}
+std::size_t generations(const fs::path& d) {
+  std::size_t n = 0;
+  for (const auto& e : fs::directory_iterator(d / ".roofbench"))
+    n += e.path().filename().string().rfind("gen-", 0) == 0;
+  return n;
+}
+}  // namespace
+
+TEST(OutputFolder, ACommitShowsTheWholeSetThroughLinksIntoOneGeneration) {
+  const fs::path d = fresh_dir("roofbench_folder_set");
+  OutputFolder folder(d.string());
+  ASSERT_TRUE(folder.atomic_sets()) << "this filesystem takes no symbolic links";
+  folder.commit({{"results.json", "{1}"}, {"report.html", "<p>1</p>"}});
+  EXPECT_EQ(visible(d), (std::map<std::string, std::string>{{"results.json", "{1}"}, {"report.html", "<p>1</p>"}}));
+  EXPECT_TRUE(fs::is_symlink(d / "results.json"));
+  EXPECT_EQ(fs::read_symlink(d / "results.json"), fs::path(".roofbench/current/results.json"));
+  EXPECT_EQ(generations(d), 1u);
+
+  folder.commit({{"results.json", "{2}"}});  // a partial snapshot: the other files stay
+  EXPECT_EQ(visible(d), (std::map<std::string, std::string>{{"results.json", "{2}"}, {"report.html", "<p>1</p>"}}));
+  EXPECT_EQ(generations(d), 1u);  // the previous generation is gone once the switch is made
+}
+
+TEST(OutputFolder, RegularFilesOfAnOlderRunAreTakenOverAndOtherFilesLeftAlone) {
+  const fs::path d = fresh_dir("roofbench_folder_adopt");
+  fs::create_directories(d);
+  std::ofstream(d / "results.json") << "old results";
+  std::ofstream(d / "summary.md") << "old summary";
+  std::ofstream(d / "notes.txt") << "the user's";
+  OutputFolder folder(d.string());
+  folder.commit({{"results.json", "new results"}, {"summary.md", "new summary"}});
+  EXPECT_EQ(visible(d), (std::map<std::string, std::string>{
+                            {"results.json", "new results"}, {"summary.md", "new summary"}, {"notes.txt", "the user's"}}));
+  EXPECT_FALSE(fs::is_symlink(d / "notes.txt"));
+  EXPECT_EQ(generations(d), 1u);
+}
+
+TEST(OutputFolder, AFailedCommitLeavesThePreviousSetAndNoGeneration) {
+  const fs::path d = fresh_dir("roofbench_folder_fail");
+  OutputFolder folder(d.string());
+  folder.commit({{"results.json", "v1"}, {"summary.md", "s1"}});
+  fs::create_directories(d / "report.html");  // a folder in the way of one name of the set
+  EXPECT_THROW(folder.commit({{"results.json", "v2"}, {"report.html", "r2"}}), InputError);
+  fs::remove(d / "report.html");
+  EXPECT_EQ(visible(d), (std::map<std::string, std::string>{{"results.json", "v1"}, {"summary.md", "s1"}}));
+  EXPECT_EQ(generations(d), 1u);
+  EXPECT_THROW(folder.commit({{"../escape", "x"}}), InputError);
+  EXPECT_THROW(folder.commit({{".roofbench", "x"}}), InputError);
+}
+
+TEST(OutputFolder, ASecondWriterIsRefusedWithTheHoldersPid) {
+  const fs::path d = fresh_dir("roofbench_folder_lock");
+  {
+    OutputFolder first(d.string());
+    try {
+      OutputFolder second(d.string());
+      FAIL() << "a second writer got the lock";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("in use by another roofbench (pid " + std::to_string(::getpid()) + ")"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  OutputFolder again(d.string());  // released with the first
+  again.commit({{"a", "1"}});
+  EXPECT_EQ(visible(d).at("a"), "1");
+}
+
+TEST(OutputFolder, WhatAKilledWriterLeftIsRemovedWhenTheFolderIsOpened) {
+  const fs::path d = fresh_dir("roofbench_folder_stale");
+  {
+    OutputFolder folder(d.string());
+    folder.commit({{"results.json", "v1"}});
+  }
+  fs::create_directories(d / ".roofbench" / "gen-1-99999");  // a generation never switched to
+  std::ofstream(d / ".roofbench" / "gen-1-99999" / "results.json") << "half";
+  fs::create_symlink("gen-1-99999", d / ".roofbench" / "current.tmp.99999");
+  fs::create_symlink(".roofbench/current/x", d / "x.link.tmp.99999");
+  OutputFolder folder(d.string());
+  EXPECT_EQ(generations(d), 1u);
+  EXPECT_FALSE(fs::is_symlink(d / ".roofbench" / "current.tmp.99999"));
+  EXPECT_FALSE(fs::is_symlink(d / "x.link.tmp.99999"));
+  EXPECT_EQ(visible(d), (std::map<std::string, std::string>{{"results.json", "v1"}}));
+}
+
+TEST(OutputFolder, AFileSetOfTheFolderTakesPlainNames) {
+  const fs::path d = fresh_dir("roofbench_folder_fileset");
+  OutputFolder folder(d.string());
+  FileSet set(folder);
+  set.add("a.json", "{}");
+  EXPECT_THROW(set.add((d / "a.json").string(), "{}"), InputError);
+  set.commit();
+  EXPECT_EQ(set.paths(), std::vector<std::string>{(d / "a.json").string()});
+  EXPECT_EQ(read(d / "a.json"), "{}");
 }
