@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of tests/fuzz (preset `fuzz`: clang, AddressSanitizer and
+# Builds the libFuzzer targets of tests/fuzz (preset `asan`: clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer over the whole library) and runs each for SECONDS from a seed corpus:
-# the committed results files (reports/baselines/, tests/fixtures/), the calibration file, ncu
-# CSV and command lines under tests/fuzz/seeds/. Every input must end within 1 s and 2 GiB; a
-# crash, a sanitizer report, a time-out or an escaped exception leaves its input under
-# OUT/crashes/ and fails the run.
+# the committed results files (reports/baselines/, tests/fixtures/; their per-sample lists cut to
+# 8 entries, so that one input stays under 64 KiB), the calibration file, ncu CSV and command
+# lines under tests/fuzz/seeds/. Every input must end within 1 s and 2 GiB; a crash, a sanitizer
+# report, a time-out or an escaped exception leaves its input under OUT/crashes/ and fails the run.
 # Usage: scripts/fuzz.sh [SECONDS] [OUT_DIR]   (default 30 s per target, OUT build/fuzz-runs)
 #   env: FUZZ_TARGETS="results command_line noise ncu_csv metric_list" to run fewer
+#        FUZZ_RUNS=N    each target stops after N executions (SECONDS is then its cap)
+#        FUZZ_JOBS=N    targets run at once (default: the number of cores)
 # Prints, and writes to OUT/fuzz.md and OUT/fuzz.json, per target: executions, executions per
 # second, seconds, corpus size, peak memory, findings.
 set -euo pipefail
@@ -14,21 +16,42 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-30}
 out=$(realpath -m "${2:-$here/build/fuzz-runs}")
 targets=${FUZZ_TARGETS:-results command_line noise ncu_csv metric_list}
+runs=${FUZZ_RUNS:-}
+jobs=${FUZZ_JOBS:-$(nproc)}
 case "$seconds" in '' | *[!0-9]*) echo "fuzz: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
+case "$runs" in *[!0-9]*) echo "fuzz: FUZZ_RUNS must be a whole number, got '$runs'" >&2; exit 2 ;; esac
+case "$jobs" in '' | 0 | *[!0-9]*) echo "fuzz: FUZZ_JOBS must be a positive number, got '$jobs'" >&2; exit 2 ;; esac
 
 cd "$here"
 ./scripts/setup.sh
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target $(printf 'fuzz_%s ' $targets) >/dev/null
+cmake --preset asan >/dev/null
+cmake --build --preset asan --target $(printf 'fuzz_%s ' $targets) >/dev/null
 
 rm -rf "$out"
 mkdir -p "$out/crashes"
 seeds=$out/seeds
 for t in $targets; do mkdir -p "$seeds/$t" "$out/corpus/$t"; done
-# Seeds: every committed results file, and the other kinds from tests/fuzz/seeds/.
-i=0
+# Seeds: every committed results file, cut down, and the other kinds from tests/fuzz/seeds/.
 if [ -d "$seeds/results" ]; then
-  for f in reports/baselines/*/results.json tests/fixtures/*.json; do cp "$f" "$seeds/results/$((i += 1)).json"; done
+  python3 - "$seeds/results" reports/baselines/*/results.json tests/fixtures/*.json <<'PY'
+import json, sys
+# Per-sample lists (samples, clocks, placements' samples) cut to 8 entries and the indexes into
+# them kept in range: the file stays one the reader takes, with every field it had.
+def cut(v):
+    if isinstance(v, list):
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+            return v[:8]
+        return [cut(x) for x in v]
+    if isinstance(v, dict):
+        d = {k: cut(x) for k, x in v.items()}
+        if isinstance(d.get("throttled_samples"), list):
+            d["throttled_samples"] = [i for i in v["throttled_samples"] if isinstance(i, int) and i < 8]
+        return d
+    return v
+for i, path in enumerate(sys.argv[2:], 1):
+    text = json.dumps(cut(json.load(open(path))), separators=(",", ":"))
+    open(f"{sys.argv[1]}/{i}.json", "w").write(text)
+PY
 fi
 if [ -d "$seeds/noise" ]; then cp tests/fuzz/seeds/noise.json "$seeds/noise/"; fi
 if [ -d "$seeds/ncu_csv" ]; then cp tests/fuzz/seeds/ncu.csv "$seeds/ncu_csv/"; fi
@@ -47,29 +70,46 @@ if [ -d "$seeds/metric_list" ]; then
   done <tests/fuzz/seeds/metric_list.txt
 fi
 
-failed=0
-: >"$out/rows.jsonl"
-for t in $targets; do
-  dict=()
-  case "$t" in results | noise) dict=(-dict="$here/tests/fuzz/json.dict") ;; esac
-  log=$out/$t.log
-  start=$EPOCHREALTIME
-  rc=0
+# One target: its log, then a line of figures in OUT/rows/TARGET.json.
+fuzz_one() {
+  local t=$1 log=$out/$1.log start=$EPOCHREALTIME rc=0 extra=()
+  case "$t" in results | noise) extra+=(-dict="$here/tests/fuzz/json.dict") ;; esac
+  case "$t" in results) extra+=(-max_len=65536) ;; esac
+  [ -n "$runs" ] && extra+=(-runs="$runs")
   # ASan's leak check stays on; -timeout=1 makes any input over a second a finding.
-  "build/fuzz/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$out/crashes/$t-" "${dict[@]}" "$out/corpus/$t" "$seeds/$t" >"$log" 2>&1 || rc=$?
+  "build/asan/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$out/crashes/$t-" "${extra[@]}" "$out/corpus/$t" "$seeds/$t" >"$log" 2>&1 || rc=$?
+  local wall findings
   wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
   stat() { sed -n "s/^stat::$1: *//p" "$log" | tail -n1; }
   findings=$(find "$out/crashes" -name "$t-*" | wc -l)
-  [ "$rc" -eq 0 ] && [ "$findings" -eq 0 ] || failed=1
   printf '{"target": "%s", "executions": %s, "exec_per_s": %s, "seconds": %.0f, "corpus": %s, "peak_rss_mb": %s, "findings": %s, "exit": %s}\n' \
     "$t" "$(stat number_of_executed_units || echo 0)" "$(stat average_exec_per_sec || echo 0)" "$wall" \
-    "$(find "$out/corpus/$t" -type f | wc -l)" "$(stat peak_rss_mb || echo 0)" "$findings" "$rc" >>"$out/rows.jsonl"
+    "$(find "$out/corpus/$t" -type f | wc -l)" "$(stat peak_rss_mb || echo 0)" "$findings" "$rc" >"$out/rows/$t.json"
+}
+
+mkdir -p "$out/rows"
+running=0
+for t in $targets; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+wait
+: >"$out/rows.jsonl"
+failed=0
+for t in $targets; do
+  [ -f "$out/rows/$t.json" ] || { echo "fuzz: $t wrote no figures (see $out/$t.log)" >&2; failed=1; continue; }
+  cat "$out/rows/$t.json" >>"$out/rows.jsonl"
+  grep -q '"findings": 0, "exit": 0}' "$out/rows/$t.json" || failed=1
 done
 
-python3 - "$out" "$seconds" <<'PY'
+python3 - "$out" "$seconds" "$runs" "$jobs" <<'PY'
 import json, os, platform, subprocess, sys, time
-out, seconds = sys.argv[1], int(sys.argv[2])
+out, seconds, runs, jobs = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 rows = [json.loads(l) for l in open(os.path.join(out, "rows.jsonl"))]
 def sh(*cmd):
     try:
@@ -81,11 +121,13 @@ provenance = {"git_commit": sh("git", "rev-parse", "HEAD"),
               "git_dirty": bool(sh("git", "status", "--porcelain", "--untracked-files=no")),
               "utc_time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "host_cpu": cpu, "cores": os.cpu_count(), "compiler": sh("clang++", "--version").splitlines()[0]}
-doc = {"schema": "roofbench.fuzz.v1", "provenance": provenance, "seconds_per_target": seconds, "timeout_s": 1,
+doc = {"schema": "roofbench.fuzz.v1", "provenance": provenance, "seconds_per_target": seconds,
+       "runs_per_target": int(runs) if runs else None, "targets_at_once": jobs, "timeout_s": 1,
        "rss_limit_mb": 2048, "sanitizers": "address, undefined (no recovery), leak", "targets": rows}
 with open(os.path.join(out, "fuzz.json"), "w") as f:
     json.dump(doc, f, indent=2)
-md = [f"`scripts/fuzz.sh {seconds}` on {cpu} ({os.cpu_count()} cores), commit {provenance['git_commit'][:12]}"
+how = f"FUZZ_RUNS={runs} " if runs else ""
+md = [f"`{how}scripts/fuzz.sh {seconds}` ({jobs} targets at once) on {cpu} ({os.cpu_count()} cores), commit {provenance['git_commit'][:12]}"
       f"{' (dirty)' if provenance['git_dirty'] else ''}, {provenance['utc_time']}, {provenance['compiler']}; "
       "AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer; 1 s and 2 GiB per input.", "",
       "| target | executions | per second | seconds | corpus | peak memory | findings |", "|---|--:|--:|--:|--:|--:|--:|"]
@@ -96,7 +138,7 @@ open(os.path.join(out, "fuzz.md"), "w").write("\n".join(md) + "\n")
 print("\n".join(md))
 PY
 if [ "$failed" -ne 0 ]; then
-  echo "fuzz: FAILED: findings under $out/crashes (reproduce: build/fuzz/tests/fuzz/fuzz_TARGET FILE); logs $out/*.log" >&2
+  echo "fuzz: FAILED: findings under $out/crashes (reproduce: build/asan/tests/fuzz/fuzz_TARGET FILE); logs $out/*.log" >&2
   exit 1
 fi
 echo "fuzz: no findings; logs and corpora under $out"

@@ -407,14 +407,15 @@ int ci_gpu(const std::string& env, const std::string& args, std::string* output)
 
 TEST(CliScripts, CiGpuRunsComparesWritesTheSummaryAndExitsWithComparesCode) {
   // The CPU stands in for the GPU; the script is the same.
-  const std::string common = " --skip-build --device cpu --quick --filter saxpy";
+  const std::string few = std::string(" --skip '") + roofbench::testing::kFewCeilings + "'";
+  const std::string common = " --skip-build --device cpu --quick --filter saxpy" + few;
   std::string log;
   EXPECT_EQ(ci_gpu("", "--baseline " + fresh("rb_ci_missing").string() + common, &log), 2) << log;
   EXPECT_NE(log.find("ci-gpu: no baseline at"), std::string::npos) << log;
   EXPECT_EQ(ci_gpu("", "--bogus", &log), 2) << log;
 
   const fs::path base = fresh("rb_ci_base"), run = fresh("rb_ci_run"), summary = fresh("rb_ci_summary.md");
-  ASSERT_EQ(rb("run --device cpu --quick --filter saxpy --out " + base.string()).code, 0);
+  ASSERT_EQ(rb("run --device cpu --quick --filter saxpy" + few + " --out " + base.string()).code, 0);
   const int rc = ci_gpu("GITHUB_STEP_SUMMARY=" + summary.string(),
                         "--baseline " + base.string() + " --out " + run.string() + common + " -- --threshold 7", &log);
   // Whatever the verdicts on this machine, the script exits with compare's code and writes them.
@@ -463,7 +464,8 @@ TEST(CliScripts, BaselineRunsTwoPairsComparesEachAndWritesTheFirstCountersRunWit
   const fs::path out = fresh("rb_baseline_out"), work = fresh("rb_baseline_work");
   std::string log;
   const int rc = baseline_sh(
-      "--device cpu --out " + out.string() + " --work " + work.string() + " --threshold 5 -- --quick --filter saxpy --budget 0.2",
+      "--device cpu --out " + out.string() + " --work " + work.string() + " --threshold 5 -- --quick --filter saxpy --budget 0.2 --skip '" +
+          roofbench::testing::kFewCeilings + "'",
       &log);
   ASSERT_TRUE(rc == 0 || rc == 1) << log;
   for (const char* run : {"plain-1", "plain-2", "counters-1", "counters-2"}) {
