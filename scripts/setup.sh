@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ git pkg-config
           libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev libopenblas-dev libopenblas-openmp-dev
           libgtest-dev libgmock-dev libtinyxml2-dev
+          # the CPU elementwise families' vectorized transcendentals
+          libsleef-dev
           # Google Benchmark's tools/compare.py and the scipy it needs: a test checks that
           # gbench.json works with it
           libbenchmark-tools python3-scipy

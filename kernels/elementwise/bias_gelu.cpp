@@ -1,18 +1,16 @@
 // y = gelu(x + bias) on the CPU in FP32: two passes through memory against one (the fusion lesson
 // on a chain that real networks run). Run only this: roofbench run --device cpu --filter 'fusion/bias_gelu'
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
 #include "roofbench/host_buffer.h"
 #include "roofbench/random.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/vmath.h"
 
 namespace roofbench::elementwise {
 namespace {
-
-inline float gelu_f(float t) {
-  return 0.5f * t * (1.0f + std::tanh(0.7978845608f * (t + 0.044715f * t * t * t)));
-}
 
 // ---------------------------------------------------------------- kernels
 // Unfused: t = x + bias is written out whole, then read back for the GELU.
@@ -34,16 +32,21 @@ class CpuBiasGelu final : public Instance {
     const float* __restrict__ b = bias_.data();
     float* __restrict__ y = y_.data();
     const std::int64_t n = n_;
+    const vmath::Ops& vm = vmath::ops();
+    // One bias row of kBiasLength at a time, so that x, the bias and y line up element for element.
+    const std::int64_t rows = (n + kBiasLength - 1) / kBiasLength;
     if (fused_) {
 #pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < n; ++i) y[i] = gelu_f(x[i] + b[i % kBiasLength]);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::int64_t at = r * kBiasLength;
+        vm.bias_gelu(x + at, b, y + at, std::min<std::int64_t>(kBiasLength, n - at));
+      }
       return;
     }
     float* __restrict__ t = t_.data();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for simd schedule(static)
     for (std::int64_t i = 0; i < n; ++i) t[i] = x[i] + b[i % kBiasLength];
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) y[i] = gelu_f(t[i]);
+    vmath::split(n, [&](std::int64_t at, std::int64_t len) { vm.gelu(t + at, y + at, len); });
   }
 
   Verification verify() override { return check_bias_gelu(x_.data(), bias_.data(), y_.data(), n_); }

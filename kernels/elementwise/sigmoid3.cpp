@@ -7,13 +7,10 @@
 #include "roofbench/host_buffer.h"
 #include "roofbench/random.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/vmath.h"
 
 namespace roofbench::elementwise {
 namespace {
-
-inline float sig(float t) {
-  return 1.0f / (1.0f + std::exp(-t));
-}
 
 // ---------------------------------------------------------------- kernels
 class CpuSigmoid3 final : public Instance {
@@ -30,28 +27,20 @@ class CpuSigmoid3 final : public Instance {
     for (std::int64_t i = 0; i < n_; ++i) y[i] = gx[i] = std::nanf("");
   }
 
+  // σ through SLEEF's vector exp (vmath.h), in both forms.
   void run() override {
     const float *__restrict__ x = x_.data(), *__restrict__ g = g_.data();
     float *__restrict__ y = y_.data(), *__restrict__ gx = gx_.data();
     const std::int64_t n = n_;
+    const vmath::Ops& vm = vmath::ops();
     if (recompute_) {
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < n; ++i) y[i] = sig(sig(sig(x[i])));
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float a1 = sig(x[i]), a2 = sig(a1), yy = sig(a2);
-        gx[i] = g[i] * yy * (1 - yy) * a2 * (1 - a2) * a1 * (1 - a1);
-      }
+      vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sigmoid3(x + b, nullptr, nullptr, y + b, len); });
+      vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sigmoid3_backward(x + b, g + b, gx + b, len); });
       return;
     }
     float *__restrict__ a1 = a1_.data(), *__restrict__ a2 = a2_.data();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) {
-      a1[i] = sig(x[i]);
-      a2[i] = sig(a1[i]);
-      y[i] = sig(a2[i]);
-    }
-#pragma omp parallel for schedule(static)
+    vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sigmoid3(x + b, a1 + b, a2 + b, y + b, len); });
+#pragma omp parallel for simd schedule(static)
     for (std::int64_t i = 0; i < n; ++i)
       gx[i] = g[i] * y[i] * (1 - y[i]) * a2[i] * (1 - a2[i]) * a1[i] * (1 - a1[i]);
   }

@@ -6,13 +6,15 @@
 #include "roofbench/host_buffer.h"
 #include "roofbench/random.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/vmath.h"
 
 namespace roofbench::elementwise {
 namespace {
 
 // ---------------------------------------------------------------- kernels
 // Unfused: each step is its own loop over every element, as five library calls would be, so
-// every intermediate goes to memory and comes back: 44 bytes per element against 8.
+// every intermediate goes to memory and comes back: 44 bytes per element against 8. sin and cos
+// are SLEEF's vector functions (vmath.h), in both forms.
 class CpuSinCos final : public Instance {
  public:
   CpuSinCos(const Params& p, bool fused)
@@ -30,20 +32,15 @@ class CpuSinCos final : public Instance {
     const float* __restrict__ x = x_.data();
     float* __restrict__ y = y_.data();
     const std::int64_t n = n_;
+    const vmath::Ops& vm = vmath::ops();
     if (fused_) {
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float s = std::sin(x[i]), c = std::cos(x[i]);
-        y[i] = s * s + c * c;
-      }
+      vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sin2_plus_cos2(x + b, y + b, len); });
       return;
     }
     float *__restrict__ s = s_.data(), *__restrict__ c = c_.data();
     float *__restrict__ s2 = s2_.data(), *__restrict__ c2 = c2_.data();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) s[i] = std::sin(x[i]);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) c[i] = std::cos(x[i]);
+    vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sin(x + b, s + b, len); });
+    vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.cos(x + b, c + b, len); });
 #pragma omp parallel for simd schedule(static)
     for (std::int64_t i = 0; i < n; ++i) s2[i] = s[i] * s[i];
 #pragma omp parallel for simd schedule(static)

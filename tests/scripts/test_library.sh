@@ -153,7 +153,7 @@ deb)
   [ -n "$deb" ] || fail "cpack made no .deb"
   info=$(dpkg-deb -I "$deb")
   depends=$(sed -n 's/^ Depends: //p' <<<"$info")
-  for lib in libbenchmark libfmt libopenblas libgomp1; do
+  for lib in libbenchmark libfmt libopenblas libgomp1 libsleef; do
     grep -q "$lib" <<<"$depends" || fail "the package's Depends lacks $lib: '$depends'"
   done
   contents=$(dpkg-deb -c "$deb")

@@ -1,0 +1,126 @@
+// The SLEEF loops of the CPU elementwise families (kernels/elementwise/vmath.h), at every ISA this
+// CPU has (the others skip, saying so): each function within SLEEF's 1.0-ULP bound of an FP64
+// reference, and a result independent of where a chunk starts or ends (the tail goes through the
+// same vector code).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/vmath.h"
+
+using namespace roofbench;
+
+namespace {
+
+bool cpu_has(const std::string& isa) {
+#if defined(__x86_64__)
+  if (isa == "avx512f") return __builtin_cpu_supports("avx512f");
+  if (isa == "avx2+fma") return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  return isa == "scalar";
+}
+
+std::vector<float> uniform(std::size_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(gen);
+  return v;
+}
+
+// |got − ref| in units of the float spacing at ref.
+double ulps(float got, double ref) {
+  const float r = static_cast<float>(ref);
+  const double spacing = std::nextafter(std::fabs(r), INFINITY) - std::fabs(r);
+  return std::fabs(static_cast<double>(got) - ref) / spacing;
+}
+
+class Vmath : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!cpu_has(GetParam())) GTEST_SKIP() << "this CPU has no " << GetParam();
+    ops_ = vmath::ops_for(GetParam());
+    if (!ops_) GTEST_SKIP() << "this build has no " << GetParam() << " loops (not x86-64)";
+    ASSERT_EQ(std::string(ops_->isa), GetParam());
+  }
+  const vmath::Ops* ops_ = nullptr;
+};
+
+const std::vector<std::size_t> kSizes = {1, 7, 16, 17, 1000, 4099};
+
+TEST_P(Vmath, SinAndCosAreWithinOneUlp) {
+  for (std::size_t n : kSizes) {
+    const auto x = uniform(n, -50, 50, 1);
+    std::vector<float> s(n), c(n);
+    ops_->sin(x.data(), s.data(), static_cast<std::int64_t>(n));
+    ops_->cos(x.data(), c.data(), static_cast<std::int64_t>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      // SLEEF's u10 bound is 1.0 ULP of the exact value; the FP64 reference itself is 0.5 ULP
+      // away from the float nearest it at most.
+      EXPECT_LE(ulps(s[i], std::sin(static_cast<double>(x[i]))), 1.5) << "sin(" << x[i] << "), n " << n;
+      EXPECT_LE(ulps(c[i], std::cos(static_cast<double>(x[i]))), 1.5) << "cos(" << x[i] << "), n " << n;
+    }
+  }
+}
+
+TEST_P(Vmath, EachLoopMeetsItsFamilysCheck) {
+  for (std::size_t n : kSizes) {
+    const auto x = uniform(n, -4, 4, 2), g = uniform(n, -1, 1, 3), b = uniform(n, -1, 1, 4);
+    const auto ni = static_cast<std::int64_t>(n);
+    std::vector<float> y(n), a1(n), a2(n), gx(n);
+    ops_->sin2_plus_cos2(x.data(), y.data(), ni);
+    EXPECT_TRUE(elementwise::check_sincos(x.data(), y.data(), ni).ok) << n;
+    // The family's check reads its bias with a period of one row: give it a row.
+    std::vector<float> xr(elementwise::kBiasLength), br = uniform(elementwise::kBiasLength, -1, 1, 5),
+        yr(elementwise::kBiasLength);
+    const std::size_t m = std::min<std::size_t>(n, elementwise::kBiasLength);
+    std::memcpy(xr.data(), x.data(), m * sizeof(float));
+    ops_->bias_gelu(xr.data(), br.data(), yr.data(), static_cast<std::int64_t>(m));
+    EXPECT_TRUE(elementwise::check_bias_gelu(xr.data(), br.data(), yr.data(), static_cast<std::int64_t>(m)).ok)
+        << n;
+    ops_->sigmoid3(x.data(), a1.data(), a2.data(), y.data(), ni);
+    ops_->sigmoid3_backward(x.data(), g.data(), gx.data(), ni);
+    EXPECT_TRUE(elementwise::check_sigmoid3(x.data(), g.data(), y.data(), gx.data(), ni).ok) << n;
+    for (std::size_t i = 0; i < n; ++i) {
+      EXPECT_LE(ulps(a1[i], elementwise::sigmoid(x[i])), 4.0) << i;  // exp 1 ULP, then 1 + e and 1 / …
+      std::vector<float> t(1, x[i] + b[i]), gl(1);
+      ops_->gelu(t.data(), gl.data(), 1);
+      EXPECT_NEAR(gl[0], elementwise::gelu(t[0]), 8 * 1.2e-7 * (std::fabs(elementwise::gelu(t[0])) + std::fabs(t[0])));
+    }
+  }
+}
+
+TEST_P(Vmath, AResultDoesNotDependOnWhereAChunkEnds) {
+  const std::size_t n = 1000;
+  const auto x = uniform(n, -4, 4, 6);
+  std::vector<float> whole(n), pieces(n);
+  ops_->sin2_plus_cos2(x.data(), whole.data(), static_cast<std::int64_t>(n));
+  std::size_t at = 0;
+  for (std::size_t len : {5u, 13u, 16u, 1u, 33u}) {  // then the rest
+    ops_->sin2_plus_cos2(x.data() + at, pieces.data() + at, static_cast<std::int64_t>(len));
+    at += len;
+  }
+  ops_->sin2_plus_cos2(x.data() + at, pieces.data() + at, static_cast<std::int64_t>(n - at));
+  EXPECT_EQ(std::memcmp(whole.data(), pieces.data(), n * sizeof(float)), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, Vmath, ::testing::Values("avx512f", "avx2+fma", "scalar"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (auto& ch : s)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
+
+TEST(Vmath, TheLoopsOfThisCpuAreItsWidestIsa) {
+  const std::string isa = vmath::ops().isa;
+  EXPECT_TRUE(cpu_has(isa)) << isa;
+  if (cpu_has("avx512f")) EXPECT_EQ(isa, "avx512f");
+}
+
+}  // namespace
