@@ -1,5 +1,6 @@
-// The SLEEF loops of the CPU elementwise families (kernels/elementwise/vmath.h), at every ISA this
-// CPU has (the others skip, saying so): each function within SLEEF's 1.0-ULP bound of an FP64
+// The CPU code picked per ISA at run time, at every ISA this CPU has (the others skip, saying
+// so): the packed GEMM's micro-kernels, and the SLEEF loops of the elementwise families
+// (kernels/elementwise/vmath.h): each function within SLEEF's 1.0-ULP bound of an FP64
 // reference, and a result independent of where a chunk starts or ends (the tail goes through the
 // same vector code).
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/elementwise/vmath.h"
+#include "kernels/gemm/packed.h"
 
 using namespace roofbench;
 
@@ -110,6 +112,46 @@ TEST_P(Vmath, AResultDoesNotDependOnWhereAChunkEnds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, Vmath, ::testing::Values("avx512f", "avx2+fma", "scalar"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (auto& ch : s)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
+
+// The packed GEMM's micro-kernels, each ISA the CPU has, at shapes that cross every block edge:
+// tiles that overhang C, K deeper than one KC slab (C accumulates), M taller than one MC block
+// and N wider than one NC panel.
+class PackedGemmIsa : public Vmath {};
+
+TEST_P(PackedGemmIsa, MatchesAnFp64GemmAcrossEveryBlockEdge) {
+  struct MNK {
+    std::int64_t m, n, k;
+  };
+  for (const MNK s : {MNK{1, 1, 1}, MNK{13, 37, 5}, MNK{100, 70, 600}, MNK{1100, 40, 30}, MNK{13, 4200, 7}}) {
+    const auto a = uniform(static_cast<std::size_t>(s.m * s.k), -1, 1, 7);
+    const auto b = uniform(static_cast<std::size_t>(s.k * s.n), -1, 1, 8);
+    std::vector<float> c(static_cast<std::size_t>(s.m * s.n), std::nanf(""));
+    gemm::packed_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, GetParam());
+    int bad = 0;
+    for (std::int64_t i = 0; i < s.m; ++i)
+      for (std::int64_t j = 0; j < s.n; ++j) {
+        double ref = 0, mag = 0;
+        for (std::int64_t k = 0; k < s.k; ++k) {
+          ref += static_cast<double>(a[i * s.k + k]) * b[k * s.n + j];
+          mag += std::fabs(static_cast<double>(a[i * s.k + k]) * b[k * s.n + j]);
+        }
+        const float got = c[i * s.n + j];
+        // FP32 accumulation over K terms: K·eps of the sum of magnitudes, bounds any order.
+        if (!(std::fabs(got - ref) <= (s.k + 1) * 1.2e-7 * mag) && bad++ < 5)
+          ADD_FAILURE() << s.m << "x" << s.n << "x" << s.k << " C[" << i << "][" << j << "] = " << got << ", FP64 "
+                        << ref;
+      }
+    EXPECT_EQ(bad, 0) << s.m << "x" << s.n << "x" << s.k;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, PackedGemmIsa, ::testing::Values("avx512f", "avx2+fma", "scalar"),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (auto& ch : s)
