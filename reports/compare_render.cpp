@@ -101,8 +101,9 @@ void md_table(std::string& out, const std::vector<CompareRow>& rows, bool with_r
     const std::string verdict = r.verdict == Verdict::slower || r.verdict == Verdict::failed
                                     ? "**" + t.verdict + "**"
                                     : t.verdict;
-    out += fmt::format("| {} | `{}` | {} | {} | {} | {} |{}", verdict, md_cell(t.name), t.base, t.fresh, t.change,
-                       t.interval, other ? fmt::format(" {} |", t.other) : "");
+    // (the rates carry units a results file names: a ceiling's value_unit)
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |{}", verdict, md_code(t.name), md_cell(t.base), md_cell(t.fresh),
+                       md_cell(t.change), md_cell(t.interval), other ? fmt::format(" {} |", md_cell(t.other)) : "");
     out += with_reason ? fmt::format(" {} |\n", md_cell(t.reason)) : "\n";
   }
 }
@@ -139,8 +140,9 @@ std::string render_compare_markdown(const Comparison& c) {
   const bool bad = c.exit_code() != 0;
   std::string out = fmt::format("### roofbench {}: {}{}\n\n", c.rounds > 0 ? "ab" : "compare", bad ? "regression — " : "",
                                 summary_counts(c));
-  out += fmt::format("BASE `{}` ({}) → NEW `{}` ({}) on {}.  \n{}.  \n{}.\n\n", c.base.commit, c.base.time,
-                     c.fresh.commit, c.fresh.time, c.fresh.device, geomean_text(c), settings_text(c));
+  out += fmt::format("BASE {} ({}) → NEW {} ({}) on {}.  \n{}.  \n{}.\n\n", md_code(c.base.commit), md_cell(c.base.time),
+                     md_code(c.fresh.commit), md_cell(c.fresh.time), md_cell(c.fresh.device), md_cell(geomean_text(c)),
+                     md_cell(settings_text(c)));
   std::vector<CompareRow> notable, same;
   for (const auto& r : c.kernels) (r.verdict == Verdict::same ? same : notable).push_back(r);
   if (!notable.empty()) md_table(out, notable, true, c.options.by_roof);
@@ -162,7 +164,7 @@ std::string render_compare_markdown(const Comparison& c) {
   auto list = [&out](const char* title, const std::vector<std::string>& names) {
     if (names.empty()) return;
     out += fmt::format("\n**{}** ({}): ", title, names.size());
-    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + fmt::format("`{}`", md_cell(names[i]));
+    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + md_code(names[i]);
     out += "\n";
   };
   list("Only in BASE", c.only_base);

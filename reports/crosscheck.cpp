@@ -161,9 +161,9 @@ Crosscheck crosscheck(const Results& r, const std::string& benchmark, const std:
 }
 
 std::string render_crosscheck_markdown(const Crosscheck& c) {
-  std::string s = fmt::format("#### `{}`: Nsight Compute beside roofbench\n\n", c.benchmark);
+  std::string s = fmt::format("#### {}: Nsight Compute beside roofbench\n\n", md_code(c.benchmark));
   s += "ncu launches taken (one run): ";
-  for (std::size_t i = 0; i < c.kernels.size(); ++i) s += (i ? ", " : "") + ("`" + kernel_base_name(c.kernels[i]) + "`");
+  for (std::size_t i = 0; i < c.kernels.size(); ++i) s += (i ? ", " : "") + md_code(kernel_base_name(c.kernels[i]));
   s += "\n\n| quantity | ncu | roofbench CUPTI | ncu / CUPTI | declared (time: CUDA-event median) | ncu / declared |\n";
   s += "|---|---:|---:|---:|---:|---:|\n";
   auto num = [](const std::optional<double>& v, const std::string& unit) {

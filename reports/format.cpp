@@ -48,14 +48,44 @@ std::string xml_escape(const std::string& s) {
 std::string md_cell(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n' || c == '\r')
-      out += ' ';
-    else
-      out += c;
+    switch (c) {
+      case '\n':
+      case '\r': out += ' '; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '\\':
+      case '`':
+      case '[':
+      case ']':
+      case '|':
+        out += '\\';
+        out += c;
+        break;
+      default: out += c;
+    }
   }
   return out;
+}
+
+std::string md_code(const std::string& s) {
+  std::string body;
+  std::size_t run = 0, longest = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    if (c == '\n' || c == '\r')
+      body += ' ';
+    else if (c == '|')
+      body += "\\|";  // GFM splits table cells at a bare pipe even inside a code span
+    else
+      body += c;
+  }
+  const std::string fence(longest + 1, '`');
+  // A span that starts or ends with a backtick needs a space between it and the fence (CommonMark
+  // strips one space on each side).
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`' || body.front() == ' ');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
 std::string ceiling_label(const Ceiling& c) {

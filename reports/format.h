@@ -13,8 +13,13 @@ namespace roofbench {
 std::string intensity(double v);
 
 std::string xml_escape(const std::string& s);
-// Markdown table cell: escapes '|' and drops newlines.
+// Markdown of a string a results file holds (a name, a device, a reason): as text, in a table
+// cell or a line, never as markup. md_cell escapes what could make it HTML, a link, an image, a
+// code span or another table cell (\ ` [ ] < > & |; emphasis with * and _ is left alone, as in
+// metric_names_like_these) and turns line breaks into spaces; md_code makes it a code span whose
+// fence no backtick inside can close (the content shows literally; `|` is still escaped).
 std::string md_cell(const std::string& s);
+std::string md_code(const std::string& s);
 
 // "dram_read" → "DRAM read"; "fp32_fma" → "FP32 FMA".
 std::string ceiling_label(const Ceiling& c);

@@ -294,18 +294,18 @@ std::string render_history_text(const History& h) {
 
 std::string render_history_markdown(const History& h) {
   std::string out = fmt::format("### roofbench history: {} of {} benchmarks flagged\n\n", h.flagged(), h.benchmarks.size());
-  out += fmt::format("{} runs on {}, from `{}` ({}) to `{}` ({}). Each benchmark's latest run is compared with its "
+  out += fmt::format("{} runs on {}, from {} ({}) to {} ({}). Each benchmark's latest run is compared with its "
                      "best earlier run and with the run before it (threshold ±{:.0f}%, q < {}), by {}.\n\n",
-                     h.runs.size(), h.device, h.runs.front().commit, h.runs.front().time, h.runs.back().commit,
-                     h.runs.back().time, 100 * h.options.threshold, h.options.alpha,
+                     h.runs.size(), md_cell(h.device), md_code(h.runs.front().commit), md_cell(h.runs.front().time),
+                     md_code(h.runs.back().commit), md_cell(h.runs.back().time), 100 * h.options.threshold, h.options.alpha,
                      h.options.by_roof ? "each kernel's share of its roof in its own run (its rate where a run did "
                                          "not place it)"
                                        : "rate");
   out += "| flag | benchmark | trend | first | latest | against the best | why |\n|---|---|---|--:|--:|---|---|\n";
   for (const auto& b : h.benchmarks) {
     const LineText t = line_text(h, b);
-    out += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} |\n", t.flag == "ok" ? "ok" : "**" + t.flag + "**",
-                       md_cell(t.name), t.spark, t.first, t.latest, md_cell(t.vs_best), md_cell(t.why));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", t.flag == "ok" ? "ok" : "**" + t.flag + "**",
+                       md_code(t.name), t.spark, md_cell(t.first), md_cell(t.latest), md_cell(t.vs_best), md_cell(t.why));
   }
   return out;
 }

@@ -9,16 +9,16 @@ namespace roofbench {
 std::string render_markdown_ladder(const Results& r) {
   const LadderTable t = gemm_ladder(r);
   if (t.rows.empty()) return "";
-  std::string s = fmt::format("**GEMM ladder** (FLOP/s, and the ratio to `{}` at the same precision and size)\n\n",
-                              t.reference);
+  std::string s = fmt::format("**GEMM ladder** (FLOP/s, and the ratio to {} at the same precision and size)\n\n",
+                              md_code(t.reference));
   s += "| variant | precision | unit |";
-  for (const auto& size : t.sizes) s += " " + size + " |";
+  for (const auto& size : t.sizes) s += " " + md_cell(size) + " |";
   s += "\n|---|---|---|";
   for (std::size_t i = 0; i < t.sizes.size(); ++i) s += "---:|";
   s += "\n";
   for (const auto& row : t.rows) {
-    s += fmt::format("| {} | {} | {} |", row.variant, row.precision, row.unit);
-    for (const auto& cell : row.cells) s += " " + (cell.empty() ? std::string("—") : cell) + " |";
+    s += fmt::format("| {} | {} | {} |", md_cell(row.variant), md_cell(row.precision), md_cell(row.unit));
+    for (const auto& cell : row.cells) s += " " + (cell.empty() ? std::string("—") : md_cell(cell)) + " |";
     s += "\n";
   }
   return s + "\n";
@@ -37,13 +37,13 @@ std::string render_markdown_counters(const Results& r) {
   s += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& c : rows) {
     if (!c.error.empty()) {
-      s += fmt::format("| `{}` | {} | {} | | | | | | | | | | | {} |\n", md_cell(c.name), c.passes, md_cell(c.error),
-                       c.trace);
+      s += fmt::format("| {} | {} | {} | | | | | | | | | | | {} |\n", md_code(c.name), c.passes, md_cell(c.error),
+                       md_cell(c.trace));
       continue;
     }
-    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(c.name),
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_code(c.name),
                      c.passes, c.flops, c.flops_ratio, c.dram, c.dram_ratio, c.l2, c.l1, c.ai_l1, c.ai_l2, c.ai_dram,
-                     c.threads_per_instruction, c.branch_uniformity, c.trace);
+                     c.threads_per_instruction, c.branch_uniformity, md_cell(c.trace));
   }
   return s + "\n";
 }
@@ -58,8 +58,8 @@ std::string render_markdown(const Results& r) {
   for (const auto& c : r.ceilings) {
     const CeilingReference ref = ceiling_reference(c);
     const std::string passes = ceiling_passes(c);
-    s += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(ceiling_label(c)), ceiling_value(c),
-                     passes.empty() ? "—" : passes, ref.value.empty() ? "—" : md_cell(ref.value),
+    s += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(ceiling_label(c)), md_cell(ceiling_value(c)),
+                     passes.empty() ? "—" : md_cell(passes), ref.value.empty() ? "—" : md_cell(ref.value),
                      ref.ratio.empty() ? "—" : ref.ratio);
   }
   s += "\n";
@@ -71,7 +71,7 @@ std::string render_markdown(const Results& r) {
     s += "| benchmark | against | time | against | speedup | bytes | against | % of roof |\n";
     s += "|---|---|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& l : rows)
-      s += fmt::format("| `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n", md_cell(l.name), md_cell(l.against), l.time,
+      s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_code(l.name), md_code(l.against), l.time,
                        l.against_time, l.speedup, l.bytes, l.against_bytes, l.roof_pct);
     s += "\n";
   }
@@ -83,12 +83,13 @@ std::string render_markdown(const Results& r) {
   s += "|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n";
   for (const auto& b : r.benchmarks) {
     const BenchmarkCells c = benchmark_cells(b, "—");
-    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(b.name), c.median, c.rel_iqr,
-                     c.flop_rate, c.byte_rate, c.intensity, c.roof_pct, c.bound, c.waves, md_cell(status_text(b)));
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_code(b.name), c.median, c.rel_iqr,
+                     c.flop_rate, c.byte_rate, c.intensity, c.roof_pct, md_cell(c.bound), md_cell(c.waves),
+                     md_cell(status_text(b)));
   }
   const auto warnings = all_warnings(r);
   if (!warnings.empty()) s += "\n**Warnings**\n\n";
-  for (const auto& [what, warning] : warnings) s += fmt::format("- `{}`: {}\n", md_cell(what), md_cell(warning));
+  for (const auto& [what, warning] : warnings) s += fmt::format("- {}: {}\n", md_code(what), md_cell(warning));
   return s;
 }
 

@@ -216,7 +216,7 @@ TEST(Compare, PrintersCarryTheVerdicts) {
 
   const std::string md = render_compare_markdown(c);
   EXPECT_EQ(md.rfind("### roofbench compare: regression — 1 SLOWER, 0 UNSURE, 1 SAME", 0), 0u) << md;
-  EXPECT_NE(md.find("| **SLOWER** | `gemm/a/fp32/n:1` | 997 GFLOP/s | 832 GFLOP/s | −16.6% | [−17.0%, −16.1%] | "
+  EXPECT_NE(md.find("| **SLOWER** | `gemm/a/fp32/n:1` | 997 GFLOP/s | 832 GFLOP/s | −16.6% | \\[−17.0%, −16.1%\\] | "
                     "beyond ±5% and significant: p = 3e-11"),
             std::string::npos)
       << md;
