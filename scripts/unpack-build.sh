@@ -13,7 +13,11 @@ unpack_build() {
   # cuBLAS is not in the archive (see pack-build.sh): use the toolkit's.
   if ! ldd "$bin/roofbench" | grep -q 'libcublas.*=> /'; then
     local lib
-    lib=$(dirname "$(find / -name 'libcublasLt.so.1[0-9]' -print -quit 2>/dev/null)")
+    # Files and links only, the toolkit's usual homes first: perf's build-id cache
+    # (~/.debug/usr/local/cuda-*/lib/libcublasLt.so.13/) holds folders of the same names, and a
+    # folder on LD_LIBRARY_PATH named like a library stops the loader ("cannot read file data").
+    lib=$(dirname "$(find /usr/local /usr/lib /opt / \( -type f -o -type l \) -name 'libcublasLt.so.1[0-9]' \
+      -print -quit 2>/dev/null)")
     [ -n "$lib" ] && [ "$lib" != . ] && export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   fi
   ldd_all() { for b in "$bin"/*; do echo "== $(basename "$b")"; ldd "$b" 2>&1; done; }
