@@ -14,6 +14,7 @@
 namespace roofbench {
 
 inline constexpr std::size_t kMaxUserRegexLength = 512;
+inline constexpr int kMaxUserRegexRepeat = 1000;  // the largest n or m of {n,m}
 
 std::regex user_regex(const std::string& option, const std::string& pattern);
 

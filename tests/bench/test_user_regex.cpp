@@ -46,6 +46,18 @@ TEST(UserRegex, ATooLongPatternIsRefusedBeforeCompiling) {
   EXPECT_NE(e.find("at most 512"), std::string::npos) << e;
 }
 
+// fuzz_command_line's one finding (UBSan: signed overflow in libstdc++'s regex compiler, reading
+// a back-reference's digits), and its cousin in a repeat count: refused before compiling.
+TEST(UserRegex, DigitsLibstdcxxWouldOverflowOnAreRefusedBeforeCompiling) {
+  const std::string found = "^r\xea" "execuocc\\" + std::string(43, '8') + "\\\\c";
+  EXPECT_NE(error_of("--filter", found).find("back-references"), std::string::npos);
+  EXPECT_NE(error_of("--filter", "a{99999999999999999999}").find("repeat count over 1000"), std::string::npos);
+  EXPECT_NE(error_of("--filter", "a{2,1001}").find("repeat count over 1000"), std::string::npos);
+  EXPECT_NO_THROW((void)user_regex("--filter", "a{2,1000}"));
+  EXPECT_NO_THROW((void)user_regex("--filter", "gemm/(naive|tiled)/fp32/M:1024\\b"));
+  EXPECT_NO_THROW((void)user_regex("--filter", "a\\{99999\\}"));  // escaped braces are text
+}
+
 #if defined(__GLIBCXX__)
 TEST(UserRegex, BackReferencesAreRefusedWithTheReason) {
   const std::string e = error_of("--filter", "(a)\\1");
