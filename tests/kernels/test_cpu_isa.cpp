@@ -42,6 +42,14 @@ double ulps(float got, double ref) {
   return std::fabs(static_cast<double>(got) - ref) / spacing;
 }
 
+// "avx2+fma" -> "avx2_fma": a test name gtest takes.
+std::string isa_test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s = info.param;
+  for (auto& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
 class Vmath : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -112,12 +120,7 @@ TEST_P(Vmath, AResultDoesNotDependOnWhereAChunkEnds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, Vmath, ::testing::Values("avx512f", "avx2+fma", "scalar"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (auto& ch : s)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return s;
-                         });
+                         isa_test_name);
 
 // The packed GEMM's micro-kernels, each ISA the CPU has, at shapes that cross every block edge:
 // tiles that overhang C, K deeper than one KC slab (C accumulates), M taller than one MC block
@@ -152,12 +155,7 @@ TEST_P(PackedGemmIsa, MatchesAnFp64GemmAcrossEveryBlockEdge) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, PackedGemmIsa, ::testing::Values("avx512f", "avx2+fma", "scalar"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (auto& ch : s)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return s;
-                         });
+                         isa_test_name);
 
 TEST(Vmath, TheLoopsOfThisCpuAreItsWidestIsa) {
   const std::string isa = vmath::ops().isa;
