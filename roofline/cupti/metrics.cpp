@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <unordered_set>
 
 #include "bench/stats.h"
 #include "roofbench/types.h"
@@ -49,21 +50,6 @@ std::optional<double> value(const Counters& c, const std::string& name) {
   return it->second;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
@@ -72,6 +58,32 @@ std::string trim(const std::string& s) {
 }
 
 }  // namespace
+
+// Edit distance of a and b when it is at most `limit`, else limit + 1. Only the band |i - j| <=
+// limit is computed, and a row whose every cell is over the limit ends it (Ukkonen's cut-off), so
+// a long or unrelated name costs next to nothing: a user's --metrics can be any text.
+std::size_t bounded_edit_distance(const std::string& a, const std::string& b, std::size_t limit) {
+  const std::size_t over = limit + 1;
+  const std::size_t la = a.size(), lb = b.size();
+  if ((la > lb ? la - lb : lb - la) > limit) return over;
+  std::vector<std::size_t> prev(lb + 1), cur(lb + 1);
+  for (std::size_t j = 0; j <= lb; ++j) prev[j] = std::min(j, over);
+  for (std::size_t i = 1; i <= la; ++i) {
+    const std::size_t lo = i > limit ? i - limit : 1;
+    const std::size_t hi = std::min(lb, i + limit);
+    cur[lo - 1] = lo == 1 ? std::min(i, over) : over;
+    std::size_t row_min = cur[lo - 1];
+    for (std::size_t j = lo; j <= hi; ++j) {
+      std::size_t v = std::min(prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1), cur[j - 1] + 1);
+      if (j + 1 <= i + limit) v = std::min(v, prev[j] + 1);  // prev[j] lies inside the last row's band
+      cur[j] = std::min(v, over);
+      row_min = std::min(row_min, cur[j]);
+    }
+    if (row_min >= over) return over;
+    std::swap(prev, cur);
+  }
+  return prev[lb];
+}
 
 std::vector<std::string> default_metrics(const BenchmarkResult& b) {
   std::vector<std::string> m = {kTime, kCycles, kClock, kDramRead, kDramWrite, kL2Sectors, kL1Bytes};
@@ -89,12 +101,18 @@ std::vector<std::string> default_metrics(const BenchmarkResult& b) {
 
 std::vector<std::string> parse_metric_list(const std::string& csv) {
   std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = csv.find(',', start);
     const std::string name = trim(csv.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (name.empty()) throw InputError("--metrics '" + csv + "': empty metric name (expected a,b,c)");
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    if (name.empty()) throw InputError("--metrics: empty metric name at character " + std::to_string(start + 1) +
+                                       " (expected a,b,c)");
+    if (name.size() > kMaxMetricName)
+      throw InputError(fmt::format("--metrics: a name of {} characters at character {} (the longest a metric can be "
+                                   "is {}): '{}...'",
+                                   name.size(), start + 1, kMaxMetricName, name.substr(0, 40)));
+    if (seen.insert(name).second) out.push_back(name);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -106,12 +124,15 @@ std::vector<std::string> near_names(const std::string& name, const std::vector<s
   const std::size_t dot = name.find('.');
   const std::string base = name.substr(0, dot);
   const std::string rollup = dot == std::string::npos ? "" : name.substr(dot);
+  const std::size_t limit = near_limit(base.size());
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& k : known) {
+    const std::size_t d = bounded_edit_distance(base, k, limit);
+    if (d > limit) continue;
     std::size_t prefix = 0;
     while (prefix < k.size() && prefix < base.size() && k[prefix] == base[prefix]) ++prefix;
     // Distance first; among equals, the longer shared prefix (same unit and counter family).
-    scored.push_back({edit_distance(base, k) * 1000 + (1000 - std::min<std::size_t>(prefix, 999)), k});
+    scored.push_back({d * 1000 + (1000 - std::min<std::size_t>(prefix, 999)), k});
   }
   const std::size_t keep = std::min(n, scored.size());
   std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep), scored.end());

@@ -16,6 +16,8 @@
 //            counter of the input type (not 512 × tensor instructions: that factor was V100's)
 //   divergence  smsp__thread_inst_executed.sum / smsp__inst_executed.sum (threads per instruction)
 //            and smsp__sass_branch_targets{,_threads_uniform}.sum (branch uniformity)
+#include <algorithm>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,11 +34,22 @@ inline constexpr int kPassBudget = 2;                // the most replay passes a
 // and of its arithmetic, the unit it runs on).
 std::vector<std::string> default_metrics(const BenchmarkResult& b);
 
-// "a,b, c" -> {"a","b","c"}; throws InputError on an empty list or an empty name.
+// No CUPTI metric name comes near this (Hopper's longest, with a rollup, is under 100).
+inline constexpr std::size_t kMaxMetricName = 256;
+
+// "a,b, c" -> {"a","b","c"}, repeats dropped; throws InputError on an empty list, an empty name or
+// a name longer than kMaxMetricName.
 std::vector<std::string> parse_metric_list(const std::string& csv);
 
-// Up to `n` names from `known` closest to `name` (edit distance over the whole name, then
-// shared prefix), for "did you mean" messages.
+// How far a name may be from a known one to be suggested: a typo or two, more in a long name.
+inline constexpr std::size_t near_limit(std::size_t length) { return std::max<std::size_t>(3, length / 3); }
+
+// Edit distance of a and b if it is at most `limit`, else limit + 1 (banded, with early exit).
+std::size_t bounded_edit_distance(const std::string& a, const std::string& b, std::size_t limit);
+
+// Up to `n` names from `known` closest to `name`'s base (the part before the first '.') and within
+// near_limit of it: edit distance first, then shared prefix; the rollup is kept as typed. Empty
+// when nothing is near: a "did you mean" that names unrelated metrics only misleads.
 std::vector<std::string> near_names(const std::string& name, const std::vector<std::string>& known,
                                     std::size_t n = 4);
 

@@ -210,3 +210,54 @@ TEST(MetricList, NearNamesPutTheMisspelledOneFirstAndKeepTheRollup) {
   EXPECT_EQ(near[0], "dram__bytes_read.sum");
   EXPECT_EQ(near_names("x", {}, 3).size(), 0u);
 }
+
+TEST(MetricList, RefusesANameNoMetricCouldHaveAndKeepsTheFirstOfEachRepeat) {
+  EXPECT_THROW(parse_metric_list("a.sum," + std::string(kMaxMetricName + 1, 'd')), InputError);
+  EXPECT_EQ(parse_metric_list(std::string(kMaxMetricName, 'd')).size(), 1u);
+  std::string many;
+  for (int i = 0; i < 3000; ++i) many += (i ? "," : "") + std::to_string(i % 1000);
+  const auto names = parse_metric_list(many);
+  ASSERT_EQ(names.size(), 1000u);
+  EXPECT_EQ(names.front(), "0");
+  EXPECT_EQ(names.back(), "999");
+}
+
+TEST(MetricList, NearNamesSuggestsNothingForANameFarFromEveryKnownOne) {
+  const std::vector<std::string> known = {"dram__bytes_read", "lts__t_bytes", "sm__cycles_elapsed"};
+  EXPECT_TRUE(near_names("zzzzzzzzzzzzzzzz.sum", known).empty());
+  EXPECT_TRUE(near_names(std::string(200, 'd'), known).empty());
+  EXPECT_EQ(near_names("lts__t_byte.sum", known), (std::vector<std::string>{"lts__t_bytes.sum"}));
+}
+
+// The banded distance against the whole table, on every pair of short strings over a small
+// alphabet (where edits collide most) and every limit up to past their length.
+TEST(MetricList, BoundedEditDistanceIsTheFullOneUpToItsLimit) {
+  const auto full = [](const std::string& a, const std::string& b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+      for (std::size_t j = 1; j <= b.size(); ++j)
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    return d[a.size()][b.size()];
+  };
+  std::vector<std::string> words = {""};
+  for (std::size_t len = 1; len <= 5; ++len) {
+    std::vector<std::string> next;
+    for (const auto& w : words)
+      if (w.size() == len - 1)
+        for (char c : {'a', 'b', 'c'}) next.push_back(w + c);
+    words.insert(words.end(), next.begin(), next.end());
+  }
+  std::size_t pairs = 0;
+  for (std::size_t x = 0; x < words.size(); x += 3)
+    for (std::size_t y = 0; y < words.size(); y += 5) {
+      const std::size_t d = full(words[x], words[y]);
+      for (std::size_t limit = 0; limit <= 6; ++limit) {
+        ASSERT_EQ(bounded_edit_distance(words[x], words[y], limit), std::min(d, limit + 1))
+            << "'" << words[x] << "' '" << words[y] << "' limit " << limit;
+        ++pairs;
+      }
+    }
+  EXPECT_GT(pairs, 10000u);
+}
