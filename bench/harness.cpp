@@ -20,7 +20,8 @@ nlohmann::json MeasureOptions::to_json() const {
           {"throttle_fraction", throttle_fraction},
           {"hide_launch", hide_launch},
           {"seed", seed},
-          {"placements", placements}};
+          {"placements", placements},
+          {"stop_at_noise_floor", stop_at_noise_floor}};
 }
 
 Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed) {
@@ -112,6 +113,11 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
       m.stop_reason = "noise_target";
       break;
     }
+    if (opt.stop_at_noise_floor && n >= 2 * opt.min_samples && timed >= opt.min_time_s &&
+        noise_floor_rel_iqr(m.samples_s) > opt.target_rel_iqr) {
+      m.stop_reason = "noise_floor";
+      break;
+    }
     if (wall >= opt.max_time_s && n >= std::min(opt.min_samples, MeasureOptions::kMinSamples)) {
       m.stop_reason = "time_budget";
       break;
@@ -162,6 +168,10 @@ std::vector<std::string> measurement_warnings(const Measurement& m, const Measur
                             *m.clock_reference_hz / 1e9, lowest / 1e9,
                             limits.empty() ? "" : "; limited by " + limits));
   }
+  if (m.stop_reason == "noise_floor")
+    w.push_back(fmt::format("noise: an IQR of {:.1f}% of the median after {} samples, above the {:.1f}% target with "
+                            "95% confidence: stopped, since more samples measure a spread, not shrink it",
+                            100 * m.stats.rel_iqr(), m.stats.n, 100 * opt.target_rel_iqr));
   if (m.stop_reason == "time_budget" || m.stop_reason == "max_samples") {
     if (m.stats.rel_iqr() > opt.target_rel_iqr)
       w.push_back(fmt::format("noise: stopped at the {} with an IQR of {:.1f}% of the median, above the {:.1f}% target",
@@ -186,6 +196,8 @@ BenchmarkResult declare(const Variant& v, const Params& params) {
   r.params = params;
   r.flops = v.work.flops(params);
   r.bytes = v.work.bytes(params);
+  r.transcendentals = v.work.transcendentals(params);
+  r.phases = v.work.phases(params);
   r.work = v.work.derivation();
   r.vendor_reference = v.vendor_reference;
   r.timing_only = v.timing_only;

@@ -35,6 +35,10 @@ struct MeasureOptions {
   // 2-core VM, 2-8% within one); several placements average that luck instead of keeping one
   // draw for the whole benchmark. Each instance is verified before it is timed.
   int placements = 1;
+  // Stop once the noise target is out of reach: after 2 x min_samples, when even the 95%
+  // distribution-free lower bound of the IQR (noise_floor_rel_iqr, bench/stats.h) is above the
+  // target. More samples measure a spread more precisely; they do not make it smaller.
+  bool stop_at_noise_floor = true;
 
   static constexpr int kMinSamples = 5;  // the budget never stops a benchmark with fewer
 

@@ -20,6 +20,19 @@ double sorted_quantile(const std::vector<double>& s, double q) {
 }
 }  // namespace
 
+double noise_floor_rel_iqr(std::vector<double> v) {
+  const double n = static_cast<double>(v.size());
+  if (v.size() < 8) return 0;
+  std::sort(v.begin(), v.end());
+  const double half = 1.96 * std::sqrt(n * 0.25 * 0.75);  // the binomial sd of a quartile's rank
+  const auto q1_hi = static_cast<std::ptrdiff_t>(std::ceil(0.25 * n + half));
+  const auto q3_lo = static_cast<std::ptrdiff_t>(std::floor(0.75 * n - half));
+  if (q3_lo <= q1_hi || q1_hi < 0 || q3_lo >= static_cast<std::ptrdiff_t>(v.size())) return 0;
+  const double median = quantile(v, 0.5);
+  if (median <= 0) return 0;
+  return (v[static_cast<std::size_t>(q3_lo)] - v[static_cast<std::size_t>(q1_hi)]) / median;
+}
+
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) throw std::invalid_argument("quantile of an empty sample");
   if (q < 0.0 || q > 1.0) throw std::invalid_argument("quantile outside [0,1]");

@@ -16,6 +16,10 @@ struct SampleStats {
 };
 
 double quantile(std::vector<double> v, double q);           // q in [0,1]; throws on empty input
+// A 95% lower bound of the population IQR over the median, from order statistics alone: the
+// upper end of the first quartile's distribution-free confidence interval (rank n/4 + 1.96 sd of
+// a binomial) to the lower end of the third's. 0 when n is too small for the two to be apart.
+double noise_floor_rel_iqr(std::vector<double> samples);
 SampleStats summarize(const std::vector<double>& samples);  // throws on empty input
 
 }  // namespace roofbench

@@ -21,6 +21,7 @@ void ConsoleProgress::measured(const BenchmarkResult& r) {
   if (r.bytes > 0) line += ", " + si(r.bytes / s.median, "B/s");
   std::string notes;
   if (m.stop_reason == "time_budget") notes += ", out of time budget";
+  if (m.stop_reason == "noise_floor") notes += ", above the noise target for sure";
   if (m.stop_reason == "max_samples") notes += ", at the sample limit";
   if (!m.throttled.empty()) notes += fmt::format(", {} throttled", m.throttled.size());
   const std::string checked =

@@ -111,7 +111,7 @@ TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {
   ASSERT_TRUE(r.measurement);
   EXPECT_GE(r.measurement->stats.n, 4);
   const std::string why = r.measurement->stop_reason;
-  EXPECT_TRUE(why == "noise_target" || why == "time_budget" || why == "max_samples") << why;
+  EXPECT_TRUE(why == "noise_target" || why == "noise_floor" || why == "time_budget" || why == "max_samples") << why;
   EXPECT_EQ(r.measurement->timer, "steady-clock");
   for (double s : r.measurement->samples_s) EXPECT_GT(s, 0);
   EXPECT_EQ(r.name, "toy/good/fp32/n:1024");
@@ -279,11 +279,45 @@ TEST(Measure, StopsOnceTheNoiseTargetIsMetAfterTheMinimumSamples) {
   EXPECT_EQ(dev.runs, 11);  // one warm-up
 }
 
+TEST(Measure, StopsWhenTheNoiseTargetIsSurelyOutOfReach) {
+  // IQR 20% of the median, forever: after 2 x min_samples the IQR's lower bound is far above 1%.
+  ScriptedDevice dev;
+  dev.time_of = [](int i) { return i % 2 ? 1e-3 : 1.2e-3; };
+  auto inst = toy("good", Defect::none).make({{"n", 16}});
+  const MeasureOptions o = scripted_options();
+  const Measurement m = measure(dev, *inst, o);
+  EXPECT_EQ(m.stats.n, 2 * o.min_samples);
+  EXPECT_EQ(m.stop_reason, "noise_floor");
+  const auto w = measurement_warnings(m, o);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("above the 1.0% target with 95% confidence"), std::string::npos) << w[0];
+
+  // Mostly steady, with a few slow outliers: the IQR is near 0, the target is met instead.
+  ScriptedDevice steady;
+  steady.time_of = [](int i) { return i % 9 == 0 ? 2e-3 : 1e-3; };
+  const Measurement s = measure(steady, *inst, o);
+  EXPECT_EQ(s.stop_reason, "noise_target");
+}
+
+TEST(Stats, TheNoiseFloorIsALowerBoundOfTheIqrThatNeedsSamplesToSeparate) {
+  std::vector<double> v;
+  for (int i = 0; i < 7; ++i) v.push_back(i % 2 ? 1.0 : 2.0);
+  EXPECT_EQ(noise_floor_rel_iqr(v), 0.0);  // too few to bound anything
+  // 0..99 uniformly: IQR 50 (rel 50/49.5); the bound is a band inside the quartiles.
+  std::vector<double> u;
+  for (int i = 0; i < 100; ++i) u.push_back(i);
+  const double bound = noise_floor_rel_iqr(u);
+  EXPECT_GT(bound, 0.0);
+  EXPECT_LT(bound, summarize(u).rel_iqr());
+  EXPECT_NEAR(bound, (66.0 - 34.0) / 49.5, 1e-12);  // ranks ⌈25 + 8.49⌉ and ⌊75 − 8.49⌋
+}
+
 TEST(Measure, NoisySamplesRunOnToTheSampleLimitOrTheBudget) {
   ScriptedDevice dev;
   dev.time_of = [](int i) { return i % 2 ? 1e-3 : 1.2e-3; };  // IQR 20% of the median, forever
   auto inst = toy("good", Defect::none).make({{"n", 16}});
   MeasureOptions o = scripted_options();
+  o.stop_at_noise_floor = false;
   const Measurement m = measure(dev, *inst, o);
   EXPECT_EQ(m.stats.n, 300);
   EXPECT_EQ(m.stop_reason, "max_samples");
