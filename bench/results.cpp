@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,15 @@ std::map<Level, double> Counters::intensity() const {
 using nlohmann::json;
 
 namespace {
+
+// A math function's name as kernels declare it ("sin", "sin.approx"): it reaches the reports.
+constexpr std::size_t kMaxFunctionName = 32;
+bool valid_function_name(const std::string& s) {
+  if (s.empty() || s.size() > kMaxFunctionName) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  });
+}
 
 template <class T>
 json opt(const std::optional<T>& v) {
@@ -129,7 +139,10 @@ json placement_json(const Placement& p) {
           {"roof_pct", p.roof_pct},
           {"bound", p.bound},
           {"compute_ceiling", p.compute_ceiling},
-          {"bandwidth_ceiling", p.bandwidth_ceiling}};
+          {"bandwidth_ceiling", p.bandwidth_ceiling},
+          {"transcendental_ceiling", p.transcendental_ceiling.empty() ? json(nullptr) : json(p.transcendental_ceiling)},
+          {"transcendental_flop_per_s", opt(p.transcendental_flop_per_s)},
+          {"model_time_s", p.model_time_s}};
 }
 Placement placement_from(const json& j) {
   Placement p;
@@ -141,6 +154,11 @@ Placement placement_from(const json& j) {
   p.bound = j.at("bound").get<std::string>();
   p.compute_ceiling = j.at("compute_ceiling").get<std::string>();
   p.bandwidth_ceiling = j.at("bandwidth_ceiling").get<std::string>();
+  // Written since the transcendental roof; the model recomputes all of them on load.
+  if (auto it = j.find("transcendental_ceiling"); it != j.end() && !it->is_null())
+    p.transcendental_ceiling = it->get<std::string>();
+  p.transcendental_flop_per_s = get_opt<double>(j, "transcendental_flop_per_s");
+  p.model_time_s = j.value("model_time_s", 0.0);
   return p;
 }
 
@@ -222,6 +240,13 @@ Counters counters_from(const json& j) {
   return c;  // derived values are the model's to recompute (apply_model), never read from the file
 }
 
+json phases_json(const std::vector<WorkPhase>& phases) {
+  json out = json::array();
+  for (const auto& p : phases)
+    out.push_back({{"name", p.name}, {"flops", p.flops}, {"bytes", p.bytes}, {"transcendentals", p.transcendentals}});
+  return out;
+}
+
 json benchmark_json(const BenchmarkResult& b) {
   json j = {{"name", b.name},
             {"family", b.family},
@@ -235,6 +260,8 @@ json benchmark_json(const BenchmarkResult& b) {
             {"params", params_json(b.params)},
             {"flops", b.flops},
             {"bytes", b.bytes},
+            {"transcendentals", b.transcendentals},
+            {"phases", phases_json(b.phases)},
             {"work", b.work},
             {"verified", b.verified()},
             {"timing_only", b.timing_only},
@@ -253,6 +280,51 @@ json benchmark_json(const BenchmarkResult& b) {
   }
   return j;
 }
+std::map<std::string, double> calls_from(const json& j, const std::string& who) {
+  std::map<std::string, double> out;
+  if (j.is_null()) return out;
+  if (!j.is_object()) throw InputError(who + ": \"transcendentals\" is not an object");
+  for (const auto& [fn, calls] : j.items()) {
+    if (!valid_function_name(fn) || !calls.is_number() || !(calls.get<double>() >= 0))
+      throw InputError(who + ": \"transcendentals\" needs function names ([a-z0-9_.], at most " +
+                       std::to_string(kMaxFunctionName) + " characters) and call counts >= 0");
+    out[fn] = calls.get<double>();
+  }
+  return out;
+}
+
+// A form's passes must add up to its totals: the model sums their times, and a file whose passes
+// say something else than its totals would be placed by numbers no one declared.
+std::vector<WorkPhase> phases_from(const json& j, const BenchmarkResult& b) {
+  std::vector<WorkPhase> out;
+  if (j.is_null()) return out;
+  if (!j.is_array()) throw InputError("benchmark '" + b.name + "': \"phases\" is not a list");
+  double flops = 0, bytes = 0;
+  std::map<std::string, double> calls;
+  for (const auto& p : j) {
+    WorkPhase ph;
+    ph.name = p.at("name").get<std::string>();
+    ph.flops = p.at("flops").get<double>();
+    ph.bytes = p.at("bytes").get<double>();
+    if (!(ph.flops >= 0) || !(ph.bytes >= 0))
+      throw InputError("benchmark '" + b.name + "': a pass with negative FLOPs or bytes");
+    ph.transcendentals = calls_from(p.value("transcendentals", json(nullptr)), "benchmark '" + b.name + "'");
+    flops += ph.flops;
+    bytes += ph.bytes;
+    for (const auto& [fn, n] : ph.transcendentals) calls[fn] += n;
+    out.push_back(std::move(ph));
+  }
+  auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)); };
+  bool same = !out.empty() && near(flops, b.flops) && near(bytes, b.bytes) && calls.size() == b.transcendentals.size();
+  for (const auto& [fn, n] : calls) {
+    const auto it = b.transcendentals.find(fn);
+    same = same && it != b.transcendentals.end() && near(n, it->second);
+  }
+  if (!same)
+    throw InputError("benchmark '" + b.name + "': its \"phases\" do not add up to its flops, bytes and transcendentals");
+  return out;
+}
+
 BenchmarkResult benchmark_from(const json& j) {
   BenchmarkResult b;
   b.name = j.at("name").get<std::string>();
@@ -271,6 +343,10 @@ BenchmarkResult benchmark_from(const json& j) {
   b.params = params_from(j.at("params"));
   b.flops = j.at("flops").get<double>();
   b.bytes = j.at("bytes").get<double>();
+  if (auto it = j.find("transcendentals"); it != j.end())  // absent in files from before the third roof
+    b.transcendentals = calls_from(*it, "benchmark '" + b.name + "'");
+  if (auto it = j.find("phases"); it != j.end() && !(it->is_array() && it->empty()))
+    b.phases = phases_from(*it, b);
   b.work = j.value("work", "");
   b.verification = verification_from(j.at("verification"));
   b.timing_only = j.value("timing_only", false);
@@ -297,6 +373,7 @@ json ceiling_json(const Ceiling& c) {
           {"level", c.level ? json(to_string(*c.level)) : json(nullptr)},
           {"precision", c.precision ? json(to_string(*c.precision)) : json(nullptr)},
           {"unit", c.unit ? json(to_string(*c.unit)) : json(nullptr)},
+          {"function", c.function ? json(*c.function) : json(nullptr)},
           {"value", c.value},
           {"value_unit", c.value_unit},
           {"method", c.method},
@@ -324,6 +401,10 @@ Ceiling ceiling_from(const json& j) {
     throw InputError("bandwidth ceiling '" + c.name + "' has no level");
   if (c.kind == CeilingKind::compute && (!c.precision || !c.unit))
     throw InputError("compute ceiling '" + c.name + "' has no precision or unit");
+  if (auto it = j.find("function"); it != j.end() && !it->is_null()) c.function = it->get<std::string>();
+  if (c.kind == CeilingKind::transcendental && (!c.function || !valid_function_name(*c.function) || !c.unit))
+    throw InputError("transcendental ceiling '" + c.name + "' has no unit or no function name ([a-z0-9_.], at most " +
+                     std::to_string(kMaxFunctionName) + " characters)");
   c.value = j.at("value").get<double>();
   c.value_unit = j.at("value_unit").get<std::string>();
   c.method = j.at("method").get<std::string>();

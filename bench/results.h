@@ -12,6 +12,7 @@
 #include "roofbench/types.h"
 #include "roofbench/verify.h"
 #include "roofbench/waves.h"
+#include "roofbench/work.h"
 
 namespace roofbench {
 
@@ -46,9 +47,16 @@ struct Placement {
   std::optional<double> intensity;              // FLOP/byte; absent when the kernel does no FLOPs
   std::optional<double> attainable_flop_per_s;  // min(peak, I x BW); absent when no FLOPs
   double roof_pct = 0;                          // achieved / attainable, in percent
-  std::string bound;                            // "memory" or "compute"
+  std::string bound;                            // "memory", "compute" or "transcendental"
   std::string compute_ceiling;                  // ceiling names used
   std::string bandwidth_ceiling;
+  // Kernels that declare math calls: the transcendental ceilings used ("cpu_sin, cpu_cos") and
+  // the FLOP rate their roof allows, FLOPs / Σ calls_f / rate_f (absent when no FLOPs).
+  std::string transcendental_ceiling;
+  std::optional<double> transcendental_flop_per_s;
+  // The time the binding roof allows for the declared work: max(bytes / BW, FLOPs / peak,
+  // Σ calls_f / rate_f). roof_pct = model_time_s / measured time; Lessons predict speedups from it.
+  double model_time_s = 0;
 };
 
 
@@ -101,6 +109,11 @@ struct BenchmarkResult {
   Params params;
   double flops = 0;  // declared
   double bytes = 0;  // declared: the fewest bytes it must move
+  // declared: calls of each math function ("sin": n), placed against the transcendental ceilings
+  std::map<std::string, double> transcendentals;
+  // declared: a form that runs as several passes one after another, each pass's share of the
+  // work (they add up to the totals above); empty for one kernel
+  std::vector<WorkPhase> phases;
   std::string work;  // the one-line derivation of flops and bytes
   Verification verification;
   std::string error;                       // non-empty: failed, and carries no numbers
@@ -132,7 +145,8 @@ struct Ceiling {
   CeilingKind kind = CeilingKind::bandwidth;
   std::optional<Level> level;          // bandwidth only
   std::optional<Precision> precision;  // compute only
-  std::optional<Unit> unit;            // compute only
+  std::optional<Unit> unit;            // compute and transcendental
+  std::optional<std::string> function;  // transcendental only: "sin", "exp", ... as kernels declare it
   double value = 0;                    // measured: B/s or FLOP/s, the best of the passes
   std::string value_unit;              // "B/s" or "FLOP/s"
   std::string method;                  // how it was measured

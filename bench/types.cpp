@@ -65,7 +65,12 @@ std::string to_string(Level l) {
 }
 
 std::string to_string(CeilingKind k) {
-  return k == CeilingKind::bandwidth ? "bandwidth" : "compute";
+  switch (k) {
+    case CeilingKind::bandwidth: return "bandwidth";
+    case CeilingKind::compute: return "compute";
+    case CeilingKind::transcendental: return "transcendental";
+  }
+  return "?";
 }
 
 Unit unit_from_string(const std::string& s) {
@@ -83,7 +88,8 @@ Level level_from_string(const std::string& s) {
 CeilingKind ceiling_kind_from_string(const std::string& s) {
   if (s == "bandwidth") return CeilingKind::bandwidth;
   if (s == "compute") return CeilingKind::compute;
-  throw InputError("unknown ceiling kind '" + s + "' (expected bandwidth or compute)");
+  if (s == "transcendental") return CeilingKind::transcendental;
+  throw InputError("unknown ceiling kind '" + s + "' (expected bandwidth, compute or transcendental)");
 }
 
 double bytes_of(Precision p) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 namespace roofbench {
 
@@ -53,19 +54,56 @@ std::string Count::text() const {
   return s;
 }
 
+void Work::add(Term t) {
+  t.phase = phase_names_.empty() ? 0 : static_cast<int>(phase_names_.size()) - 1;
+  terms_.push_back(std::move(t));
+}
+
+Work& Work::phase(const std::string& name) {
+  if (phase_names_.empty() && !terms_.empty())
+    throw std::logic_error("Work::phase('" + name + "'): the terms before it belong to no pass");
+  phase_names_.push_back(name);
+  return *this;
+}
+
+std::vector<WorkPhase> Work::phases(const Params& p) const {
+  std::vector<WorkPhase> out;
+  for (const auto& name : phase_names_) out.push_back({name, 0, 0, {}});
+  if (out.empty()) return out;
+  for (const auto& t : terms_) {
+    WorkPhase& ph = out[static_cast<std::size_t>(t.phase)];
+    if (t.kind == Term::flop) ph.flops += t.count.value(p);
+    if (t.kind == Term::transcendental) ph.transcendentals[t.what] += t.count.value(p);
+    if (t.kind == Term::read || t.kind == Term::write) ph.bytes += t.count.value(p) * t.bytes_each * t.times.value(p);
+  }
+  return out;
+}
+
 Work& Work::read(const std::string& what, Count count, double bytes_each, Count times) {
-  terms_.push_back({Term::read, what, std::move(count), bytes_each, std::move(times)});
+  add({Term::read, what, std::move(count), bytes_each, std::move(times)});
   return *this;
 }
 
 Work& Work::write(const std::string& what, Count count, double bytes_each, Count times) {
-  terms_.push_back({Term::write, what, std::move(count), bytes_each, std::move(times)});
+  add({Term::write, what, std::move(count), bytes_each, std::move(times)});
   return *this;
 }
 
 Work& Work::flops(Count count, const std::string& what) {
-  terms_.push_back({Term::flop, what, std::move(count), 0, 1});
+  add({Term::flop, what, std::move(count), 0, 1});
   return *this;
+}
+
+Work& Work::transcendentals(const std::string& function, Count count) {
+  add({Term::transcendental, function, std::move(count), 0, 1});
+  return *this;
+}
+
+std::map<std::string, double> Work::transcendentals(const Params& p) const {
+  std::map<std::string, double> out;
+  for (const auto& t : terms_)
+    if (t.kind == Term::transcendental) out[t.what] += t.count.value(p);
+  return out;
 }
 
 double Work::flops(const Params& p) const {
@@ -78,22 +116,26 @@ double Work::flops(const Params& p) const {
 double Work::bytes(const Params& p) const {
   double b = 0;
   for (const auto& t : terms_)
-    if (t.kind != Term::flop) b += t.count.value(p) * t.bytes_each * t.times.value(p);
+    if (t.kind == Term::read || t.kind == Term::write) b += t.count.value(p) * t.bytes_each * t.times.value(p);
   return b;
 }
 
 double Work::host_bytes(const Params& p) const {
   double b = 0;
   for (const auto& t : terms_)
-    if (t.kind != Term::flop) b += t.count.value(p) * t.bytes_each;
+    if (t.kind == Term::read || t.kind == Term::write) b += t.count.value(p) * t.bytes_each;
   return b;
 }
 
 std::string Work::derivation() const {
   // The terms, then their sum: terms over the same factors add up ("44·n B").
-  std::string reads, writes, flop_terms;
+  std::string reads, writes, flop_terms, calls;
   std::map<std::vector<std::string>, double> byte_sum, flop_sum;
   for (const auto& t : terms_) {
+    if (t.kind == Term::transcendental) {
+      calls += (calls.empty() ? "" : " + ") + t.count.text() + " " + t.what;
+      continue;
+    }
     if (t.kind == Term::flop) {
       flop_terms += (flop_terms.empty() ? "" : ", ") + t.what;
       flop_sum[t.count.factors()] += t.count.coefficient();
@@ -122,6 +164,11 @@ std::string Work::derivation() const {
   if (!writes.empty()) out += (out.empty() ? "" : "; ") + ("writes " + writes);
   out += byte_sum.empty() ? "no bytes" : ": " + sum_text(byte_sum) + " B";
   out += flop_sum.empty() ? "; no FLOPs counted" : "; " + sum_text(flop_sum) + " FLOPs (" + flop_terms + ")";
+  if (!calls.empty()) out += "; math calls: " + calls;
+  if (!phase_names_.empty()) {
+    out += fmt::format("; in {} passes, one after another:", phase_names_.size());
+    for (std::size_t i = 0; i < phase_names_.size(); ++i) out += (i ? ", " : " ") + phase_names_[i];
+  }
   return out;
 }
 

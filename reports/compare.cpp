@@ -133,6 +133,7 @@ namespace {
 
 std::string roof_group(const Ceiling& c) {
   if (c.kind == CeilingKind::bandwidth) return "bandwidth/" + (c.level ? to_string(*c.level) : std::string("?"));
+  if (c.kind == CeilingKind::transcendental) return "transcendental/" + c.function.value_or("?");
   return "compute/" + (c.precision ? to_string(*c.precision) : std::string("?")) + "/" +
          (c.unit ? to_string(*c.unit) : std::string("?"));
 }
@@ -174,8 +175,12 @@ std::optional<std::string> roof_explanation(const CompareRow& k, const std::vect
 
 std::string kernel_roof_group(const Results& r, const BenchmarkResult& b) {
   if (!b.placement) return "";
-  const std::string roof =
-      b.placement->bound == "memory" ? b.placement->bandwidth_ceiling : b.placement->compute_ceiling;
+  const Placement& p = *b.placement;
+  // A math-bound kernel's roofs are each function it calls; the first stands for the group.
+  const std::string roof = p.bound == "memory"           ? p.bandwidth_ceiling
+                           : p.bound == "transcendental" ? p.transcendental_ceiling.substr(
+                                                               0, p.transcendental_ceiling.find(", "))
+                                                         : p.compute_ceiling;
   for (const auto& ce : r.ceilings)
     if (ce.name == roof) return roof_group(ce);
   return "";

@@ -80,12 +80,13 @@ code { font-size: 12px; }
 
   if (const auto rows = lessons(r); !rows.empty()) {
     s += "<h2>Lessons</h2>\n<p>Each kernel against the form it improves on, at the same size; bytes as "
-         "declared.</p>\n<table>\n<tr><th>benchmark</th><th>against</th><th>time</th><th>against</th>"
-         "<th>speedup</th><th>bytes</th><th>against</th><th>% of roof</th></tr>\n";
+         "declared; predicted: the speedup the model expects from this run's roofs, and what binds each "
+         "form.</p>\n<table>\n<tr><th>benchmark</th><th>against</th><th>time</th><th>against</th>"
+         "<th>speedup</th><th>predicted</th><th>bound</th><th>bytes</th><th>against</th><th>% of roof</th></tr>\n";
     for (const auto& l : rows)
       s += "<tr><td><code>" + xml_escape(l.name) + "</code></td><td><code>" + xml_escape(l.against) + "</code></td>" +
-           td(l.time, true) + td(l.against_time, true) + td(l.speedup, true) + td(l.bytes, true) +
-           td(l.against_bytes, true) + td(l.roof_pct, true) + "</tr>\n";
+           td(l.time, true) + td(l.against_time, true) + td(l.speedup, true) + td(l.predicted, true) + td(l.bounds) +
+           td(l.bytes, true) + td(l.against_bytes, true) + td(l.roof_pct, true) + "</tr>\n";
     s += "</table>\n";
   }
 

@@ -67,12 +67,14 @@ std::string render_markdown(const Results& r) {
   s += render_markdown_ladder(r);
 
   if (const auto rows = lessons(r); !rows.empty()) {
-    s += "**Lessons** (each kernel against the form it improves on, at the same size; bytes as declared)\n\n";
-    s += "| benchmark | against | time | against | speedup | bytes | against | % of roof |\n";
-    s += "|---|---|---:|---:|---:|---:|---:|---:|\n";
+    s += "**Lessons** (each kernel against the form it improves on, at the same size; bytes as declared; "
+         "predicted: the speedup the model expects from this run's roofs, and what binds each form)\n\n";
+    s += "| benchmark | against | time | against | speedup | predicted | bound | bytes | against | % of roof |\n";
+    s += "|---|---|---:|---:|---:|---:|---|---:|---:|---:|\n";
     for (const auto& l : rows)
-      s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_code(l.name), md_code(l.against), l.time,
-                       l.against_time, l.speedup, l.bytes, l.against_bytes, l.roof_pct);
+      s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_code(l.name), md_code(l.against),
+                       l.time, l.against_time, l.speedup, l.predicted, md_cell(l.bounds), l.bytes, l.against_bytes,
+                       l.roof_pct);
     s += "\n";
   }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -242,6 +243,7 @@ ChartLayout layout_chart(const Results& r) {
     if (plotted(b)) {
       xs.push_back(*b.placement->intensity);
       ys.push_back(b.placement->flop_per_s);
+      if (b.placement->transcendental_flop_per_s) ys.push_back(*b.placement->transcendental_flop_per_s);
     }
   for (const auto& rp : r.ridge_points) xs.push_back(rp.intensity);
   for (const auto& c : r.ceilings)
@@ -295,6 +297,7 @@ std::string render_svg(const Results& r) {
   int bw_label = 0;
   for (const Ceiling* cp : by_value) {
     const Ceiling& c = *cp;
+    if (c.kind == CeilingKind::transcendental) continue;  // calls/s: each kernel's math roof is drawn below
     const bool roof = is_roof(c);
     const std::string style = roof ? R"(stroke="#222222" stroke-width="2.2")"
                                    : R"(stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4")";
@@ -351,6 +354,32 @@ std::string render_svg(const Results& r) {
   }
   out("</g>");
   s += labels;
+
+  // Math roofs: a kernel that declares math calls has its own third roof, FLOPs / Σ calls_f /
+  // rate_f, from the transcendental ceilings of this run. It depends on the kernel's mix of
+  // calls and FLOPs, so it is drawn as a dashed segment across the kernel's own intensity (±4×),
+  // once per kernel and mix, labelled with the functions whose rates make it.
+  out(R"svg(<g class="math-roofs" clip-path="url(#plot-area)" fill="none">)svg");
+  std::set<std::tuple<std::string, long long, long long>> drawn_math;
+  for (const auto& b : r.benchmarks) {
+    if (!plotted(b) || !b.placement->transcendental_flop_per_s) continue;
+    const Placement& p = *b.placement;
+    const double roof = *p.transcendental_flop_per_s, x = *p.intensity;
+    if (!drawn_math.insert({p.transcendental_ceiling, std::llround(std::log10(roof) * 200), std::llround(std::log10(x) * 20)})
+             .second)
+      continue;
+    const double x0 = std::max(L.x_min, x / 4), x1 = std::min(L.x_max, x * 4), y = L.px_y(roof);
+    const bool binds = p.bound == "transcendental";
+    out(fmt::format(R"(<line class="math-roof" data-ceiling="{}" data-benchmark="{}" x1="{:.2f}" y1="{:.2f}" )"
+                    R"(x2="{:.2f}" y2="{:.2f}" stroke="#7F3C8D" stroke-width="{}" stroke-dasharray="3 3"/>)",
+                    xml_escape(p.transcendental_ceiling), xml_escape(b.name), L.px_x(x0), y, L.px_x(x1), y,
+                    binds ? "2" : "1.2"));
+    const std::string text = "math: " + p.transcendental_ceiling;
+    if (auto at = place_label(L.px_x(x1), y, text_width(text, 9), L, taken))
+      out(fmt::format(R"(<text class="math-roof-label" x="{:.2f}" y="{:.2f}" font-size="9" fill="#7F3C8D">{}</text>)",
+                      at->first, at->second, xml_escape(text)));
+  }
+  out("</g>");
 
   // Ridge points: where each compute roof meets each bandwidth roof. With a roof per cache level
   // there are many; only those against DRAM (where the kernels' bytes are declared) carry a
@@ -474,6 +503,11 @@ std::string render_svg(const Results& r) {
       ly + 14, lx + 14, ly + 14));
   ly += 18;
   out(legend_text(lx + 18, "lower ceiling", ""));
+  out(fmt::format(
+      R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#7F3C8D" stroke-width="2" stroke-dasharray="3 3"/>)", lx,
+      ly + 14, lx + 14, ly + 14));
+  ly += 18;
+  out(legend_text(lx + 18, "a kernel's math roof (its calls)", ""));
   out(fmt::format(R"(<path d="M {} {} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222"/>)", lx + 7, ly + 8));
   ly += 18;
   out(legend_text(lx + 18, "ridge point", ""));

@@ -42,6 +42,9 @@ struct LessonRow {
   std::string time, against_time, speedup;  // "1.20 ms", "6.10 ms", "5.08×"
   std::string bytes, against_bytes;         // declared: "537 MB"
   std::string roof_pct;                     // of this benchmark: "93.1%", or "—"
+  // What the model expected from the same run's roofs: the against form's model time over this
+  // one's ("4.97×"), and each one's binding roof ("memory ← transcendental"); "—" when unplaced.
+  std::string predicted = "—", bounds = "—";
 };
 std::vector<LessonRow> lessons(const Results& r);
 

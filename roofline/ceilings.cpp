@@ -11,7 +11,13 @@ namespace roofbench {
 // The roof is the better of the two passes: a roof is what the machine can do, and a machine
 // that was slower in one pass (a busy neighbour, a warmer chip) could still do the other.
 Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const BenchmarkResult* end, const nlohmann::json& device) {
-  auto rate = [&](const Measurement& m) { return (v.ceiling->kind == CeilingKind::bandwidth ? b.bytes : b.flops) / m.stats.median; };
+  double work = b.flops;
+  if (v.ceiling->kind == CeilingKind::bandwidth) work = b.bytes;
+  if (v.ceiling->kind == CeilingKind::transcendental) {
+    const auto it = b.transcendentals.find(v.ceiling->function);
+    work = it == b.transcendentals.end() ? 0 : it->second;
+  }
+  auto rate = [&](const Measurement& m) { return work / m.stats.median; };
   const bool cuda = device.value("kind", std::string()) == "cuda";
   Ceiling c;
   c.name = v.ceiling->name;
@@ -32,6 +38,11 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
   if (c.kind == CeilingKind::bandwidth) {
     c.level = v.ceiling->level;
     c.value_unit = "B/s";
+  } else if (c.kind == CeilingKind::transcendental) {
+    c.precision = v.precision;
+    c.unit = v.unit;
+    c.function = v.ceiling->function;
+    c.value_unit = "op/s";
   } else {
     c.precision = v.precision;
     c.unit = v.unit;

@@ -50,10 +50,24 @@ std::optional<double> gpu_flops_per_clock_per_sm(const std::string& cc, Precisio
 }
 
 std::optional<ReferenceValue> gpu_theoretical(const nlohmann::json& device, const Ceiling& c, double sm_clock_hz) {
-  if (c.kind != CeilingKind::compute || !c.precision || !c.unit || sm_clock_hz <= 0) return std::nullopt;
+  if (sm_clock_hz <= 0) return std::nullopt;
   const auto cc = device.find("compute_capability");
   const auto sms = device.find("sm_count");
   if (cc == device.end() || sms == device.end() || !cc->is_string() || !sms->is_number_integer()) return std::nullopt;
+  // The MUFU (special function unit) path: 16 results per clock per SM from compute capability
+  // 5.0 through 9.0 (CUDA C++ Programming Guide, arithmetic instruction throughput: __sinf,
+  // __cosf, exp2f, __log2f, reciprocal, rsqrt).
+  if (c.kind == CeilingKind::transcendental && c.function &&
+      (*c.function == "sin.approx" || *c.function == "ex2.approx")) {
+    const std::string v = cc->get<std::string>();
+    if (v.empty() || v[0] < '5' || v.size() > 3 || v > "9.0") return std::nullopt;
+    const auto n = sms->get<std::int64_t>();
+    return ReferenceValue{static_cast<double>(n) * 16 * sm_clock_hz,
+                          fmt::format("{} SMs x 16 MUFU results/clock/SM (compute capability {}) x {:.3f} GHz SM clock "
+                                      "measured around the samples",
+                                      n, v, sm_clock_hz / 1e9)};
+  }
+  if (c.kind != CeilingKind::compute || !c.precision || !c.unit) return std::nullopt;
   const Rate* r = find_rate(cc->get<std::string>(), *c.precision, *c.unit);
   if (!r) return std::nullopt;
   const auto n = sms->get<std::int64_t>();

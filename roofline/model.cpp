@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "roofline/cupti/metrics.h"
@@ -20,6 +22,9 @@ Roofs select_roofs(const std::vector<Ceiling>& ceilings) {
       if (!slot || c.value > slot->value) slot = &c;
     } else if (c.kind == CeilingKind::compute && c.precision && c.unit) {
       auto& slot = r.compute[{*c.precision, *c.unit}];
+      if (!slot || c.value > slot->value) slot = &c;
+    } else if (c.kind == CeilingKind::transcendental && c.function) {
+      auto& slot = r.transcendental[*c.function];
       if (!slot || c.value > slot->value) slot = &c;
     }
   }
@@ -43,24 +48,56 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
   p.flop_per_s = b.flops / t;
   p.bytes_per_s = b.bytes / t;
   p.bandwidth_ceiling = bw.name;
-  if (b.flops <= 0) {
-    // Pure data movement: only the bandwidth roof applies.
-    p.bound = "memory";
-    p.roof_pct = 100.0 * p.bytes_per_s / bw.value;
-    return p;
+  // Each roof as the time it allows for the declared work; the longest binds. A form declared
+  // as passes run one after another gets that per pass, and the passes' times add up.
+  const Ceiling* peak = nullptr;
+  if (b.flops > 0) {
+    auto cp_it = roofs.compute.find({b.roof_precision(), b.unit});
+    if (cp_it == roofs.compute.end())
+      return fail(
+          fmt::format("no {} {} compute ceiling was measured", to_string(b.roof_precision()), to_string(b.unit)));
+    peak = cp_it->second;
+    p.intensity = b.flops / b.bytes;
+    p.compute_ceiling = peak->name;
   }
-  auto cp_it = roofs.compute.find({b.roof_precision(), b.unit});
-  if (cp_it == roofs.compute.end())
-    return fail(
-        fmt::format("no {} {} compute ceiling was measured", to_string(b.roof_precision()), to_string(b.unit)));
-  const Ceiling& peak = *cp_it->second;
-  const double intensity = b.flops / b.bytes;
-  const double memory_roof = intensity * bw.value;
-  p.intensity = intensity;
-  p.compute_ceiling = peak.name;
-  p.attainable_flop_per_s = std::min(peak.value, memory_roof);
-  p.bound = memory_roof < peak.value ? "memory" : "compute";
-  p.roof_pct = 100.0 * p.flop_per_s / *p.attainable_flop_per_s;
+  std::set<std::string> math_ceilings;
+  double math_total = 0;
+  // Seconds of model time each roof binds: the bound is the roof that binds the most of it.
+  std::map<std::string, double> bound_time;
+  double model_time = 0;
+  const std::vector<WorkPhase> one = {{"", b.flops, b.bytes, b.transcendentals}};
+  for (const WorkPhase& ph : b.phases.empty() ? one : b.phases) {
+    double math_time = 0;
+    for (const auto& [function, calls] : ph.transcendentals) {
+      if (calls <= 0) continue;
+      auto it = roofs.transcendental.find(function);
+      if (it == roofs.transcendental.end()) return fail("no " + function + " transcendental ceiling was measured");
+      math_time += calls / it->second->value;
+      math_ceilings.insert(it->second->name);
+    }
+    math_total += math_time;
+    double t_phase = ph.bytes / bw.value;
+    std::string bound = "memory";
+    if (ph.flops > 0 && peak && ph.flops / peak->value >= t_phase) {  // at the ridge exactly: compute
+      t_phase = ph.flops / peak->value;
+      bound = "compute";
+    }
+    if (math_time > t_phase) {
+      t_phase = math_time;
+      bound = "transcendental";
+    }
+    model_time += t_phase;
+    bound_time[bound] += t_phase;
+  }
+  for (const auto& name : math_ceilings)
+    p.transcendental_ceiling += (p.transcendental_ceiling.empty() ? "" : ", ") + name;
+  if (b.flops > 0 && math_total > 0) p.transcendental_flop_per_s = b.flops / math_total;
+  p.bound = "memory";
+  for (const char* k : {"memory", "compute", "transcendental"})
+    if (bound_time[k] > bound_time[p.bound]) p.bound = k;
+  p.model_time_s = model_time;
+  if (b.flops > 0) p.attainable_flop_per_s = b.flops / model_time;
+  p.roof_pct = 100.0 * model_time / t;
   return p;
 }
 
@@ -137,12 +174,14 @@ void apply_model(Results& r) {
       continue;
     }
     if (b.placement->roof_pct > 100.0 * (1.0 + kRoofTolerance)) {
-      b.warnings.push_back(
-          fmt::format("roofline: at {:.0f}% of its roof ({}), above the measured ceiling by more than {:.0f}%: "
-                      "the roof is too low or the declared work too high",
-                      b.placement->roof_pct,
-                      b.placement->bound == "memory" ? b.placement->bandwidth_ceiling : b.placement->compute_ceiling,
-                      100 * kRoofTolerance));
+      const Placement& pl = *b.placement;
+      b.warnings.push_back(fmt::format(
+          "roofline: at {:.0f}% of its roof ({}), above the measured ceiling by more than {:.0f}%: "
+          "the roof is too low or the declared work too high",
+          pl.roof_pct,
+          pl.bound == "memory" ? pl.bandwidth_ceiling
+                               : (pl.bound == "transcendental" ? pl.transcendental_ceiling : pl.compute_ceiling),
+          100 * kRoofTolerance));
     }
   }
 }

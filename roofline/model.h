@@ -5,8 +5,18 @@
 //   roof %     = achieved / attainable
 //   bound      = memory when I x BW < peak (left of the ridge), else compute
 //   ridge      = peak / BW, the intensity where the two roofs meet
+// A kernel that declares math calls (calls_f of each function f: sin, exp, ...) has a third roof,
+// the rate R_f at which this machine runs each function in the same code the kernel calls:
+//   T_math     = Σ calls_f / R_f, and the roof it allows is FLOPs / T_math
+//   attainable = min(peak, I x BW, FLOPs / T_math), bound = whichever is lowest
+// Said in time: the model's time is max(bytes / BW, FLOPs / peak, T_math), and roof % is that
+// time over the measured one (the same ratio as above, and defined when a kernel has no FLOPs).
+// A form declared as passes that run one after another (Work::phase: an unfused chain of five
+// kernels) gets that time per pass, and its model time is their sum: one pass's math cannot hide
+// behind another's bytes. Its bound is the roof that binds the most of that time.
 // The roofs are the highest measured ceiling of each kind: the best bandwidth reached at each
-// memory level and the best FLOP rate of each precision on each unit.
+// memory level, the best FLOP rate of each precision on each unit, and the best call rate of
+// each math function.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -21,6 +31,7 @@ namespace roofbench {
 struct Roofs {
   std::map<Level, const Ceiling*> bandwidth;                     // by level
   std::map<std::pair<Precision, Unit>, const Ceiling*> compute;  // by (precision, unit)
+  std::map<std::string, const Ceiling*> transcendental;          // by function
 };
 
 Roofs select_roofs(const std::vector<Ceiling>& ceilings);

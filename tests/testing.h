@@ -54,6 +54,14 @@ inline Ceiling compute_ceiling(const std::string& name, Precision p, double flop
   return c;
 }
 
+inline Ceiling transcendental_ceiling(const std::string& function, double calls_per_s) {
+  Ceiling c = ceiling("math_" + function, CeilingKind::transcendental, calls_per_s, "op/s");
+  c.precision = Precision::fp32;
+  c.unit = Unit::simd;
+  c.function = function;
+  return c;
+}
+
 // A verified kernel with the given work that took `seconds` (every sample).
 inline BenchmarkResult kernel(const std::string& variant, double flops, double bytes, double seconds,
                               Precision p = Precision::fp32) {

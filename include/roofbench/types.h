@@ -16,7 +16,9 @@ enum class Unit { simd, simt, tensor };
 // A level of the memory hierarchy a bandwidth is measured at, or declared bytes refer to. The GPU's
 // shared memory stands in for its L1; pcie is the host link.
 enum class Level { dram, l3, l2, l1, smem, pcie };
-enum class CeilingKind { bandwidth, compute };
+// transcendental: calls of one math function (sin, exp, ...) per second, by the same code the
+// kernels call: the roof of a kernel bound by its math library rather than its FMAs or bytes.
+enum class CeilingKind { bandwidth, compute, transcendental };
 
 // Each as results.json spells it ("fp32", "cuda", "tensor", "dram", "bandwidth"), and back; the
 // readers throw InputError naming what they expected.

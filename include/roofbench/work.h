@@ -7,6 +7,7 @@
 //   const Count n = Count::param("n");
 //   Work().read<float>("x", n).write<float>("y", n).flops(5 * n, "sin, cos, two squares and an add")
 //   derivation: "reads x (n × 4 B); writes y (n × 4 B): 8·n B; 5·n FLOPs (sin, cos, two squares and an add)"
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,8 +39,20 @@ class Count {
   std::vector<std::pair<std::string, double>> constants_;
 };
 
+// One pass of a form that runs as several kernels (loops) one after another, each through
+// memory: its share of the work. The model gives each pass its own binding roof and adds up their
+// times, since a pass cannot overlap its math with the next one's bytes.
+struct WorkPhase {
+  std::string name;
+  double flops = 0, bytes = 0;
+  std::map<std::string, double> transcendentals;
+};
+
 class Work {
  public:
+  // Starts a pass: the terms after it, up to the next phase(), are its work. Either every term
+  // is in a named pass or none is (throws std::logic_error on a pass begun after unnamed terms).
+  Work& phase(const std::string& name);
   // `count` items of `bytes_each` read from (written to) the memory level the variant declares,
   // `times` over (a cache ceiling reads one small buffer again and again).
   Work& read(const std::string& what, Count count, double bytes_each, Count times = 1);
@@ -60,9 +73,15 @@ class Work {
   }
   // FLOPs, with what counts as one ("an FMA is 2", "sin counted as 1").
   Work& flops(Count count, const std::string& what);
+  // Calls of a math function ("sin", "cos", "sincos", "exp", "tanh": one element each), placed
+  // against the transcendental ceiling of the same name: the model's third roof. Counted beside
+  // the FLOPs, not instead of them.
+  Work& transcendentals(const std::string& function, Count count);
 
   double flops(const Params& p) const;
   double bytes(const Params& p) const;  // every read and write, times over
+  std::map<std::string, double> transcendentals(const Params& p) const;  // by function
+  std::vector<WorkPhase> phases(const Params& p) const;  // empty when no pass was named
   // Each buffer once: the bytes of inputs the host makes and outputs it checks, about (the run's
   // time estimate charges the host for them, bench/plan.h).
   double host_bytes(const Params& p) const;
@@ -71,13 +90,16 @@ class Work {
 
  private:
   struct Term {
-    enum Kind { read, write, flop } kind;
+    enum Kind { read, write, flop, transcendental } kind;
     std::string what;
     Count count;
     double bytes_each = 0;
     Count times = 1;
+    int phase = 0;
   };
   std::vector<Term> terms_;
+  std::vector<std::string> phase_names_;
+  void add(Term t);
 };
 
 }  // namespace roofbench

@@ -36,16 +36,38 @@ inline Variant sincos_variant(bool fused) {
   const Count n = Count::param("n");
   const char* ops = "sin, cos, two squares and an add, a sin or a cos counted as one";
   if (fused) {
-    v.work = Work().read<float>("x", n).write<float>("y = sin²x + cos²x", n).flops(5 * n, ops);
+    // One sincos call: both from one range reduction (SLEEF's sincos on the CPU, CUDA's sincosf).
+    v.work = Work()
+                 .read<float>("x", n)
+                 .write<float>("y = sin²x + cos²x", n)
+                 .flops(5 * n, ops)
+                 .transcendentals("sincos", n);
     v.compared_with = "fusion/sincos_unfused/fp32";
   } else {
     // Five passes, each intermediate through memory: s = sin x, c = cos x, s² = s·s, c² = c·c, y = s² + c².
     v.work = Work()
-                 .read<float>("x by sin and by cos", 2 * n)
-                 .write<float>("s, c, s², c²", 4 * n)
-                 .read<float>("s, c, s², c² back", 4 * n)
+                 .phase("s = sin x")
+                 .read<float>("x", n)
+                 .write<float>("s", n)
+                 .flops(n, "sin counted as one")
+                 .transcendentals("sin", n)
+                 .phase("c = cos x")
+                 .read<float>("x again", n)
+                 .write<float>("c", n)
+                 .flops(n, "cos counted as one")
+                 .transcendentals("cos", n)
+                 .phase("s² = s·s")
+                 .read<float>("s", n)
+                 .write<float>("s²", n)
+                 .flops(n, "a square")
+                 .phase("c² = c·c")
+                 .read<float>("c", n)
+                 .write<float>("c²", n)
+                 .flops(n, "a square")
+                 .phase("y = s² + c²")
+                 .read<float>("s² and c²", 2 * n)
                  .write<float>("y", n)
-                 .flops(5 * n, ops);
+                 .flops(n, "an add");
   }
   v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
   return v;
@@ -73,14 +95,28 @@ Variant bias_gelu_variant(bool fused) {
   // The bias add 1, GELU 9 (t³: 2, t + 0.044715·t³: 2, ×√(2/π): 1, tanh counted as 1, 1 + …: 1, ×t, ×0.5).
   const char* ops = "the bias add 1 and GELU 9, tanh counted as one";
   const Precision p = v.precision;
-  Work w = Work().read("x", n, p).read("the bias, once", kBiasLength, p);
   if (fused) {
-    w.write("y = gelu(x + bias)", n, p);
+    v.work = Work()
+                 .read("x", n, p)
+                 .read("the bias, once", kBiasLength, p)
+                 .write("y = gelu(x + bias)", n, p)
+                 .flops(10 * n, ops)
+                 .transcendentals("tanh", n);
     v.compared_with = "fusion/bias_gelu_unfused/" + to_string(v.precision);
   } else {
-    w.write("t = x + bias", n, p).read("t back", n, p).write("y = gelu(t)", n, p);
+    // Two passes: t = x + bias through memory, then y = gelu(t).
+    v.work = Work()
+                 .phase("t = x + bias")
+                 .read("x", n, p)
+                 .read("the bias, once", kBiasLength, p)
+                 .write("t", n, p)
+                 .flops(n, "the bias add")
+                 .phase("y = gelu(t)")
+                 .read("t back", n, p)
+                 .write("y = gelu(t)", n, p)
+                 .flops(9 * n, "GELU 9, tanh counted as one")
+                 .transcendentals("tanh", n);
   }
-  v.work = w.flops(10 * n, ops);
   v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
   return v;
 }
@@ -152,19 +188,28 @@ inline Variant sigmoid3_variant(bool recompute) {
   const Count n = Count::param("n");
   if (recompute) {
     v.work = Work()
-                 .read<float>("forward: x", n)
-                 .write<float>("forward: y", n)
-                 .read<float>("backward: x and g", 2 * n)
-                 .write<float>("backward: gx", n)
-                 .flops(27 * n, "forward 3 σ of 3, backward 9, the 3 σ again; exp counted as one");
+                 .phase("forward")
+                 .read<float>("x", n)
+                 .write<float>("y", n)
+                 .flops(9 * n, "3 σ of 3, exp counted as one")
+                 .transcendentals("exp", 3 * n)
+                 .phase("backward")
+                 .read<float>("x and g", 2 * n)
+                 .write<float>("gx", n)
+                 .flops(18 * n, "the 3 σ again and the gradient's 9")
+                 .transcendentals("exp", 3 * n);
     v.compared_with = "recompute/sigmoid3_store/fp32";
   } else {
     v.work = Work()
-                 .read<float>("forward: x", n)
-                 .write<float>("forward: a1, a2, y", 3 * n)
-                 .read<float>("backward: g, y, a2, a1", 4 * n)
-                 .write<float>("backward: gx", n)
-                 .flops(18 * n, "forward 3 σ of 3, backward 9; exp counted as one");
+                 .phase("forward")
+                 .read<float>("x", n)
+                 .write<float>("a1, a2, y", 3 * n)
+                 .flops(9 * n, "3 σ of 3, exp counted as one")
+                 .transcendentals("exp", 3 * n)
+                 .phase("backward")
+                 .read<float>("g, y, a2, a1", 4 * n)
+                 .write<float>("gx", n)
+                 .flops(9 * n, "the gradient's 9");
   }
   v.test_sizes = vector_sizes({1, 1000, 1 << 16, (1 << 16) + 3});
   return v;

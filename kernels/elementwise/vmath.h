@@ -30,6 +30,11 @@ struct Ops {
   void (*sigmoid3)(const float* x, float* a1, float* a2, float* y, std::int64_t n);
   // gx = g · y(1−y) · a2(1−a2) · a1(1−a1), the three σ recomputed from x
   void (*sigmoid3_backward)(const float* x, const float* g, float* gx, std::int64_t n);
+  // One function each, for the transcendental ceilings (kernels/ceilings/cpu_math.cpp): the calls
+  // the families above make, with nothing else in the loop.
+  void (*sincos)(const float* x, float* s, float* c, std::int64_t n);
+  void (*exp)(const float* x, float* y, std::int64_t n);
+  void (*tanh)(const float* x, float* y, std::int64_t n);
 };
 
 const Ops& ops();  // for this CPU (cpu_info().isa)

@@ -331,3 +331,78 @@ TEST(ResultsJson, UnitsLevelsAndCeilingKindsAreReadByTheirNames) {
   bad["ceilings"][0]["kind"] = "latency";
   EXPECT_THROW(bad.get<Results>(), InputError);
 }
+
+TEST(ResultsJson, MathCallsAndTranscendentalCeilingsRoundTripAndBadOnesAreRefused) {
+  Results r = full_sample();
+  r.ceilings.push_back(transcendental_ceiling("sin", 2e9));
+  r.benchmarks[0].transcendentals = {{"sin", 1e9}};
+  apply_model(r);
+  const json j = json::parse(dump_results(r));
+  EXPECT_EQ(j["benchmarks"][0]["transcendentals"]["sin"], 1e9);
+  EXPECT_TRUE(j["benchmarks"][1]["transcendentals"].empty());
+  EXPECT_EQ(j["ceilings"].back()["kind"], "transcendental");
+  EXPECT_EQ(j["ceilings"].back()["function"], "sin");
+  EXPECT_TRUE(j["ceilings"][0]["function"].is_null());
+  EXPECT_EQ(j["benchmarks"][0]["placement"]["transcendental_ceiling"], "math_sin");
+  Results back = j.get<Results>();
+  apply_model(back);
+  EXPECT_EQ(back.benchmarks[0].transcendentals, r.benchmarks[0].transcendentals);
+  EXPECT_EQ(back.ceilings.back().function, "sin");
+  ASSERT_TRUE(back.benchmarks[0].placement);
+  EXPECT_DOUBLE_EQ(back.benchmarks[0].placement->model_time_s, r.benchmarks[0].placement->model_time_s);
+  // Files from before the third roof have neither field and still load.
+  json old = j;
+  old["benchmarks"][0].erase("transcendentals");
+  old["benchmarks"][0]["placement"].erase("model_time_s");
+  old["ceilings"].erase(old["ceilings"].size() - 1);
+  for (auto& c : old["ceilings"]) c.erase("function");
+  EXPECT_NO_THROW(old.get<Results>());
+  for (const json& v : {json(-1.0), json("many"), json(nullptr)}) {
+    json bad = j;
+    bad["benchmarks"][0]["transcendentals"]["sin"] = v;
+    EXPECT_THROW(bad.get<Results>(), InputError) << v;
+  }
+  for (const std::string& name : std::vector<std::string>{"", "Sin", "sin<script>", std::string(33, 's')}) {
+    json bad = j;
+    bad["benchmarks"][0]["transcendentals"] = {{name, 1.0}};
+    EXPECT_THROW(bad.get<Results>(), InputError) << name;
+    bad = j;
+    bad["ceilings"].back()["function"] = name;
+    EXPECT_THROW(bad.get<Results>(), InputError) << name;
+  }
+  json bad = j;
+  bad["benchmarks"][0]["transcendentals"] = json::array({1, 2});
+  EXPECT_THROW(bad.get<Results>(), InputError);
+  bad = j;
+  bad["ceilings"].back()["function"] = nullptr;
+  EXPECT_THROW(bad.get<Results>(), InputError);
+}
+
+TEST(ResultsJson, PassesRoundTripAndMustAddUpToTheTotals) {
+  Results r = full_sample();
+  r.ceilings.push_back(transcendental_ceiling("sin", 2e9));
+  BenchmarkResult& b = r.benchmarks[0];  // 2e9 FLOPs, 1e9 bytes
+  b.transcendentals = {{"sin", 1e8}};
+  b.phases = {{"s = sin x", 1e9, 4e8, {{"sin", 1e8}}}, {"y = s·s", 1e9, 6e8, {}}};
+  apply_model(r);
+  const json j = json::parse(dump_results(r));
+  ASSERT_EQ(j["benchmarks"][0]["phases"].size(), 2u);
+  EXPECT_EQ(j["benchmarks"][0]["phases"][0]["name"], "s = sin x");
+  EXPECT_TRUE(j["benchmarks"][1]["phases"].empty());
+  Results back = j.get<Results>();
+  ASSERT_EQ(back.benchmarks[0].phases.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.benchmarks[0].phases[1].bytes, 6e8);
+  EXPECT_EQ(back.benchmarks[0].phases[0].transcendentals, b.phases[0].transcendentals);
+  json bad = j;
+  bad["benchmarks"][0]["phases"][1]["bytes"] = 7e8;  // 1.1e9 in all, against 1e9 declared
+  EXPECT_THROW(bad.get<Results>(), InputError);
+  bad = j;
+  bad["benchmarks"][0]["phases"][1]["transcendentals"] = {{"exp", 1.0}};
+  EXPECT_THROW(bad.get<Results>(), InputError);
+  bad = j;
+  bad["benchmarks"][0]["phases"][0]["flops"] = -1.0;
+  EXPECT_THROW(bad.get<Results>(), InputError);
+  bad = j;
+  bad["benchmarks"][0]["phases"] = "two";
+  EXPECT_THROW(bad.get<Results>(), InputError);
+}

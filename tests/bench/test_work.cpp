@@ -38,3 +38,49 @@ TEST(Work, ConstantsKnownOnlyAtRunTimeAreNamed) {
   EXPECT_EQ(c.text(), "1024·kib·threads");
   EXPECT_THROW(c.value({{"n", 1}}), std::out_of_range);  // a parameter the size lacks
 }
+
+TEST(Work, MathCallsAreCountedByFunctionBesideTheFlopsAndBytes) {
+  const Count n = Count::param("n");
+  const Work w = Work()
+                     .read<float>("x", n)
+                     .write<float>("y", n)
+                     .flops(5 * n, "sin, cos, two squares and an add")
+                     .transcendentals("sin", n)
+                     .transcendentals("cos", n)
+                     .transcendentals("sin", 2 * n);
+  const Params p = {{"n", 1000}};
+  EXPECT_DOUBLE_EQ(w.bytes(p), 8000);  // calls are neither bytes
+  EXPECT_DOUBLE_EQ(w.flops(p), 5000);  // nor FLOPs
+  EXPECT_EQ(w.transcendentals(p), (std::map<std::string, double>{{"cos", 1000}, {"sin", 3000}}));
+  EXPECT_DOUBLE_EQ(w.host_bytes(p), 8000);
+  EXPECT_NE(w.derivation().find("; math calls: n sin + n cos + 2·n sin"), std::string::npos) << w.derivation();
+  EXPECT_TRUE(Work().read<float>("x", n).transcendentals(p).empty());
+}
+
+TEST(Work, PassesOneAfterAnotherCarryTheirOwnShareOfTheWork) {
+  const Count n = Count::param("n");
+  const Work w = Work()
+                     .phase("s = sin x")
+                     .read<float>("x", n)
+                     .write<float>("s", n)
+                     .flops(n, "sin")
+                     .transcendentals("sin", n)
+                     .phase("y = s·s")
+                     .read<float>("s", n)
+                     .write<float>("y", n)
+                     .flops(n, "a square");
+  const Params p = {{"n", 10}};
+  const auto ph = w.phases(p);
+  ASSERT_EQ(ph.size(), 2u);
+  EXPECT_EQ(ph[0].name, "s = sin x");
+  EXPECT_DOUBLE_EQ(ph[0].bytes, 80);
+  EXPECT_DOUBLE_EQ(ph[0].flops, 10);
+  EXPECT_EQ(ph[0].transcendentals, (std::map<std::string, double>{{"sin", 10}}));
+  EXPECT_DOUBLE_EQ(ph[1].bytes, 80);
+  EXPECT_TRUE(ph[1].transcendentals.empty());
+  EXPECT_DOUBLE_EQ(w.bytes(p), 160);  // the totals are the passes summed
+  EXPECT_NE(w.derivation().find("; in 2 passes, one after another: s = sin x, y = s·s"), std::string::npos)
+      << w.derivation();
+  EXPECT_TRUE(Work().read<float>("x", n).phases(p).empty());
+  EXPECT_THROW(Work().read<float>("x", n).phase("late"), std::logic_error);
+}

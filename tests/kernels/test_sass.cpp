@@ -259,6 +259,12 @@ std::vector<UnitCase> unit_cases() {
       // Hopper issues half2 FMAs on the FMA pipe (HFMA2) and on the MMA pipe (HFMA2.MMA).
       {"ceiling_fp16_fma", "gpu_fma.cu", "fma_kernelINS1_4Fp16E", {{R"(HFMA2(\.MMA)?)", 32}}, {"FFMA", R"(.*BF16.*)"}},
       {"ceiling_bf16_fma", "gpu_fma.cu", "fma_kernelINS1_4Bf16E", {{R"(HFMA2(\.MMA)?\.BF16_V2)", 32}}, {"FFMA"}},
+      // The special function unit: __sinf and ex2.approx each one MUFU per call, no library path.
+      {"ceiling_mufu_sin", "gpu_math.cu", "math_kernelINS1_7MufuSinE", {{R"(MUFU\.SIN)", 8}}, {R"(MUFU\.EX2)"}},
+      {"ceiling_mufu_ex2", "gpu_math.cu", "math_kernelINS1_7MufuEx2E", {{R"(MUFU\.EX2)", 8}}, {R"(MUFU\.SIN)"}},
+      // Accurate sinf is CUDA's own polynomial after range reduction, not the MUFU: the two
+      // ceilings measure different code, as the kernels that call each do.
+      {"ceiling_math_sin", "gpu_math.cu", "math_kernelINS1_3SinE", {{"FFMA", 16}}, {R"(MUFU\.SIN)"}},
       {"ceiling_fp16_mma_sync", "gpu_mma.cu", "mma_kernelILb0E", {{R"(HMMA\.16816\.F32)", 32}}, {R"(HMMA.*BF16)"}},
       {"ceiling_bf16_mma_sync", "gpu_mma.cu", "mma_kernelILb1E", {{R"(HMMA\.16816\.F32\.BF16)", 32}}, {}},
       {"ceiling_fp16_wgmma",

@@ -96,11 +96,36 @@ TEST(Markdown, LessonsTableShowsTheSpeedupOverTheFormItImprovesOn) {
   EXPECT_EQ(rows[0].bytes, "8.00 MB");
   EXPECT_EQ(rows[0].against_bytes, "44.0 MB");
   const std::string md = render_markdown(r);
+  // Predicted from the roofs: both forms memory-bound at 100 GB/s, 0.44 ms against 0.08 ms.
+  EXPECT_EQ(rows[0].predicted, "5.50×");
+  EXPECT_EQ(rows[0].bounds, "memory ← memory");
   EXPECT_NE(md.find("| `fusion/sincos_fused/fp32/n:1` | `fusion/sincos_unfused/fp32/n:1` | 1.20 ms | 6.00 ms | 5.00× | "
-                    "8.00 MB | 44.0 MB |"),
+                    "5.50× | memory ← memory | 8.00 MB | 44.0 MB |"),
             std::string::npos)
       << md;
   EXPECT_NE(render_html(r).find("<h2>Lessons</h2>"), std::string::npos);
+}
+
+TEST(Markdown, LessonsPredictTheSpeedupFromTheMathRoofWhereItBinds) {
+  // Both forms call sin and cos once per element; at 1e9 calls/s each, 1e6 elements take 2 ms of
+  // math whatever the bytes: the model predicts no gain from fusion (1.00×), and says why.
+  Results r = sample_results();
+  r.ceilings.push_back(transcendental_ceiling("sin", 1e9));
+  r.ceilings.push_back(transcendental_ceiling("cos", 1e9));
+  BenchmarkResult slow = kernel("sincos_unfused", 5e6, 44e6, 2.4e-3), fast = kernel("sincos_fused", 5e6, 8e6, 2.1e-3);
+  slow.family = fast.family = "fusion";
+  slow.name = "fusion/sincos_unfused/fp32/n:1";
+  fast.name = "fusion/sincos_fused/fp32/n:1";
+  fast.compared_with = "fusion/sincos_unfused/fp32";
+  slow.transcendentals = fast.transcendentals = {{"sin", 1e6}, {"cos", 1e6}};
+  r.benchmarks = {slow, fast};
+  apply_model(r);
+  const auto rows = lessons(r);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].speedup, "1.14×");
+  EXPECT_EQ(rows[0].predicted, "1.00×");
+  EXPECT_EQ(rows[0].bounds, "transcendental ← transcendental");
+  EXPECT_NE(render_html(r).find("<td>transcendental ← transcendental</td>"), std::string::npos);
 }
 
 TEST(Html, HoldsTheChartAndBothTables) {

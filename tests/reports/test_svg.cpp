@@ -90,6 +90,35 @@ TEST(Svg, PointsSitAtHandComputedCoordinates) {
   EXPECT_NEAR(c->DoubleAttribute("x") + c->DoubleAttribute("width") / 2, 437.11, 0.01);
 }
 
+TEST(Svg, AKernelsMathRoofIsItsOwnDashedSegmentAndNoMathCeilingIsDrawnAsAFlopRoof) {
+  // 5e9 FLOPs and 1e9 sin calls at 2e9 calls/s: a math roof of 10 GFLOP/s, at I = 5 FLOP/B.
+  Results r = sample_results();
+  r.ceilings.push_back(transcendental_ceiling("sin", 2e9));
+  BenchmarkResult b = kernel("sin", 5e9, 1e9, 1.0);
+  b.transcendentals = {{"sin", 1e9}};
+  r.benchmarks = {b};
+  apply_model(r);
+  const std::string svg = render_svg(r);
+  Parsed p;
+  ASSERT_EQ(p.doc.Parse(svg.c_str()), tinyxml2::XML_SUCCESS);
+  walk(p.doc.RootElement(), p);
+  for (const auto* e : p.ceilings) EXPECT_STRNE(e->Attribute("data-ceiling"), "math_sin");
+  const ChartLayout L = layout_chart(r);
+  const std::string needle = "class=\"math-roof\" data-ceiling=\"math_sin\"";
+  const auto at = svg.find(needle);
+  ASSERT_NE(at, std::string::npos) << svg;
+  tinyxml2::XMLDocument one;
+  ASSERT_EQ(one.Parse(svg.substr(svg.rfind('<', at), svg.find("/>", at) + 2 - svg.rfind('<', at)).c_str()),
+            tinyxml2::XML_SUCCESS);
+  const auto* line = one.RootElement();
+  EXPECT_NEAR(line->DoubleAttribute("y1"), L.px_y(10e9), 0.01);
+  EXPECT_DOUBLE_EQ(line->DoubleAttribute("y1"), line->DoubleAttribute("y2"));
+  EXPECT_NEAR(line->DoubleAttribute("x1"), L.px_x(5.0 / 4), 0.01);
+  EXPECT_NEAR(line->DoubleAttribute("x2"), L.px_x(5.0 * 4), 0.01);
+  EXPECT_NE(svg.find("sin calls (simd) 2.00 Gop/s"), std::string::npos) << "the legend lists the ceiling";
+  EXPECT_NE(svg.find("transcendental-bound"), std::string::npos) << "the point's tooltip names the bound";
+}
+
 TEST(Svg, ComputeRoofIsHorizontalAndStartsAtTheRidge) {
   Parsed p;
   ASSERT_EQ(p.doc.Parse(render_svg(chart_sample()).c_str()), tinyxml2::XML_SUCCESS);

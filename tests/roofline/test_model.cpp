@@ -175,3 +175,93 @@ TEST(Model, ACeilingThatDriftedMoreThanTenPercentIsWarned) {
   EXPECT_TRUE(r.ceilings[1].warnings.empty());
   EXPECT_TRUE(r.ceilings[2].warnings.empty());  // ran once: nothing to compare
 }
+
+// The third roof. Roofs: BW 100 GB/s, FP32 1 TFLOP/s, sin 2e9 calls/s, cos 1e9 calls/s.
+// A kernel of 5e9 FLOPs, 1e9 bytes, 1e9 sin and 1e9 cos calls: memory 10 ms, FMA 5 ms, math
+// 1e9/2e9 + 1e9/1e9 = 1.5 s. Math binds: attainable 5e9 / 1.5 FLOP/s; in 3 s it is at 50%.
+TEST(Model, AKernelBoundByItsMathCallsIsPlacedAgainstTheTranscendentalRoof) {
+  Results r = sample_results();
+  r.ceilings.push_back(transcendental_ceiling("sin", 2e9));
+  r.ceilings.push_back(transcendental_ceiling("cos", 1e9));
+  BenchmarkResult b = kernel("sincos", 5e9, 1e9, 3.0);
+  b.transcendentals = {{"sin", 1e9}, {"cos", 1e9}};
+  r.benchmarks = {b};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement) << r.benchmarks[0].warnings.at(0);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_EQ(p.bound, "transcendental");
+  EXPECT_EQ(p.transcendental_ceiling, "math_cos, math_sin");
+  EXPECT_DOUBLE_EQ(p.model_time_s, 1.5);
+  EXPECT_DOUBLE_EQ(*p.transcendental_flop_per_s, 5e9 / 1.5);
+  EXPECT_DOUBLE_EQ(*p.attainable_flop_per_s, 5e9 / 1.5);
+  EXPECT_DOUBLE_EQ(p.roof_pct, 50.0);
+  EXPECT_EQ(p.compute_ceiling, "fp32_fma");
+  EXPECT_TRUE(r.benchmarks[0].warnings.empty());
+  // No ridge point for a math roof: it is a kernel's own, not the machine's.
+  EXPECT_EQ(r.ridge_points.size(), 2u);
+}
+
+TEST(Model, AMathRoofAboveTheOthersLeavesTheBoundWhereItWas) {
+  // The same calls at 1e12/s cost 2 ms: memory (10 ms) binds; the math roof is still reported.
+  Results r = sample_results();
+  r.ceilings.push_back(transcendental_ceiling("sin", 1e12));
+  BenchmarkResult b = kernel("sin", 5e9, 1e9, 0.02);
+  b.transcendentals = {{"sin", 2e9}};
+  r.benchmarks = {b};
+  apply_model(r);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_EQ(p.bound, "memory");
+  EXPECT_DOUBLE_EQ(p.model_time_s, 0.01);
+  EXPECT_DOUBLE_EQ(*p.transcendental_flop_per_s, 5e9 / 2e-3);
+  EXPECT_DOUBLE_EQ(p.roof_pct, 50.0);
+}
+
+TEST(Model, AKernelWhoseFunctionHasNoCeilingIsNotPlacedAndSaysWhich) {
+  Results r = sample_results();
+  r.ceilings.push_back(transcendental_ceiling("sin", 2e9));
+  BenchmarkResult b = kernel("gelu", 5e9, 1e9, 3.0);
+  b.transcendentals = {{"sin", 1e9}, {"tanh", 1e9}};
+  r.benchmarks = {b};
+  apply_model(r);
+  EXPECT_FALSE(r.benchmarks[0].placement);
+  ASSERT_EQ(r.benchmarks[0].warnings.size(), 1u);
+  EXPECT_NE(r.benchmarks[0].warnings[0].find("no tanh transcendental ceiling"), std::string::npos)
+      << r.benchmarks[0].warnings[0];
+}
+
+TEST(Model, TheBestCeilingOfEachFunctionIsItsRoof) {
+  Results r = sample_results();
+  r.ceilings.push_back(transcendental_ceiling("sin", 2e9));
+  Ceiling better = transcendental_ceiling("sin", 3e9);
+  better.name = "mufu_sin_like";
+  r.ceilings.push_back(better);
+  r.ceilings.push_back(transcendental_ceiling("exp", 5e9));
+  const Roofs roofs = select_roofs(r.ceilings);
+  ASSERT_EQ(roofs.transcendental.size(), 2u);
+  EXPECT_EQ(roofs.transcendental.at("sin")->name, "mufu_sin_like");
+  EXPECT_EQ(roofs.transcendental.at("exp")->name, "math_exp");
+  EXPECT_EQ(roofs.compute.size(), 2u);  // a transcendental ceiling is no FLOP roof
+}
+
+// Passes one after another add up, each against its own binding roof: a math pass of 1e9 sin
+// calls (2e9/s: 0.5 s; its bytes 0.2 s) then a memory pass of 30e9 bytes (0.3 s). Model time
+// 0.8 s, where one kernel doing the same work would be max(0.5, 0.32) = 0.5 s.
+TEST(Model, PassesOneAfterAnotherAddUpTheirOwnBindingRoofs) {
+  Results r = sample_results();
+  r.ceilings.push_back(transcendental_ceiling("sin", 2e9));
+  BenchmarkResult b = kernel("chain", 2e9, 32e9, 1.6);
+  b.transcendentals = {{"sin", 1e9}};
+  b.phases = {{"s = sin x", 1e9, 2e9, {{"sin", 1e9}}}, {"y = s·s", 1e9, 30e9, {}}};
+  r.benchmarks = {b};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement) << r.benchmarks[0].warnings.at(0);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_DOUBLE_EQ(p.model_time_s, 0.8);
+  EXPECT_DOUBLE_EQ(p.roof_pct, 50.0);
+  EXPECT_EQ(p.bound, "transcendental");  // 0.5 s of the 0.8
+  EXPECT_DOUBLE_EQ(*p.transcendental_flop_per_s, 2e9 / 0.5);
+  b.phases.clear();  // the same work as one kernel: the longer roof alone
+  r.benchmarks = {b};
+  apply_model(r);
+  EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->model_time_s, 0.5);
+}
