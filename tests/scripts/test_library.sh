@@ -106,7 +106,7 @@ installed)
   step "the example, built against the installed package with find_package"
   configure_example "$tmp/example" -DCMAKE_PREFIX_PATH="$prefix"
   bin=$tmp/example/fused_op_bench
-  ldd "$bin" | grep -q "$prefix/lib/libroofbench.so" || fail "the example does not load the installed libroofbench"
+  ldd "$bin" | grep -q "$prefix/lib/libroofbench.so" || { ldd "$bin"; fail "the example does not load the installed libroofbench"; }
   check_list "$bin" "$have_cuda"
   step "the example runs on the CPU with --quick --no-builtin"
   "$bin" run --device cpu --quick --no-builtin --out "$tmp/results" >"$tmp/run.log" 2>&1 ||
