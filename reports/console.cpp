@@ -22,7 +22,7 @@ std::string kind_of(std::string w) {
 // What each kind means, in a line; a kind not listed shows its first warning instead.
 const std::map<std::string, std::string>& kind_meanings() {
   static const std::map<std::string, std::string> m = {
-      {"noise", "sampling stopped at the time budget or the sample limit with an IQR above the noise target"},
+      {"noise", "sampling stopped with an IQR above the noise target: at the time budget, the sample limit, or once the target was surely out of reach"},
       {"clock", "samples ran below 90% of the clock after the warm-up (throttled)"},
       {"roofline", "a ceiling that moved more than 10% from the start to the end of the run, or a kernel above or "
                    "off its roof"},

@@ -157,7 +157,7 @@ TEST(Console, WarningsAreFoldedIntoACountPerKindUnlessVerbose) {
   r.ceilings[0].warnings.push_back("roofline: measured +64% at the end of the run against its start");
   const std::string folded = render_console(r);
   EXPECT_EQ(folded.find("warning: "), std::string::npos) << folded;  // no line per warning
-  EXPECT_NE(folded.find("  31 noise     sampling stopped at the time budget"), std::string::npos) << folded;
+  EXPECT_NE(folded.find("  31 noise     sampling stopped with an IQR above the noise target"), std::string::npos) << folded;
   EXPECT_NE(folded.find("roofline  a ceiling that moved more than 10%"), std::string::npos) << folded;
   EXPECT_NE(folded.find("all of them here with --verbose"), std::string::npos) << folded;
   const std::string all = render_console(r, true);
