@@ -151,7 +151,14 @@ class Packed {
     kc_ = std::clamp<std::int64_t>(l1 / 2 / (4 * (mr + nr)) / 8 * 8, 64, 512);
     // MC: a packed MC x KC block of A in half of L2.
     const std::int64_t l2 = cpu.l2_bytes ? static_cast<std::int64_t>(cpu.l2_bytes) : 512 * 1024;
-    mc_ = std::clamp<std::int64_t>(l2 / 2 / (4 * kc_) / mr * mr, mr, 1024 / mr * mr);
+    const std::int64_t mc_cache = std::clamp<std::int64_t>(l2 / 2 / (4 * kc_) / mr * mr, mr, 1024 / mr * mr);
+    // The ic loop is what the threads share: as many MC blocks as a multiple of the thread count,
+    // of equal height, each at most mc_cache. (One 1020-row block and one of 4 rows at M = 1024
+    // left a thread idle and halved the rate.)
+    const std::int64_t threads = cpu.threads > 0 ? cpu.threads : 1;
+    std::int64_t blocks = std::max<std::int64_t>(threads, (M + mc_cache - 1) / mc_cache);
+    blocks = (blocks + threads - 1) / threads * threads;
+    mc_ = std::min(mc_cache, ((M + blocks - 1) / blocks + mr - 1) / mr * mr);
     // NC: a packed KC x NC slab of B in a quarter of the LLC the threads share (a VM may report
     // its host's whole L3: NC stops at 4096 columns).
     const std::int64_t llc = cpu.llc_bytes ? static_cast<std::int64_t>(cpu.llc_bytes) : 8 << 20;
