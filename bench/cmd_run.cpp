@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 
+#include "bench/openblas_core.h"
 #include "bench/atomic_write.h"
 #include "bench/commands.h"
 #include "bench/counters.h"
@@ -166,7 +167,7 @@ int dry_run(const RunArgs& a, bool ceilings_only, const MeasureOptions& opt) {
     throw InputError("device " + a.device + " asked for, but this roofbench was built without CUDA");
 #endif
   } else {
-    where = cpu_info().model_name + " (cpu)";
+    where = cpu_info().model_name + " (cpu; OpenBLAS " + openblas_core_description() + ")";
   }
   const RunPlan plan = plan_run(target, plan_options(a, ceilings_only));
   const Estimate e = estimate_run(plan, opt, a.counters || !a.metrics.empty(), omp_get_max_threads());

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bench/openblas_core.h"
 #include "bench/cpu_info.h"
 #include "bench/device.h"
 
@@ -45,6 +46,7 @@ class CpuDevice final : public Device {
             {"l2_bytes_per_core", info_.l2_bytes},
             {"llc_bytes", info_.llc_bytes},
             {"nominal_clock_hz", info_.nominal_hz},
+            {"openblas_core", openblas_core_description()},
             {"os", std::string(u.sysname) + " " + u.release},
             {"compiler", std::string("g++ ") + __VERSION__}};
   }

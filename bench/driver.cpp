@@ -3,12 +3,14 @@
 #include <iostream>
 
 #include "bench/commands.h"
+#include "bench/openblas_core.h"
 
 namespace roofbench {
 
 using namespace cli;
 
 int roofbench_main(int argc, char** argv) {
+  restart_for_openblas(argc, argv);  // bench/openblas_core.h: a VM's unknown CPU model
   CommandLine c;
   try {
     c = parse_command_line(argc, argv, std::cout, std::cerr);

@@ -13,6 +13,8 @@
 #include <map>
 #include <sstream>
 
+#include "bench/cpu_info.h"
+#include "bench/openblas_core.h"
 #include "bench/results.h"
 #include "reports/format.h"
 #include "roofbench/version.h"
@@ -720,4 +722,22 @@ TEST(CliCrosscheck, AResultsFileWithoutCountersIsRefusedWithWhatToDo) {
                      "run it with --counters");
   expect_usage_error(rb("crosscheck " + res.string() + " /nonexistent.csv --benchmark gemm/a/fp32/n:1"),
                      "cannot open for reading");
+}
+
+// OpenBLAS falls back to its Prescott (SSE3) kernels on a CPU model it does not know (a VM's);
+// `run` then restarts with OPENBLAS_CORETYPE set, so the ladder's vendor reference runs this
+// CPU's ISA (bench/openblas_core.h). Whatever the machine, the core in use is no fallback.
+TEST(Cli, TheCpuRunsVendorReferenceUsesOpenBlasKernelsForThisCpusIsa) {
+  EXPECT_EQ(roofbench::openblas_better_core("Prescott", "avx512f"), "SkylakeX");
+  EXPECT_EQ(roofbench::openblas_better_core("Prescott", "avx2+fma"), "Haswell");
+  EXPECT_EQ(roofbench::openblas_better_core("Prescott", "scalar"), "");
+  EXPECT_EQ(roofbench::openblas_better_core("Zen", "avx512f"), "");  // a recognized core is left alone
+  EXPECT_EQ(roofbench::openblas_better_core("SkylakeX", "avx512f"), "");
+  const CmdResult r = rb("run --device cpu --dry-run --filter gemm/openblas");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto at = r.out.find("OpenBLAS ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string core = r.out.substr(at + 9, r.out.find_first_of(" )", at + 9) - (at + 9));
+  EXPECT_FALSE(core.empty()) << r.out;
+  EXPECT_EQ(roofbench::openblas_better_core(core, roofbench::cpu_info().isa), "") << r.out;
 }
