@@ -17,7 +17,8 @@ namespace {
 class CpuBiasGelu final : public Instance {
  public:
   CpuBiasGelu(const Params& p, bool fused)
-      : n_(param(p, "n")), fused_(fused), x_(n_), y_(n_), t_(fused ? 0 : n_), bias_(kBiasLength) {}
+      : n_(param(p, "n")), fused_(fused), x_(n_), y_(n_), t_(fused ? 0 : n_), bias_(kBiasLength),
+        stores_(vmath::stores_for(sizeof(float) * static_cast<std::size_t>(n_) * (fused ? 2 : 3))) {}
 
   void prepare(std::uint64_t seed) override {
     fill_uniform(x_.data(), n_, seed, -3.0, 3.0);
@@ -32,7 +33,7 @@ class CpuBiasGelu final : public Instance {
     const float* __restrict__ b = bias_.data();
     float* __restrict__ y = y_.data();
     const std::int64_t n = n_;
-    const vmath::Ops& vm = vmath::ops();
+    const vmath::Ops& vm = vmath::ops(stores_);
     // One bias row of kBiasLength at a time, so that x, the bias and y line up element for element.
     const std::int64_t rows = (n + kBiasLength - 1) / kBiasLength;
     if (fused_) {
@@ -44,8 +45,11 @@ class CpuBiasGelu final : public Instance {
       return;
     }
     float* __restrict__ t = t_.data();
-#pragma omp parallel for simd schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) t[i] = x[i] + b[i % kBiasLength];
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t at = r * kBiasLength;
+      vm.add(x + at, b, t + at, std::min<std::int64_t>(kBiasLength, n - at));
+    }
     vmath::split(n, [&](std::int64_t at, std::int64_t len) { vm.gelu(t + at, y + at, len); });
   }
 
@@ -55,6 +59,7 @@ class CpuBiasGelu final : public Instance {
   std::int64_t n_;
   bool fused_;
   HostBuffer<float> x_, y_, t_, bias_;
+  vmath::Stores stores_;
 };
 
 // ---------------------------------------------------------------- registration

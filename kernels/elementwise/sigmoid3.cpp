@@ -17,7 +17,8 @@ class CpuSigmoid3 final : public Instance {
  public:
   CpuSigmoid3(const Params& p, bool recompute)
       : n_(param(p, "n")), recompute_(recompute), x_(n_), g_(n_), y_(n_), gx_(n_), a1_(recompute ? 0 : n_),
-        a2_(recompute ? 0 : n_) {}
+        a2_(recompute ? 0 : n_),
+        stores_(vmath::stores_for(sizeof(float) * static_cast<std::size_t>(n_) * (recompute ? 4 : 6))) {}
 
   void prepare(std::uint64_t seed) override {
     fill_uniform(x_.data(), n_, seed, -4.0, 4.0);
@@ -32,7 +33,7 @@ class CpuSigmoid3 final : public Instance {
     const float *__restrict__ x = x_.data(), *__restrict__ g = g_.data();
     float *__restrict__ y = y_.data(), *__restrict__ gx = gx_.data();
     const std::int64_t n = n_;
-    const vmath::Ops& vm = vmath::ops();
+    const vmath::Ops& vm = vmath::ops(stores_);
     if (recompute_) {
       vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sigmoid3(x + b, nullptr, nullptr, y + b, len); });
       vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sigmoid3_backward(x + b, g + b, gx + b, len); });
@@ -40,9 +41,9 @@ class CpuSigmoid3 final : public Instance {
     }
     float *__restrict__ a1 = a1_.data(), *__restrict__ a2 = a2_.data();
     vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sigmoid3(x + b, a1 + b, a2 + b, y + b, len); });
-#pragma omp parallel for simd schedule(static)
-    for (std::int64_t i = 0; i < n; ++i)
-      gx[i] = g[i] * y[i] * (1 - y[i]) * a2[i] * (1 - a2[i]) * a1[i] * (1 - a1[i]);
+    vmath::split(n, [&](std::int64_t b, std::int64_t len) {
+      vm.sigmoid3_backward_stored(g + b, a1 + b, a2 + b, y + b, gx + b, len);
+    });
   }
 
   Verification verify() override { return check_sigmoid3(x_.data(), g_.data(), y_.data(), gx_.data(), n_); }
@@ -51,6 +52,7 @@ class CpuSigmoid3 final : public Instance {
   std::int64_t n_;
   bool recompute_;
   HostBuffer<float> x_, g_, y_, gx_, a1_, a2_;
+  vmath::Stores stores_;
 };
 
 // ---------------------------------------------------------------- registration

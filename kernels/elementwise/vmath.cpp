@@ -36,25 +36,31 @@ namespace roofbench::vmath {
 
 #if defined(__x86_64__)
 namespace avx512 {
-extern const Ops kOps;
+extern const Ops kOps, kStreamingOps;
 }
 namespace avx2 {
-extern const Ops kOps;
+extern const Ops kOps, kStreamingOps;
 }
 #endif
 
-const Ops* ops_for(const std::string& isa) {
+const Ops* ops_for(const std::string& isa, Stores stores) {
+  const bool stream = stores == Stores::streaming;
 #if defined(__x86_64__)
-  if (isa == "avx512f") return &avx512::kOps;
-  if (isa == "avx2+fma") return &avx2::kOps;
+  if (isa == "avx512f") return stream ? &avx512::kStreamingOps : &avx512::kOps;
+  if (isa == "avx2+fma") return stream ? &avx2::kStreamingOps : &avx2::kOps;
 #endif
-  if (isa == "scalar") return &scalar::kOps;
+  if (isa == "scalar") return &scalar::kOps;  // no vector to stream
   return nullptr;
 }
 
-const Ops& ops() {
-  const Ops* o = ops_for(cpu_info().isa);
+const Ops& ops(Stores stores) {
+  const Ops* o = ops_for(cpu_info().isa, stores);
   return o ? *o : scalar::kOps;
+}
+
+Stores stores_for(std::size_t bytes) {
+  const std::size_t llc = cpu_info().llc_bytes;
+  return llc > 0 && bytes > llc ? Stores::streaming : Stores::cached;
 }
 
 }  // namespace roofbench::vmath

@@ -16,4 +16,5 @@ typedef float VEC __attribute__((vector_size(32)));
 #define VSINCOS Sleef_sincosf8_u10avx2
 #define VTANH Sleef_tanhf8_u10avx2
 #define VEXP Sleef_expf8_u10avx2
+#define VSTREAM(p, v) _mm256_stream_ps((p), (__m256)(v))
 #include "kernels/elementwise/vmath_body.inc"

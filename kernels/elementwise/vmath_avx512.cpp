@@ -16,4 +16,5 @@ typedef float VEC __attribute__((vector_size(64)));
 #define VSINCOS Sleef_sincosf16_u10avx512f
 #define VTANH Sleef_tanhf16_u10avx512f
 #define VEXP Sleef_expf16_u10avx512f
+#define VSTREAM(p, v) _mm512_stream_ps((p), (__m512)(v))
 #include "kernels/elementwise/vmath_body.inc"

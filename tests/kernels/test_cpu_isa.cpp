@@ -5,6 +5,7 @@
 // same vector code).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -13,6 +14,7 @@
 
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/elementwise/vmath.h"
+#include "roofbench/host_buffer.h"
 #include "kernels/gemm/packed.h"
 
 using namespace roofbench;
@@ -117,6 +119,64 @@ TEST_P(Vmath, AResultDoesNotDependOnWhereAChunkEnds) {
   }
   ops_->sin2_plus_cos2(x.data() + at, pieces.data() + at, static_cast<std::int64_t>(n - at));
   EXPECT_EQ(std::memcmp(whole.data(), pieces.data(), n * sizeof(float)), 0);
+}
+
+// The streaming loops (vmath::Stores::streaming) write bit for bit what the cached ones write, at
+// every size (tails included), on aligned outputs (streamed) and unaligned ones (they fall back).
+TEST_P(Vmath, StreamingStoresWriteWhatCachedStoresWrite) {
+  const vmath::Ops* st = vmath::ops_for(GetParam(), vmath::Stores::streaming);
+  ASSERT_NE(st, nullptr);
+  EXPECT_STREQ(st->isa, ops_->isa);
+  EXPECT_STREQ(st->stores, GetParam() == "scalar" ? "cached" : "streaming");
+  for (std::size_t n : kSizes) {
+    for (std::size_t skew : {0u, 1u}) {  // output pointers a whole vector apart, or one float off
+      const auto x = uniform(n, -4, 4, 7), g = uniform(n, -1, 1, 8), b = uniform(n, -1, 1, 9);
+      const auto ni = static_cast<std::int64_t>(n);
+      // One output of each loop at a time, each into a page-aligned buffer at `skew` floats.
+      auto both = [&](auto&& call) {
+        std::vector<std::vector<float>> out(2);
+        for (int k = 0; k < 2; ++k) {
+          HostBuffer<float> buf(n + 64 + skew);
+          float* y = buf.data() + skew;
+          std::fill(y, y + n, -1.0f);
+          call(k ? *st : *ops_, y);
+          out[k].assign(y, y + n);
+        }
+        return out[0] == out[1];
+      };
+      const char* at = skew ? "unaligned" : "aligned";
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) { o.sin(x.data(), y, ni); })) << "sin " << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) { o.cos(x.data(), y, ni); })) << "cos " << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) { o.sin2_plus_cos2(x.data(), y, ni); })) << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) { o.bias_gelu(x.data(), b.data(), y, ni); })) << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) { o.gelu(x.data(), y, ni); })) << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) { o.square(x.data(), y, ni); })) << "square " << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) { o.add(x.data(), b.data(), y, ni); })) << "add " << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) { o.exp(x.data(), y, ni); })) << "exp " << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) { o.tanh(x.data(), y, ni); })) << "tanh " << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) { o.sigmoid3_backward(x.data(), g.data(), y, ni); }))
+          << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) {
+        o.sigmoid3_backward_stored(g.data(), x.data(), b.data(), g.data(), y, ni);
+      })) << n << at;
+      EXPECT_TRUE(both([&](const vmath::Ops& o, float* y) {
+        std::vector<float> a1(n), a2(n);
+        o.sigmoid3(x.data(), a1.data(), a2.data(), y, ni);
+      })) << "sigmoid3 " << n << at;
+    }
+  }
+}
+
+// The stored-activation backward pass gives what the recomputing one gives from the same x.
+TEST_P(Vmath, TheStoredBackwardPassMatchesTheRecomputingOne) {
+  const std::size_t n = 1000;
+  const auto x = uniform(n, -4, 4, 10), g = uniform(n, -1, 1, 11);
+  const auto ni = static_cast<std::int64_t>(n);
+  std::vector<float> a1(n), a2(n), y(n), stored(n), recomputed(n);
+  ops_->sigmoid3(x.data(), a1.data(), a2.data(), y.data(), ni);
+  ops_->sigmoid3_backward_stored(g.data(), a1.data(), a2.data(), y.data(), stored.data(), ni);
+  ops_->sigmoid3_backward(x.data(), g.data(), recomputed.data(), ni);
+  EXPECT_EQ(stored, recomputed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, Vmath, ::testing::Values("avx512f", "avx2+fma", "scalar"),
