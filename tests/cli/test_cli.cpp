@@ -122,7 +122,8 @@ TEST(Cli, SkipLeavesOutCeilingsAndSizesAndListsThemAsNotRun) {
   // The way around a benchmark that takes the device down: leave it out, ceilings included.
   const fs::path out = fresh("rb_skip");
   const CmdResult r =
-      rb("run --device cpu --quick --filter gemm/blocked --skip 'ceiling/(l[123]_read|fp64_fma)|M:512' --out " +
+      rb("run --device cpu --quick --budget 0.2 --filter gemm/blocked --skip 'ceiling/(l[123]_read|fp64_fma)|M:512' "
+         "--out " +
          out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("left out: ceiling/l1_read/fp32 (skipped by --skip"), std::string::npos) << r.out;
@@ -594,7 +595,7 @@ TEST(CliCounters, UnknownMetricNamesAreRefusedBeforeAnythingRunsWithTheirNearNam
 
 TEST(CliCounters, ARunWithoutCountersSaysWhyAndKeepsItsTimings) {
   const fs::path out = fresh("rb_counters_cpu");
-  const CmdResult r = rb("run --device cpu --quick --counters --filter stream/saxpy --out " + out.string());
+  const CmdResult r = rb("run --device cpu --quick --budget 0.2 --counters --filter stream/saxpy --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(slurp(out / "results.json"));
   EXPECT_EQ(j.at("counters").at("requested"), true);
