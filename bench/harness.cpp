@@ -197,6 +197,7 @@ BenchmarkResult declare(const Variant& v, const Params& params) {
   r.flops = v.work.flops(params);
   r.bytes = v.work.bytes(params);
   r.transcendentals = v.work.transcendentals(params);
+  r.launches = v.work.launches(params);
   r.phases = v.work.phases(params);
   r.work = v.work.derivation();
   r.vendor_reference = v.vendor_reference;

@@ -142,6 +142,8 @@ json placement_json(const Placement& p) {
           {"bandwidth_ceiling", p.bandwidth_ceiling},
           {"transcendental_ceiling", p.transcendental_ceiling.empty() ? json(nullptr) : json(p.transcendental_ceiling)},
           {"transcendental_flop_per_s", opt(p.transcendental_flop_per_s)},
+          {"launch_ceiling", p.launch_ceiling.empty() ? json(nullptr) : json(p.launch_ceiling)},
+          {"launch_time_s", p.launch_time_s},
           {"model_time_s", p.model_time_s}};
 }
 Placement placement_from(const json& j) {
@@ -158,6 +160,8 @@ Placement placement_from(const json& j) {
   if (auto it = j.find("transcendental_ceiling"); it != j.end() && !it->is_null())
     p.transcendental_ceiling = it->get<std::string>();
   p.transcendental_flop_per_s = get_opt<double>(j, "transcendental_flop_per_s");
+  if (auto it = j.find("launch_ceiling"); it != j.end() && !it->is_null()) p.launch_ceiling = it->get<std::string>();
+  p.launch_time_s = j.value("launch_time_s", 0.0);
   p.model_time_s = j.value("model_time_s", 0.0);
   return p;
 }
@@ -261,6 +265,7 @@ json benchmark_json(const BenchmarkResult& b) {
             {"flops", b.flops},
             {"bytes", b.bytes},
             {"transcendentals", b.transcendentals},
+            {"launches", b.launches},
             {"phases", phases_json(b.phases)},
             {"work", b.work},
             {"verified", b.verified()},
@@ -280,14 +285,15 @@ json benchmark_json(const BenchmarkResult& b) {
   }
   return j;
 }
-std::map<std::string, double> calls_from(const json& j, const std::string& who) {
+std::map<std::string, double> calls_from(const json& j, const std::string& who,
+                                         const std::string& field = "transcendentals") {
   std::map<std::string, double> out;
   if (j.is_null()) return out;
-  if (!j.is_object()) throw InputError(who + ": \"transcendentals\" is not an object");
+  if (!j.is_object()) throw InputError(who + ": \"" + field + "\" is not an object");
   for (const auto& [fn, calls] : j.items()) {
     if (!valid_function_name(fn) || !calls.is_number() || !(calls.get<double>() >= 0))
-      throw InputError(who + ": \"transcendentals\" needs function names ([a-z0-9_.], at most " +
-                       std::to_string(kMaxFunctionName) + " characters) and call counts >= 0");
+      throw InputError(who + ": \"" + field + "\" needs names ([a-z0-9_.], at most " +
+                       std::to_string(kMaxFunctionName) + " characters) and counts >= 0");
     out[fn] = calls.get<double>();
   }
   return out;
@@ -345,6 +351,8 @@ BenchmarkResult benchmark_from(const json& j) {
   b.bytes = j.at("bytes").get<double>();
   if (auto it = j.find("transcendentals"); it != j.end())  // absent in files from before the third roof
     b.transcendentals = calls_from(*it, "benchmark '" + b.name + "'");
+  if (auto it = j.find("launches"); it != j.end())  // absent in files from before the launch roof
+    b.launches = calls_from(*it, "benchmark '" + b.name + "'", "launches");
   if (auto it = j.find("phases"); it != j.end() && !(it->is_array() && it->empty()))
     b.phases = phases_from(*it, b);
   b.work = j.value("work", "");
@@ -404,6 +412,9 @@ Ceiling ceiling_from(const json& j) {
   if (auto it = j.find("function"); it != j.end() && !it->is_null()) c.function = it->get<std::string>();
   if (c.kind == CeilingKind::transcendental && (!c.function || !valid_function_name(*c.function) || !c.unit))
     throw InputError("transcendental ceiling '" + c.name + "' has no unit or no function name ([a-z0-9_.], at most " +
+                     std::to_string(kMaxFunctionName) + " characters)");
+  if (c.kind == CeilingKind::launch && (!c.function || !valid_function_name(*c.function)))
+    throw InputError("launch ceiling '" + c.name + "' has no launch path in \"function\" ([a-z0-9_.], at most " +
                      std::to_string(kMaxFunctionName) + " characters)");
   c.value = j.at("value").get<double>();
   c.value_unit = j.at("value_unit").get<std::string>();

@@ -47,15 +47,19 @@ struct Placement {
   std::optional<double> intensity;              // FLOP/byte; absent when the kernel does no FLOPs
   std::optional<double> attainable_flop_per_s;  // min(peak, I x BW); absent when no FLOPs
   double roof_pct = 0;                          // achieved / attainable, in percent
-  std::string bound;                            // "memory", "compute" or "transcendental"
+  std::string bound;                            // "memory", "compute", "transcendental" or "launch"
   std::string compute_ceiling;                  // ceiling names used
   std::string bandwidth_ceiling;
   // Kernels that declare math calls: the transcendental ceilings used ("cpu_sin, cpu_cos") and
   // the FLOP rate their roof allows, FLOPs / Σ calls_f / rate_f (absent when no FLOPs).
   std::string transcendental_ceiling;
   std::optional<double> transcendental_flop_per_s;
+  // Kernels that declare launches: the launch ceilings used ("launch_omp_region") and the time
+  // their launches need at those rates, Σ launches_p / rate_p.
+  std::string launch_ceiling;
+  double launch_time_s = 0;
   // The time the binding roof allows for the declared work: max(bytes / BW, FLOPs / peak,
-  // Σ calls_f / rate_f). roof_pct = model_time_s / measured time; Lessons predict speedups from it.
+  // Σ calls_f / rate_f, Σ launches_p / rate_p). roof_pct = model_time_s / measured time; Lessons predict speedups from it.
   double model_time_s = 0;
 };
 
@@ -111,6 +115,9 @@ struct BenchmarkResult {
   double bytes = 0;  // declared: the fewest bytes it must move
   // declared: calls of each math function ("sin": n), placed against the transcendental ceilings
   std::map<std::string, double> transcendentals;
+  // declared: launches by each path ("kernel", "graph_node", "omp_region"), placed against the
+  // launch ceilings
+  std::map<std::string, double> launches;
   // declared: a form that runs as several passes one after another, each pass's share of the
   // work (they add up to the totals above); empty for one kernel
   std::vector<WorkPhase> phases;
@@ -146,7 +153,9 @@ struct Ceiling {
   std::optional<Level> level;          // bandwidth only
   std::optional<Precision> precision;  // compute only
   std::optional<Unit> unit;            // compute and transcendental
-  std::optional<std::string> function;  // transcendental only: "sin", "exp", ... as kernels declare it
+  // transcendental: the math function ("sin", "exp", ...); launch: the launch path ("kernel",
+  // "graph_node", "omp_region"); as kernels declare them
+  std::optional<std::string> function;
   double value = 0;                    // measured: B/s or FLOP/s, the best of the passes
   std::string value_unit;              // "B/s" or "FLOP/s"
   std::string method;                  // how it was measured

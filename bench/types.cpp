@@ -69,6 +69,7 @@ std::string to_string(CeilingKind k) {
     case CeilingKind::bandwidth: return "bandwidth";
     case CeilingKind::compute: return "compute";
     case CeilingKind::transcendental: return "transcendental";
+    case CeilingKind::launch: return "launch";
   }
   return "?";
 }
@@ -89,7 +90,8 @@ CeilingKind ceiling_kind_from_string(const std::string& s) {
   if (s == "bandwidth") return CeilingKind::bandwidth;
   if (s == "compute") return CeilingKind::compute;
   if (s == "transcendental") return CeilingKind::transcendental;
-  throw InputError("unknown ceiling kind '" + s + "' (expected bandwidth, compute or transcendental)");
+  if (s == "launch") return CeilingKind::launch;
+  throw InputError("unknown ceiling kind '" + s + "' (expected bandwidth, compute, transcendental or launch)");
 }
 
 double bytes_of(Precision p) {

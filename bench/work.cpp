@@ -99,6 +99,18 @@ Work& Work::transcendentals(const std::string& function, Count count) {
   return *this;
 }
 
+Work& Work::launches(const std::string& path, Count count) {
+  add({Term::launch, path, std::move(count), 0, 1});
+  return *this;
+}
+
+std::map<std::string, double> Work::launches(const Params& p) const {
+  std::map<std::string, double> out;
+  for (const auto& t : terms_)
+    if (t.kind == Term::launch) out[t.what] += t.count.value(p);
+  return out;
+}
+
 std::map<std::string, double> Work::transcendentals(const Params& p) const {
   std::map<std::string, double> out;
   for (const auto& t : terms_)
@@ -129,11 +141,15 @@ double Work::host_bytes(const Params& p) const {
 
 std::string Work::derivation() const {
   // The terms, then their sum: terms over the same factors add up ("44·n B").
-  std::string reads, writes, flop_terms, calls;
+  std::string reads, writes, flop_terms, calls, launch_terms;
   std::map<std::vector<std::string>, double> byte_sum, flop_sum;
   for (const auto& t : terms_) {
     if (t.kind == Term::transcendental) {
       calls += (calls.empty() ? "" : " + ") + t.count.text() + " " + t.what;
+      continue;
+    }
+    if (t.kind == Term::launch) {
+      launch_terms += (launch_terms.empty() ? "" : " + ") + t.count.text() + " " + t.what;
       continue;
     }
     if (t.kind == Term::flop) {
@@ -165,6 +181,7 @@ std::string Work::derivation() const {
   out += byte_sum.empty() ? "no bytes" : ": " + sum_text(byte_sum) + " B";
   out += flop_sum.empty() ? "; no FLOPs counted" : "; " + sum_text(flop_sum) + " FLOPs (" + flop_terms + ")";
   if (!calls.empty()) out += "; math calls: " + calls;
+  if (!launch_terms.empty()) out += "; launches: " + launch_terms;
   if (!phase_names_.empty()) {
     out += fmt::format("; in {} passes, one after another:", phase_names_.size());
     for (std::size_t i = 0; i < phase_names_.size(); ++i) out += (i ? ", " : " ") + phase_names_[i];

@@ -134,6 +134,7 @@ namespace {
 std::string roof_group(const Ceiling& c) {
   if (c.kind == CeilingKind::bandwidth) return "bandwidth/" + (c.level ? to_string(*c.level) : std::string("?"));
   if (c.kind == CeilingKind::transcendental) return "transcendental/" + c.function.value_or("?");
+  if (c.kind == CeilingKind::launch) return "launch/" + c.function.value_or("?");
   return "compute/" + (c.precision ? to_string(*c.precision) : std::string("?")) + "/" +
          (c.unit ? to_string(*c.unit) : std::string("?"));
 }
@@ -180,7 +181,8 @@ std::string kernel_roof_group(const Results& r, const BenchmarkResult& b) {
   const std::string roof = p.bound == "memory"           ? p.bandwidth_ceiling
                            : p.bound == "transcendental" ? p.transcendental_ceiling.substr(
                                                                0, p.transcendental_ceiling.find(", "))
-                                                         : p.compute_ceiling;
+                           : p.bound == "launch" ? p.launch_ceiling.substr(0, p.launch_ceiling.find(", "))
+                                                 : p.compute_ceiling;
   for (const auto& ce : r.ceilings)
     if (ce.name == roof) return roof_group(ce);
   return "";

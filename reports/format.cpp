@@ -91,6 +91,8 @@ std::string md_code(const std::string& s) {
 std::string ceiling_label(const Ceiling& c) {
   if (c.kind == CeilingKind::transcendental)  // "sin calls (simd)": a rate of one math function
     return c.function.value_or("?") + " calls" + (c.unit ? " (" + to_string(*c.unit) + ")" : std::string());
+  if (c.kind == CeilingKind::launch)  // "omp_region launches": a rate of one launch path
+    return c.function.value_or("?") + " launches";
   std::istringstream in(c.name);
   std::string tok, out;
   bool first = true;

@@ -244,6 +244,7 @@ ChartLayout layout_chart(const Results& r) {
       xs.push_back(*b.placement->intensity);
       ys.push_back(b.placement->flop_per_s);
       if (b.placement->transcendental_flop_per_s) ys.push_back(*b.placement->transcendental_flop_per_s);
+      if (b.placement->launch_time_s > 0 && b.flops > 0) ys.push_back(b.flops / b.placement->launch_time_s);
     }
   for (const auto& rp : r.ridge_points) xs.push_back(rp.intensity);
   for (const auto& c : r.ceilings)
@@ -297,7 +298,8 @@ std::string render_svg(const Results& r) {
   int bw_label = 0;
   for (const Ceiling* cp : by_value) {
     const Ceiling& c = *cp;
-    if (c.kind == CeilingKind::transcendental) continue;  // calls/s: each kernel's math roof is drawn below
+    // calls/s and launches/s: each kernel's math or launch roof is drawn below, at its own FLOPs
+    if (c.kind == CeilingKind::transcendental || c.kind == CeilingKind::launch) continue;
     const bool roof = is_roof(c);
     const std::string style = roof ? R"(stroke="#222222" stroke-width="2.2")"
                                    : R"(stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4")";
@@ -377,6 +379,27 @@ std::string render_svg(const Results& r) {
     const std::string text = "math: " + p.transcendental_ceiling;
     if (auto at = place_label(L.px_x(x1), y, text_width(text, 9), L, taken))
       out(fmt::format(R"(<text class="math-roof-label" x="{:.2f}" y="{:.2f}" font-size="9" fill="#7F3C8D">{}</text>)",
+                      at->first, at->second, xml_escape(text)));
+  }
+  out("</g>");
+
+  // Launch roofs: a kernel that declares launches can go no faster than FLOPs / Σ launches_p /
+  // rate_p, whatever its bytes: a dashed segment across its own intensity, like a math roof.
+  out(R"svg(<g class="launch-roofs" clip-path="url(#plot-area)" fill="none">)svg");
+  std::set<std::pair<long long, long long>> drawn_launch;
+  for (const auto& b : r.benchmarks) {
+    if (!plotted(b) || b.placement->launch_time_s <= 0 || b.flops <= 0) continue;
+    const Placement& p = *b.placement;
+    const double roof = b.flops / p.launch_time_s, x = *p.intensity;
+    if (!drawn_launch.insert({std::llround(std::log10(roof) * 200), std::llround(std::log10(x) * 20)}).second) continue;
+    const double x0 = std::max(L.x_min, x / 4), x1 = std::min(L.x_max, x * 4), y = L.px_y(roof);
+    out(fmt::format(R"(<line class="launch-roof" data-ceiling="{}" data-benchmark="{}" x1="{:.2f}" y1="{:.2f}" )"
+                    R"(x2="{:.2f}" y2="{:.2f}" stroke="#B8860B" stroke-width="{}" stroke-dasharray="2 4"/>)",
+                    xml_escape(p.launch_ceiling), xml_escape(b.name), L.px_x(x0), y, L.px_x(x1), y,
+                    p.bound == "launch" ? "2" : "1.2"));
+    const std::string text = "launch: " + p.launch_ceiling;
+    if (auto at = place_label(L.px_x(x1), y, text_width(text, 9), L, taken))
+      out(fmt::format(R"(<text class="launch-roof-label" x="{:.2f}" y="{:.2f}" font-size="9" fill="#B8860B">{}</text>)",
                       at->first, at->second, xml_escape(text)));
   }
   out("</g>");

@@ -39,7 +39,9 @@ LadderTable gemm_ladder(const Results& r);
 // share of its roof. Rows only where both sides were verified.
 struct LessonRow {
   std::string name, against;                // full benchmark names
-  std::string time, against_time, speedup;  // "1.20 ms", "6.10 ms", "5.08×"
+  // "1.20 ms", "6.10 ms", "5.08×"; a form that declares launches adds its time per launch
+  // ("1.52 ms, 1.52 us per launch")
+  std::string time, against_time, speedup;
   std::string bytes, against_bytes;         // declared: "537 MB"
   std::string roof_pct;                     // of this benchmark: "93.1%", or "—"
   // What the model expected from the same run's roofs: the against form's model time over this

@@ -17,6 +17,10 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
     const auto it = b.transcendentals.find(v.ceiling->function);
     work = it == b.transcendentals.end() ? 0 : it->second;
   }
+  if (v.ceiling->kind == CeilingKind::launch) {
+    const auto it = b.launches.find(v.ceiling->function);
+    work = it == b.launches.end() ? 0 : it->second;
+  }
   auto rate = [&](const Measurement& m) { return work / m.stats.median; };
   const bool cuda = device.value("kind", std::string()) == "cuda";
   Ceiling c;
@@ -43,6 +47,10 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
     c.unit = v.unit;
     c.function = v.ceiling->function;
     c.value_unit = "op/s";
+  } else if (c.kind == CeilingKind::launch) {
+    c.unit = v.unit;
+    c.function = v.ceiling->function;
+    c.value_unit = "launch/s";
   } else {
     c.precision = v.precision;
     c.unit = v.unit;

@@ -26,6 +26,9 @@ Roofs select_roofs(const std::vector<Ceiling>& ceilings) {
     } else if (c.kind == CeilingKind::transcendental && c.function) {
       auto& slot = r.transcendental[*c.function];
       if (!slot || c.value > slot->value) slot = &c;
+    } else if (c.kind == CeilingKind::launch && c.function) {
+      auto& slot = r.launch[*c.function];
+      if (!slot || c.value > slot->value) slot = &c;
     }
   }
   return r;
@@ -89,11 +92,28 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
     model_time += t_phase;
     bound_time[bound] += t_phase;
   }
+  // Launches: each path's count at its measured rate. Launches are queued while earlier work runs
+  // (a GPU stream) or cost their time whatever the work (a fork and a join), so their time is one
+  // more lower bound on the whole form's: the larger of it and the work's model time binds.
+  double launch_time = 0;
+  for (const auto& [path, count] : b.launches) {
+    if (count <= 0) continue;
+    auto it = roofs.launch.find(path);
+    if (it == roofs.launch.end()) return fail("no " + path + " launch ceiling was measured");
+    launch_time += count / it->second->value;
+    p.launch_ceiling += (p.launch_ceiling.empty() ? "" : ", ") + it->second->name;
+  }
+  p.launch_time_s = launch_time;
+  if (launch_time > model_time) {
+    bound_time.clear();
+    bound_time["launch"] = launch_time;
+    model_time = launch_time;
+  }
   for (const auto& name : math_ceilings)
     p.transcendental_ceiling += (p.transcendental_ceiling.empty() ? "" : ", ") + name;
   if (b.flops > 0 && math_total > 0) p.transcendental_flop_per_s = b.flops / math_total;
   p.bound = "memory";
-  for (const char* k : {"memory", "compute", "transcendental"})
+  for (const char* k : {"memory", "compute", "transcendental", "launch"})
     if (bound_time[k] > bound_time[p.bound]) p.bound = k;
   p.model_time_s = model_time;
   if (b.flops > 0) p.attainable_flop_per_s = b.flops / model_time;
@@ -179,8 +199,10 @@ void apply_model(Results& r) {
           "roofline: at {:.0f}% of its roof ({}), above the measured ceiling by more than {:.0f}%: "
           "the roof is too low or the declared work too high",
           pl.roof_pct,
-          pl.bound == "memory" ? pl.bandwidth_ceiling
-                               : (pl.bound == "transcendental" ? pl.transcendental_ceiling : pl.compute_ceiling),
+          pl.bound == "memory"           ? pl.bandwidth_ceiling
+          : pl.bound == "transcendental" ? pl.transcendental_ceiling
+          : pl.bound == "launch"         ? pl.launch_ceiling
+                                         : pl.compute_ceiling,
           100 * kRoofTolerance));
     }
   }

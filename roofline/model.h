@@ -32,6 +32,7 @@ struct Roofs {
   std::map<Level, const Ceiling*> bandwidth;                     // by level
   std::map<std::pair<Precision, Unit>, const Ceiling*> compute;  // by (precision, unit)
   std::map<std::string, const Ceiling*> transcendental;          // by function
+  std::map<std::string, const Ceiling*> launch;                  // by launch path
 };
 
 Roofs select_roofs(const std::vector<Ceiling>& ceilings);

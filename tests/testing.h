@@ -62,6 +62,13 @@ inline Ceiling transcendental_ceiling(const std::string& function, double calls_
   return c;
 }
 
+inline Ceiling launch_ceiling(const std::string& path, double launches_per_s) {
+  Ceiling c = ceiling("launch_" + path, CeilingKind::launch, launches_per_s, "launch/s");
+  c.unit = Unit::simd;
+  c.function = path;
+  return c;
+}
+
 // A verified kernel with the given work that took `seconds` (every sample).
 inline BenchmarkResult kernel(const std::string& variant, double flops, double bytes, double seconds,
                               Precision p = Precision::fp32) {

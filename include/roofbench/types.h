@@ -18,7 +18,9 @@ enum class Unit { simd, simt, tensor };
 enum class Level { dram, l3, l2, l1, smem, pcie };
 // transcendental: calls of one math function (sin, exp, ...) per second, by the same code the
 // kernels call: the roof of a kernel bound by its math library rather than its FMAs or bytes.
-enum class CeilingKind { bandwidth, compute, transcendental };
+// launch: launches per second of empty work by one launch path (a kernel launch on a stream, a
+// kernel node of a replayed CUDA graph, an OpenMP parallel region): the roof of many tiny launches.
+enum class CeilingKind { bandwidth, compute, transcendental, launch };
 
 // Each as results.json spells it ("fp32", "cuda", "tensor", "dram", "bandwidth"), and back; the
 // readers throw InputError naming what they expected.

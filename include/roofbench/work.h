@@ -77,10 +77,16 @@ class Work {
   // against the transcendental ceiling of the same name: the model's third roof. Counted beside
   // the FLOPs, not instead of them.
   Work& transcendentals(const std::string& function, Count count);
+  // Launches by one path ("kernel": a kernel launched on a stream; "graph_node": a kernel node of
+  // a replayed CUDA graph; "omp_region": an OpenMP parallel region), placed against the launch
+  // ceiling of the same path: the roof of work cut into many tiny launches. Whole-form, never
+  // inside a pass.
+  Work& launches(const std::string& path, Count count);
 
   double flops(const Params& p) const;
   double bytes(const Params& p) const;  // every read and write, times over
   std::map<std::string, double> transcendentals(const Params& p) const;  // by function
+  std::map<std::string, double> launches(const Params& p) const;         // by path
   std::vector<WorkPhase> phases(const Params& p) const;  // empty when no pass was named
   // Each buffer once: the bytes of inputs the host makes and outputs it checks, about (the run's
   // time estimate charges the host for them, bench/plan.h).
@@ -90,7 +96,7 @@ class Work {
 
  private:
   struct Term {
-    enum Kind { read, write, flop, transcendental } kind;
+    enum Kind { read, write, flop, transcendental, launch } kind;
     std::string what;
     Count count;
     double bytes_each = 0;

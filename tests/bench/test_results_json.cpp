@@ -378,6 +378,58 @@ TEST(ResultsJson, MathCallsAndTranscendentalCeilingsRoundTripAndBadOnesAreRefuse
   EXPECT_THROW(bad.get<Results>(), InputError);
 }
 
+TEST(ResultsJson, LaunchesAndLaunchCeilingsRoundTripAndBadOnesAreRefused) {
+  Results r = full_sample();
+  r.ceilings.push_back(launch_ceiling("omp_region", 1e6));
+  r.benchmarks[0].launches = {{"omp_region", 1e6}};  // 1 s of launches: they bind
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement);
+  EXPECT_EQ(r.benchmarks[0].placement->bound, "launch");
+  const json j = json::parse(dump_results(r));
+  EXPECT_EQ(j["benchmarks"][0]["launches"]["omp_region"], 1e6);
+  EXPECT_TRUE(j["benchmarks"][1]["launches"].empty());
+  EXPECT_EQ(j["ceilings"].back()["kind"], "launch");
+  EXPECT_EQ(j["ceilings"].back()["function"], "omp_region");
+  EXPECT_EQ(j["benchmarks"][0]["placement"]["launch_ceiling"], "launch_omp_region");
+  EXPECT_DOUBLE_EQ(j["benchmarks"][0]["placement"]["launch_time_s"].get<double>(), 1.0);
+  EXPECT_TRUE(j["benchmarks"][1]["placement"]["launch_ceiling"].is_null());
+  Results back = j.get<Results>();
+  apply_model(back);
+  EXPECT_EQ(back.benchmarks[0].launches, r.benchmarks[0].launches);
+  EXPECT_EQ(back.benchmarks[0].placement->bound, "launch");
+  EXPECT_EQ(back.benchmarks[0].placement->launch_ceiling, "launch_omp_region");
+  // Files from before the launch roof have no launches and still load.
+  json old = j;
+  for (auto& b : old["benchmarks"]) {
+    b.erase("launches");
+    if (!b["placement"].is_null()) b["placement"].erase("launch_ceiling"), b["placement"].erase("launch_time_s");
+  }
+  old["ceilings"].erase(old["ceilings"].size() - 1);
+  EXPECT_NO_THROW(old.get<Results>());
+  for (const json& v : {json(-1.0), json("many"), json(nullptr)}) {
+    json bad = j;
+    bad["benchmarks"][0]["launches"]["omp_region"] = v;
+    EXPECT_THROW(bad.get<Results>(), InputError) << v;
+  }
+  for (const std::string& name : std::vector<std::string>{"", "Kernel", "k<b>", std::string(33, 'k')}) {
+    json bad = j;
+    bad["benchmarks"][0]["launches"] = {{name, 1.0}};
+    EXPECT_THROW(bad.get<Results>(), InputError) << name;
+    bad = j;
+    bad["ceilings"].back()["function"] = name;
+    EXPECT_THROW(bad.get<Results>(), InputError) << name;
+  }
+  json bad = j;
+  bad["ceilings"].back()["function"] = nullptr;  // a launch ceiling names its path
+  try {
+    (void)bad.get<Results>();
+    ADD_FAILURE() << "a launch ceiling without a path loaded";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("launch ceiling 'launch_omp_region' has no launch path"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ResultsJson, PassesRoundTripAndMustAddUpToTheTotals) {
   Results r = full_sample();
   r.ceilings.push_back(transcendental_ceiling("sin", 2e9));

@@ -57,6 +57,23 @@ TEST(Work, MathCallsAreCountedByFunctionBesideTheFlopsAndBytes) {
   EXPECT_TRUE(Work().read<float>("x", n).transcendentals(p).empty());
 }
 
+TEST(Work, LaunchesAreCountedByPathBesideTheWorkAndNamedInTheDerivation) {
+  const Count n = Count::param("n"), ops = Count::param("ops");
+  const Work w = Work()
+                     .read<float>("x", n, ops)
+                     .write<float>("y", n, ops)
+                     .flops(n * ops, "an add per element per step")
+                     .launches("kernel", ops)
+                     .launches("graph_node", 2 * ops);
+  const Params p = {{"n", 1024}, {"ops", 10}};
+  EXPECT_DOUBLE_EQ(w.bytes(p), 8 * 1024 * 10);  // launches are neither bytes
+  EXPECT_DOUBLE_EQ(w.flops(p), 1024 * 10);      // nor FLOPs
+  EXPECT_EQ(w.launches(p), (std::map<std::string, double>{{"graph_node", 20}, {"kernel", 10}}));
+  EXPECT_TRUE(w.transcendentals(p).empty());
+  EXPECT_NE(w.derivation().find("; launches: ops kernel + 2·ops graph_node"), std::string::npos) << w.derivation();
+  EXPECT_TRUE(Work().read<float>("x", n).launches(p).empty());
+}
+
 TEST(Work, PassesOneAfterAnotherCarryTheirOwnShareOfTheWork) {
   const Count n = Count::param("n");
   const Work w = Work()

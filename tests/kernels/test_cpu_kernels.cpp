@@ -12,6 +12,7 @@
 #include "roofbench/half.h"
 #include "roofbench/random.h"
 #include "kernels/gemm/reference.h"
+#include "kernels/launch/launch.h"
 #include "tests/testing.h"
 
 using namespace roofbench;
@@ -204,4 +205,51 @@ TEST(LessonDeclarations, EveryComparedWithNamesARegisteredVariantOfTheSameBacken
     EXPECT_TRUE(found) << v.base_name() << " is compared with " << v.compared_with << ", which is not registered";
   }
   EXPECT_GE(pairs, 7);  // CPU: 2 fusion, 2 lowprec, 1 recompute, 2 divergence
+}
+
+// ---------------------------------------------------------------- launch
+namespace {
+const Variant& find_variant(const std::string& base, Backend backend) {
+  for (const auto& v : registry())
+    if (v.base_name() == base && v.backend == backend) return v;
+  throw std::runtime_error("no variant " + base);
+}
+}  // namespace
+
+// The same steps in each form; only how they are launched differs: ops regions, one, one.
+TEST(CpuLaunch, EachFormDeclaresTheSameStepsAndItsOwnLaunches) {
+  const Params p = {{"n", 1024}, {"ops", 1000}};
+  const Variant& per_op = find_variant("launch/per_op/fp32", Backend::cpu);
+  const Variant& one = find_variant("launch/one_region/fp32", Backend::cpu);
+  const Variant& fused = find_variant("launch/fused/fp32", Backend::cpu);
+  EXPECT_EQ(per_op.work.launches(p), (std::map<std::string, double>{{"omp_region", 1000}}));
+  EXPECT_EQ(one.work.launches(p), (std::map<std::string, double>{{"omp_region", 1}}));
+  EXPECT_EQ(fused.work.launches(p), (std::map<std::string, double>{{"omp_region", 1}}));
+  for (const Variant* v : {&per_op, &one, &fused}) EXPECT_DOUBLE_EQ(v->work.flops(p), 1024.0 * 1000);
+  EXPECT_DOUBLE_EQ(per_op.work.bytes(p), 8.0 * 1024 * 1000);  // through L1 once per step
+  EXPECT_DOUBLE_EQ(one.work.bytes(p), 8.0 * 1024 * 1000);
+  EXPECT_DOUBLE_EQ(fused.work.bytes(p), 8.0 * 1024);  // once in all
+  EXPECT_EQ(one.compared_with, "launch/per_op/fp32");
+  EXPECT_EQ(fused.compared_with, "launch/per_op/fp32");
+  EXPECT_TRUE(per_op.compared_with.empty());
+  EXPECT_EQ(per_op.level, Level::l1);
+}
+
+// The check sees one step missing or done twice: the chain's sums are exact.
+TEST(CpuLaunch, TheCheckSeesAStepMissingOrDoneTwice) {
+  const std::int64_t n = 1000, ops = 100;
+  std::vector<float> x(n), y(n);
+  launch::fill_chain_input(x.data(), n, 7);
+  for (std::int64_t i = 0; i < n; ++i) {
+    EXPECT_EQ(x[i] * 256.0f, std::round(x[i] * 256.0f)) << i;  // multiples of 1/256
+    float v = x[i];
+    for (std::int64_t k = 0; k < ops; ++k) v += launch::step_constant(k);
+    y[i] = v;
+  }
+  EXPECT_TRUE(launch::check_chain(x.data(), y.data(), n, ops).ok);
+  std::vector<float> missing = y, twice = y;
+  missing[500] -= launch::step_constant(37);
+  twice[0] += launch::step_constant(99);
+  EXPECT_FALSE(launch::check_chain(x.data(), missing.data(), n, ops).ok);
+  EXPECT_FALSE(launch::check_chain(x.data(), twice.data(), n, ops).ok);
 }

@@ -143,6 +143,21 @@ TEST(CudaRegistry, HasTheFoundationFamilies) {
   for (const auto* v : cuda_variants()) names.insert(v->base_name());
   for (const char* n :
        {"gemm/naive/fp32", "gemm/smem_tiled/fp32", "stream/saxpy/fp32", "ceiling/dram_read/fp32",
-        "ceiling/dram_write/fp32", "ceiling/dram_copy/fp32", "ceiling/dram_triad/fp32", "ceiling/fp32_fma/fp32"})
+        "ceiling/dram_write/fp32", "ceiling/dram_copy/fp32", "ceiling/dram_triad/fp32", "ceiling/fp32_fma/fp32",
+        "launch/per_op/fp32", "launch/graph/fp32", "launch/fused/fp32", "ceiling/launch_kernel/fp64",
+        "ceiling/launch_graph_node/fp64"})
     EXPECT_TRUE(names.count(n)) << n;
+}
+
+// The graph form of the launch lesson really is one graph of one kernel node per step (it is
+// replayed with one cudaGraphLaunch: kernels/launch/launch.cu).
+namespace roofbench::launch {
+std::size_t graph_form_kernel_nodes(const Params& p);
+}
+TEST(CudaLaunch, TheGraphFormIsOneGraphOfOneKernelNodePerStep) {
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": the graph is captured on a GPU";
+  for (std::int64_t ops : {1, 7, 1000})
+    EXPECT_EQ(roofbench::launch::graph_form_kernel_nodes(Params{{"n", 1024}, {"ops", ops}}),
+              static_cast<std::size_t>(ops));
 }

@@ -119,6 +119,35 @@ TEST(Svg, AKernelsMathRoofIsItsOwnDashedSegmentAndNoMathCeilingIsDrawnAsAFlopRoo
   EXPECT_NE(svg.find("transcendental-bound"), std::string::npos) << "the point's tooltip names the bound";
 }
 
+TEST(Svg, AKernelsLaunchRoofIsItsOwnDashedSegmentAndNoLaunchCeilingIsDrawnAsAFlopRoof) {
+  // 1e6 FLOPs, 1e5 bytes and 1000 launches at 1e6/s: a launch roof of 1 GFLOP/s, at I = 10 FLOP/B.
+  Results r = sample_results();
+  r.ceilings.push_back(launch_ceiling("omp_region", 1e6));
+  BenchmarkResult b = kernel("per_op", 1e6, 1e5, 2e-3);
+  b.launches = {{"omp_region", 1000}};
+  r.benchmarks = {b};
+  apply_model(r);
+  ASSERT_EQ(r.benchmarks[0].placement->bound, "launch");
+  const std::string svg = render_svg(r);
+  Parsed p;
+  ASSERT_EQ(p.doc.Parse(svg.c_str()), tinyxml2::XML_SUCCESS);
+  walk(p.doc.RootElement(), p);
+  for (const auto* e : p.ceilings) EXPECT_STRNE(e->Attribute("data-ceiling"), "launch_omp_region");
+  const ChartLayout L = layout_chart(r);
+  const std::string needle = "class=\"launch-roof\" data-ceiling=\"launch_omp_region\"";
+  const auto at = svg.find(needle);
+  ASSERT_NE(at, std::string::npos) << svg;
+  tinyxml2::XMLDocument one;
+  ASSERT_EQ(one.Parse(svg.substr(svg.rfind('<', at), svg.find("/>", at) + 2 - svg.rfind('<', at)).c_str()),
+            tinyxml2::XML_SUCCESS);
+  const auto* line = one.RootElement();
+  EXPECT_NEAR(line->DoubleAttribute("y1"), L.px_y(1e9), 0.01);
+  EXPECT_DOUBLE_EQ(line->DoubleAttribute("y1"), line->DoubleAttribute("y2"));
+  EXPECT_NEAR(line->DoubleAttribute("x1"), L.px_x(10.0 / 4), 0.01);
+  EXPECT_NE(svg.find("omp_region launches 1.00 Mlaunch/s"), std::string::npos) << "the legend lists the ceiling";
+  EXPECT_NE(svg.find("launch-bound"), std::string::npos) << "the point's tooltip names the bound";
+}
+
 TEST(Svg, ComputeRoofIsHorizontalAndStartsAtTheRidge) {
   Parsed p;
   ASSERT_EQ(p.doc.Parse(render_svg(chart_sample()).c_str()), tinyxml2::XML_SUCCESS);

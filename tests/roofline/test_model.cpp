@@ -265,3 +265,71 @@ TEST(Model, PassesOneAfterAnotherAddUpTheirOwnBindingRoofs) {
   apply_model(r);
   EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->model_time_s, 0.5);
 }
+
+// The launch roof. Roofs: BW 100 GB/s, FP32 1 TFLOP/s, 1e6 regions/s. 1000 launches of tiny work
+// (1e6 FLOPs, 1e6 bytes: 10 us of memory) need 1 ms: launch binds, and in 2 ms it is at 50%.
+TEST(Model, ManyTinyLaunchesArePlacedAgainstTheLaunchRoof) {
+  Results r = sample_results();
+  r.ceilings.push_back(launch_ceiling("omp_region", 1e6));
+  BenchmarkResult b = kernel("per_op", 1e6, 1e6, 2e-3);
+  b.launches = {{"omp_region", 1000}};
+  r.benchmarks = {b};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement) << r.benchmarks[0].warnings.at(0);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_EQ(p.bound, "launch");
+  EXPECT_EQ(p.launch_ceiling, "launch_omp_region");
+  EXPECT_DOUBLE_EQ(p.launch_time_s, 1e-3);
+  EXPECT_DOUBLE_EQ(p.model_time_s, 1e-3);
+  EXPECT_DOUBLE_EQ(p.roof_pct, 50.0);
+  EXPECT_DOUBLE_EQ(*p.attainable_flop_per_s, 1e6 / 1e-3);
+  EXPECT_EQ(r.ridge_points.size(), 2u);  // a launch rate is no FLOP or byte roof: no ridge point
+}
+
+TEST(Model, OneLaunchOfMuchWorkStaysBoundByItsWork) {
+  // One launch (1 us) of 1e9 bytes (10 ms): memory binds, and the launch time is still reported.
+  Results r = sample_results();
+  r.ceilings.push_back(launch_ceiling("kernel", 1e6));
+  BenchmarkResult b = kernel("fused", 1e6, 1e9, 0.02);
+  b.launches = {{"kernel", 1}};
+  r.benchmarks = {b};
+  apply_model(r);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_EQ(p.bound, "memory");
+  EXPECT_DOUBLE_EQ(p.model_time_s, 0.01);
+  EXPECT_DOUBLE_EQ(p.launch_time_s, 1e-6);
+  EXPECT_EQ(p.launch_ceiling, "launch_kernel");
+}
+
+TEST(Model, LaunchesByTwoPathsAddUpAndAMissingPathLeavesTheKernelUnplaced) {
+  Results r = sample_results();
+  r.ceilings.push_back(launch_ceiling("kernel", 1e5));
+  r.ceilings.push_back(launch_ceiling("graph_node", 1e6));
+  BenchmarkResult b = kernel("mixed", 1e3, 1e3, 1.0);
+  b.launches = {{"kernel", 100}, {"graph_node", 1000}};  // 1 ms + 1 ms
+  r.benchmarks = {b};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement);
+  EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->model_time_s, 2e-3);
+  EXPECT_EQ(r.benchmarks[0].placement->launch_ceiling, "launch_graph_node, launch_kernel");
+  b.launches = {{"omp_region", 10}};
+  r.benchmarks = {b};
+  apply_model(r);
+  EXPECT_FALSE(r.benchmarks[0].placement);
+  ASSERT_EQ(r.benchmarks[0].warnings.size(), 1u);
+  EXPECT_NE(r.benchmarks[0].warnings[0].find("no omp_region launch ceiling"), std::string::npos)
+      << r.benchmarks[0].warnings[0];
+}
+
+TEST(Model, TheBestCeilingOfEachLaunchPathIsItsRoof) {
+  Results r = sample_results();
+  r.ceilings.push_back(launch_ceiling("kernel", 2e5));
+  Ceiling better = launch_ceiling("kernel", 3e5);
+  better.name = "launch_kernel_again";
+  r.ceilings.push_back(better);
+  const Roofs roofs = select_roofs(r.ceilings);
+  ASSERT_EQ(roofs.launch.size(), 1u);
+  EXPECT_EQ(roofs.launch.at("kernel")->name, "launch_kernel_again");
+  EXPECT_EQ(roofs.compute.size(), 2u);
+  EXPECT_EQ(roofs.bandwidth.size(), 1u);
+}

@@ -1,0 +1,104 @@
+// The GPU's launch ceilings: launches per second of nearly empty kernels (one block of 32
+// threads; its first thread bumps a counter, so the check can count them), launched back to back
+// on the default stream, and as the kernel nodes of one replayed CUDA graph. Every sample includes
+// the host's launches (Variant::launch_synchronizes): a form cut into many tiny kernels can go no
+// faster than its launches at these rates (kernels/launch/launch.h).
+// Run only these: roofbench ceilings --device cuda:0 --filter launch
+#include <memory>
+#include <vector>
+
+#include "roofbench/cuda.h"
+#include "bench/registry.h"
+#include "roofbench/verify.h"
+
+namespace roofbench::ceilings {
+namespace {
+
+__global__ void count_kernel(unsigned long long* counter) {
+  if (threadIdx.x == 0) atomicAdd(counter, 1ull);
+}
+
+class GpuLaunches final : public Instance {
+ public:
+  GpuLaunches(const Params& p, bool graph) : reps_(param(p, "reps")), graph_form_(graph), counter_(1) {
+    if (!graph_form_) return;
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    for (std::int64_t r = 0; r < reps_; ++r) {
+      count_kernel<<<1, 32, 0, s>>>(counter_.get());
+      CUDA_CHECK_LAUNCH();
+    }
+    CUDA_CHECK(cudaStreamEndCapture(s, &graph_));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+  ~GpuLaunches() override {
+    if (exec_) CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
+    if (graph_) CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph_));
+  }
+  GpuLaunches(const GpuLaunches&) = delete;
+  GpuLaunches& operator=(const GpuLaunches&) = delete;
+
+  void prepare(std::uint64_t) override { CUDA_CHECK(cudaMemset(counter_.get(), 0, sizeof(unsigned long long))); }
+
+  void run() override {
+    if (graph_form_) {
+      CUDA_CHECK(cudaGraphLaunch(exec_, nullptr));
+      return;
+    }
+    for (std::int64_t r = 0; r < reps_; ++r) {
+      count_kernel<<<1, 32>>>(counter_.get());
+      CUDA_CHECK_LAUNCH();
+    }
+  }
+
+  Verification verify() override {
+    const auto c = counter_.download();
+    return check_all(tolerance_for(Precision::fp64), "the kernels counted vs the kernels launched", 1,
+                     [&](Checker& chk, std::int64_t i) {
+                       chk.check(static_cast<double>(c[0]), static_cast<double>(reps_), i);
+                     });
+  }
+
+ private:
+  std::int64_t reps_;
+  bool graph_form_;
+  DeviceBuffer<unsigned long long> counter_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+Variant make(bool graph) {
+  Variant v;
+  v.family = "ceiling";
+  v.variant = graph ? "launch_graph_node" : "launch_kernel";
+  v.precision = Precision::fp64;  // the counter's precision in the check; the ceiling has none
+  v.backend = Backend::cuda;
+  v.unit = Unit::simt;
+  v.level = Level::l2;
+  v.reference = "the kernels counted by the device equal the kernels launched";
+  v.summary = graph ? "one CUDA graph of reps nearly empty kernel nodes, replayed with one launch"
+                    : "reps nearly empty kernels (1 block of 32 threads) launched back to back on the default stream";
+  const Count reps = Count::param("reps");
+  v.work = Work()
+               .write("a counter bumped once per kernel", reps, sizeof(unsigned long long))
+               .launches(graph ? "graph_node" : "kernel", reps);
+  v.launch_synchronizes = true;  // the host's launches are what it measures
+  v.sizes = {Params{{"reps", 2000}}};
+  v.quick_sizes = {Params{{"reps", 1000}}};
+  v.test_sizes = {Params{{"reps", 1}}, Params{{"reps", 7}}};
+  v.ceiling = CeilingSpec{v.variant, CeilingKind::launch, Level::l2,
+                          graph ? "cudaGraphLaunch of a captured graph of reps kernel nodes <<<1, 32>>>, timed with "
+                                  "events after a synchronize"
+                                : "reps launches of a kernel <<<1, 32>>> back to back on the default stream, timed "
+                                  "with events after a synchronize",
+                          graph ? "graph_node" : "kernel"};
+  v.make = [graph](const Params& p) { return std::make_unique<GpuLaunches>(p, graph); };
+  return v;
+}
+ROOFBENCH_REGISTER(make(false));
+ROOFBENCH_REGISTER(make(true));
+
+}  // namespace
+}  // namespace roofbench::ceilings

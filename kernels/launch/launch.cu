@@ -1,0 +1,127 @@
+// The launch lesson on the GPU (kernels/launch/launch.h): a chain of tiny steps as one kernel
+// launch per step, as one replayed CUDA graph of those kernels, or fused into one kernel.
+// Every sample includes the host's launches (Variant::launch_synchronizes).
+// Run only this: roofbench run --device cuda:0 --filter 'launch/'
+#include <memory>
+#include <vector>
+
+#include "roofbench/cuda.h"
+#include "kernels/launch/launch.h"
+
+namespace roofbench::launch {
+namespace {
+
+// ---------------------------------------------------------------- kernels
+__global__ void step_kernel(const float* src, float* y, long long n, float c) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = src[i] + c;
+}
+
+__global__ void fused_kernel(const float* __restrict__ x, float* __restrict__ y, long long n, long long ops) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  for (long long k = 0; k < ops; ++k) v += step_constant(k);
+  y[i] = v;
+}
+
+// ---------------------------------------------------------------- launcher
+class GpuChain final : public Instance {
+ public:
+  GpuChain(const Params& p, Form f) : n_(param(p, "n")), ops_(param(p, "ops")), form_(f), x_(n_), y_(n_) {
+    if (form_ == Form::batched) capture();
+  }
+  ~GpuChain() override {
+    if (exec_) CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
+    if (graph_) CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph_));
+  }
+  GpuChain(const GpuChain&) = delete;
+  GpuChain& operator=(const GpuChain&) = delete;
+
+  void prepare(std::uint64_t seed) override {
+    hx_.resize(static_cast<std::size_t>(n_));
+    fill_chain_input(hx_.data(), n_, seed);
+    x_.upload(hx_);
+    y_.poison();
+  }
+
+  void run() override {
+    switch (form_) {
+      case Form::per_op: steps(nullptr); break;
+      case Form::batched: CUDA_CHECK(cudaGraphLaunch(exec_, nullptr)); break;  // one launch, `ops` kernel nodes
+      case Form::fused:
+        fused_kernel<<<blocks_for(n_, 256), 256>>>(x_.get(), y_.get(), n_, ops_);
+        CUDA_CHECK_LAUNCH();
+        break;
+    }
+  }
+
+  Verification verify() override {
+    const auto y = y_.download();
+    return check_chain(hx_.data(), y.data(), n_, ops_);
+  }
+
+  // The captured graph's kernel nodes (tests: one node per step, every one a kernel).
+  std::size_t graph_kernel_nodes() const {
+    if (!graph_) return 0;
+    std::size_t count = 0;
+    CUDA_CHECK(cudaGraphGetNodes(graph_, nullptr, &count));
+    std::vector<cudaGraphNode_t> nodes(count);
+    CUDA_CHECK(cudaGraphGetNodes(graph_, nodes.data(), &count));
+    std::size_t kernels = 0;
+    for (auto node : nodes) {
+      cudaGraphNodeType type;
+      CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+      kernels += type == cudaGraphNodeTypeKernel;
+    }
+    return kernels;
+  }
+
+ private:
+  void steps(cudaStream_t s) {
+    for (long long k = 0; k < ops_; ++k) {
+      step_kernel<<<blocks_for(n_, 256), 256, 0, s>>>(k == 0 ? x_.get() : y_.get(), y_.get(), n_, step_constant(k));
+      CUDA_CHECK_LAUNCH();
+    }
+  }
+  // The per_op launches, captured once from a stream of their own into a graph.
+  void capture() {
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    steps(s);
+    CUDA_CHECK(cudaStreamEndCapture(s, &graph_));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+
+  std::int64_t n_, ops_;
+  Form form_;
+  DeviceBuffer<float> x_, y_;
+  std::vector<float> hx_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+// ---------------------------------------------------------------- registration
+Variant make(Form f) {
+  Variant v = launch_variant(f, Backend::cuda);
+  v.summary = f == Form::per_op    ? "one kernel launch per step on the default stream"
+              : f == Form::batched ? "the per_op launches captured once into a CUDA graph, replayed with one launch"
+                                   : "one kernel doing every step in a register";
+  v.make = [f](const Params& p) { return std::make_unique<GpuChain>(p, f); };
+  return v;
+}
+ROOFBENCH_REGISTER(make(Form::per_op));
+ROOFBENCH_REGISTER(make(Form::batched));
+ROOFBENCH_REGISTER(make(Form::fused));
+
+}  // namespace
+
+// For tests (tests/kernels/test_launch_gpu.cu): the kernel nodes of the graph form's capture.
+std::size_t graph_form_kernel_nodes(const Params& p) {
+  GpuChain chain(p, Form::batched);
+  return chain.graph_kernel_nodes();
+}
+
+}  // namespace roofbench::launch
