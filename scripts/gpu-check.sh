@@ -27,7 +27,7 @@
 #   --force        run even when the estimate exceeds the limit (a step that runs out of time
 #                  is stopped: a run stopped so leaves its partial results)
 #   --skip REGEX   benchmarks and tests left out everywhere (e.g. wgmma, after it failed in smoke)
-#   --budget S     seconds a benchmark may sample (numbers: default 0.75; smoke 0.3; repeat 0.3)
+#   --budget S     seconds a benchmark may sample (numbers: default 0.75; smoke 0.2; repeat 0.25)
 #   --quick        numbers: quick sizes instead of the full ones (the dress rehearsal)
 #   --parts 'NAME=REGEX;...'   numbers: how the kernels are split into parts
 #   --xcheck REGEX repeat: the benchmarks Nsight Compute profiles (default a BF16 wgmma GEMM and
@@ -167,7 +167,7 @@ run_smoke() {
   plan gpu-tests $((kTestAllowance * $(test_count test_cuda_kernels "$(gtest_filter '-*wgmma*')") + 5))
   plan counter-tests $((kTestAllowance * $(test_count test_cupti_counters "$(gtest_filter '*')") + 5))
   local quick_est
-  local budget_s=${budget:-0.3}
+  local budget_s=${budget:-0.2}
   quick_est=$(dry_estimate run --device "$device" --quick --counters --budget "$budget_s" "${skip_args[@]}" \
     "${run_args[@]}")
   [ -n "$quick_est" ] || { ev_refuse "roofbench run --dry-run failed: see its output"; ev_end; exit 2; }
@@ -293,7 +293,7 @@ provenance() {
 }
 
 run_repeat() {
-  local budget_s=${budget:-0.3} xc=$xcheck
+  local budget_s=${budget:-0.25} xc=$xcheck
   if [ -z "$xc" ]; then
     xc='^gemm/wgmma/bf16/|^stream/saxpy/fp32/'
     [[ -n $skip && wgmma =~ $skip ]] && xc='^gemm/cublas/bf16/|^stream/saxpy/fp32/'
