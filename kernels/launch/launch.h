@@ -89,7 +89,7 @@ inline Variant launch_variant(Form f, Backend backend) {
     return out;
   };
   v.sizes = sizes({{1024, 10}, {1024, 100}, {1024, 1000}});
-  v.quick_sizes = sizes({{1024, 1000}});
+  v.quick_sizes = sizes({{1024, 100}});
   v.test_sizes = sizes({{1, 1}, {1000, 7}, {4099, 100}});
   return v;
 }
