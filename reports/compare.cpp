@@ -10,6 +10,7 @@
 #include <set>
 
 #include "reports/format.h"
+#include "roofline/model.h"
 #include "bench/user_regex.h"
 
 namespace roofbench {
@@ -178,11 +179,8 @@ std::string kernel_roof_group(const Results& r, const BenchmarkResult& b) {
   if (!b.placement) return "";
   const Placement& p = *b.placement;
   // A math-bound kernel's roofs are each function it calls; the first stands for the group.
-  const std::string roof = p.bound == "memory"           ? p.bandwidth_ceiling
-                           : p.bound == "transcendental" ? p.transcendental_ceiling.substr(
-                                                               0, p.transcendental_ceiling.find(", "))
-                           : p.bound == "launch" ? p.launch_ceiling.substr(0, p.launch_ceiling.find(", "))
-                                                 : p.compute_ceiling;
+  const std::string& all = binding_ceilings(p);
+  const std::string roof = all.substr(0, all.find(", "));
   for (const auto& ce : r.ceilings)
     if (ce.name == roof) return roof_group(ce);
   return "";

@@ -357,52 +357,53 @@ std::string render_svg(const Results& r) {
   out("</g>");
   s += labels;
 
-  // Math roofs: a kernel that declares math calls has its own third roof, FLOPs / Σ calls_f /
-  // rate_f, from the transcendental ceilings of this run. It depends on the kernel's mix of
-  // calls and FLOPs, so it is drawn as a dashed segment across the kernel's own intensity (±4×),
-  // once per kernel and mix, labelled with the functions whose rates make it.
-  out(R"svg(<g class="math-roofs" clip-path="url(#plot-area)" fill="none">)svg");
-  std::set<std::tuple<std::string, long long, long long>> drawn_math;
-  for (const auto& b : r.benchmarks) {
-    if (!plotted(b) || !b.placement->transcendental_flop_per_s) continue;
-    const Placement& p = *b.placement;
-    const double roof = *p.transcendental_flop_per_s, x = *p.intensity;
-    if (!drawn_math.insert({p.transcendental_ceiling, std::llround(std::log10(roof) * 200), std::llround(std::log10(x) * 20)})
-             .second)
-      continue;
-    const double x0 = std::max(L.x_min, x / 4), x1 = std::min(L.x_max, x * 4), y = L.px_y(roof);
-    const bool binds = p.bound == "transcendental";
-    out(fmt::format(R"(<line class="math-roof" data-ceiling="{}" data-benchmark="{}" x1="{:.2f}" y1="{:.2f}" )"
-                    R"(x2="{:.2f}" y2="{:.2f}" stroke="#7F3C8D" stroke-width="{}" stroke-dasharray="3 3"/>)",
-                    xml_escape(p.transcendental_ceiling), xml_escape(b.name), L.px_x(x0), y, L.px_x(x1), y,
-                    binds ? "2" : "1.2"));
-    const std::string text = "math: " + p.transcendental_ceiling;
-    if (auto at = place_label(L.px_x(x1), y, text_width(text, 9), L, taken))
-      out(fmt::format(R"(<text class="math-roof-label" x="{:.2f}" y="{:.2f}" font-size="9" fill="#7F3C8D">{}</text>)",
-                      at->first, at->second, xml_escape(text)));
+  // A kernel's own roofs, beside the machine's lines: its math roof (FLOPs / Σ calls_f / rate_f,
+  // from the transcendental ceilings) and its launch roof (FLOPs / Σ launches_p / rate_p, from
+  // the launch ceilings). Each depends on the kernel's mix of calls (launches) and FLOPs, so it
+  // is drawn as a dashed segment across the kernel's own intensity (±4×), once per kernel and mix,
+  // labelled with the ceilings whose rates make it; thicker where it binds.
+  struct OwnRoof {
+    const char* kind;  // "math", "launch": the classes math-roofs, math-roof, math-roof-label
+    const char *colour, *dash, *bound;
+    std::optional<double> (*roof)(const BenchmarkResult&);  // the FLOP rate it allows, if any
+    const std::string Placement::*ceiling;
+  };
+  const OwnRoof own_roofs[] = {
+      {"math", "#7F3C8D", "3 3", "transcendental",
+       [](const BenchmarkResult& b) { return b.placement->transcendental_flop_per_s; },
+       &Placement::transcendental_ceiling},
+      {"launch", "#B8860B", "2 4", "launch",
+       [](const BenchmarkResult& b) {
+         return b.placement->launch_time_s > 0 && b.flops > 0
+                    ? std::optional<double>(b.flops / b.placement->launch_time_s)
+                    : std::nullopt;
+       },
+       &Placement::launch_ceiling},
+  };
+  for (const OwnRoof& own : own_roofs) {
+    out(fmt::format(R"svg(<g class="{}-roofs" clip-path="url(#plot-area)" fill="none">)svg", own.kind));
+    std::set<std::tuple<std::string, long long, long long>> drawn;
+    for (const auto& b : r.benchmarks) {
+      if (!plotted(b)) continue;
+      const std::optional<double> roof = own.roof(b);
+      if (!roof) continue;
+      const Placement& p = *b.placement;
+      const std::string& ceiling = p.*own.ceiling;
+      const double x = *p.intensity;
+      if (!drawn.insert({ceiling, std::llround(std::log10(*roof) * 200), std::llround(std::log10(x) * 20)}).second)
+        continue;
+      const double x0 = std::max(L.x_min, x / 4), x1 = std::min(L.x_max, x * 4), y = L.px_y(*roof);
+      out(fmt::format(R"(<line class="{}-roof" data-ceiling="{}" data-benchmark="{}" x1="{:.2f}" y1="{:.2f}" )"
+                      R"(x2="{:.2f}" y2="{:.2f}" stroke="{}" stroke-width="{}" stroke-dasharray="{}"/>)",
+                      own.kind, xml_escape(ceiling), xml_escape(b.name), L.px_x(x0), y, L.px_x(x1), y, own.colour,
+                      p.bound == own.bound ? "2" : "1.2", own.dash));
+      const std::string text = std::string(own.kind) + ": " + ceiling;
+      if (auto at = place_label(L.px_x(x1), y, text_width(text, 9), L, taken))
+        out(fmt::format(R"(<text class="{}-roof-label" x="{:.2f}" y="{:.2f}" font-size="9" fill="{}">{}</text>)",
+                        own.kind, at->first, at->second, own.colour, xml_escape(text)));
+    }
+    out("</g>");
   }
-  out("</g>");
-
-  // Launch roofs: a kernel that declares launches can go no faster than FLOPs / Σ launches_p /
-  // rate_p, whatever its bytes: a dashed segment across its own intensity, like a math roof.
-  out(R"svg(<g class="launch-roofs" clip-path="url(#plot-area)" fill="none">)svg");
-  std::set<std::pair<long long, long long>> drawn_launch;
-  for (const auto& b : r.benchmarks) {
-    if (!plotted(b) || b.placement->launch_time_s <= 0 || b.flops <= 0) continue;
-    const Placement& p = *b.placement;
-    const double roof = b.flops / p.launch_time_s, x = *p.intensity;
-    if (!drawn_launch.insert({std::llround(std::log10(roof) * 200), std::llround(std::log10(x) * 20)}).second) continue;
-    const double x0 = std::max(L.x_min, x / 4), x1 = std::min(L.x_max, x * 4), y = L.px_y(roof);
-    out(fmt::format(R"(<line class="launch-roof" data-ceiling="{}" data-benchmark="{}" x1="{:.2f}" y1="{:.2f}" )"
-                    R"(x2="{:.2f}" y2="{:.2f}" stroke="#B8860B" stroke-width="{}" stroke-dasharray="2 4"/>)",
-                    xml_escape(p.launch_ceiling), xml_escape(b.name), L.px_x(x0), y, L.px_x(x1), y,
-                    p.bound == "launch" ? "2" : "1.2"));
-    const std::string text = "launch: " + p.launch_ceiling;
-    if (auto at = place_label(L.px_x(x1), y, text_width(text, 9), L, taken))
-      out(fmt::format(R"(<text class="launch-roof-label" x="{:.2f}" y="{:.2f}" font-size="9" fill="#B8860B">{}</text>)",
-                      at->first, at->second, xml_escape(text)));
-  }
-  out("</g>");
 
   // Ridge points: where each compute roof meets each bandwidth roof. With a roof per cache level
   // there are many; only those against DRAM (where the kernels' bytes are declared) carry a

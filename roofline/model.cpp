@@ -121,6 +121,13 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
   return p;
 }
 
+const std::string& binding_ceilings(const Placement& p) {
+  return p.bound == "memory"           ? p.bandwidth_ceiling
+         : p.bound == "transcendental" ? p.transcendental_ceiling
+         : p.bound == "launch"         ? p.launch_ceiling
+                                       : p.compute_ceiling;
+}
+
 std::vector<RidgePoint> ridge_points(const Roofs& roofs) {
   std::vector<RidgePoint> out;
   for (const auto& [key, peak] : roofs.compute)
@@ -198,12 +205,7 @@ void apply_model(Results& r) {
       b.warnings.push_back(fmt::format(
           "roofline: at {:.0f}% of its roof ({}), above the measured ceiling by more than {:.0f}%: "
           "the roof is too low or the declared work too high",
-          pl.roof_pct,
-          pl.bound == "memory"           ? pl.bandwidth_ceiling
-          : pl.bound == "transcendental" ? pl.transcendental_ceiling
-          : pl.bound == "launch"         ? pl.launch_ceiling
-                                         : pl.compute_ceiling,
-          100 * kRoofTolerance));
+          pl.roof_pct, binding_ceilings(pl), 100 * kRoofTolerance));
     }
   }
 }

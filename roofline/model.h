@@ -42,6 +42,10 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
 
 std::vector<RidgePoint> ridge_points(const Roofs& roofs);
 
+// The ceilings of the roof that binds a placed kernel (its `bound`): one name, or for a math or
+// launch roof every ceiling whose rate makes it ("math_cos, math_sin").
+const std::string& binding_ceilings(const Placement& p);
+
 // A kernel above its own roof by more than this fraction gets a warning: the roof is too low
 // (or the declared work too high), and the chart would lie.
 inline constexpr double kRoofTolerance = 0.05;

@@ -5,10 +5,10 @@
 // faster than its launches at these rates (kernels/launch/launch.h).
 // Run only these: roofbench ceilings --device cuda:0 --filter launch
 #include <memory>
-#include <vector>
 
 #include "roofbench/cuda.h"
 #include "bench/registry.h"
+#include "kernels/launch/captured_graph.h"
 #include "roofbench/verify.h"
 
 namespace roofbench::ceilings {
@@ -20,37 +20,17 @@ __global__ void count_kernel(unsigned long long* counter) {
 
 class GpuLaunches final : public Instance {
  public:
-  GpuLaunches(const Params& p, bool graph) : reps_(param(p, "reps")), graph_form_(graph), counter_(1) {
-    if (!graph_form_) return;
-    cudaStream_t s;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    for (std::int64_t r = 0; r < reps_; ++r) {
-      count_kernel<<<1, 32, 0, s>>>(counter_.get());
-      CUDA_CHECK_LAUNCH();
-    }
-    CUDA_CHECK(cudaStreamEndCapture(s, &graph_));
-    CUDA_CHECK(cudaStreamDestroy(s));
-    CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+  GpuLaunches(const Params& p, bool graph) : reps_(param(p, "reps")), counter_(1) {
+    if (graph) graph_ = std::make_unique<launch::CapturedGraph>([this](cudaStream_t s) { launches(s); });
   }
-  ~GpuLaunches() override {
-    if (exec_) CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
-    if (graph_) CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph_));
-  }
-  GpuLaunches(const GpuLaunches&) = delete;
-  GpuLaunches& operator=(const GpuLaunches&) = delete;
 
   void prepare(std::uint64_t) override { CUDA_CHECK(cudaMemset(counter_.get(), 0, sizeof(unsigned long long))); }
 
   void run() override {
-    if (graph_form_) {
-      CUDA_CHECK(cudaGraphLaunch(exec_, nullptr));
-      return;
-    }
-    for (std::int64_t r = 0; r < reps_; ++r) {
-      count_kernel<<<1, 32>>>(counter_.get());
-      CUDA_CHECK_LAUNCH();
-    }
+    if (graph_)
+      graph_->launch();
+    else
+      launches(nullptr);
   }
 
   Verification verify() override {
@@ -62,11 +42,16 @@ class GpuLaunches final : public Instance {
   }
 
  private:
+  void launches(cudaStream_t s) {
+    for (std::int64_t r = 0; r < reps_; ++r) {
+      count_kernel<<<1, 32, 0, s>>>(counter_.get());
+      CUDA_CHECK_LAUNCH();
+    }
+  }
+
   std::int64_t reps_;
-  bool graph_form_;
   DeviceBuffer<unsigned long long> counter_;
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t exec_ = nullptr;
+  std::unique_ptr<launch::CapturedGraph> graph_;
 };
 
 Variant make(bool graph) {

@@ -18,7 +18,7 @@ class CpuBiasGelu final : public Instance {
  public:
   CpuBiasGelu(const Params& p, bool fused)
       : n_(param(p, "n")), fused_(fused), x_(n_), y_(n_), t_(fused ? 0 : n_), bias_(kBiasLength),
-        stores_(vmath::stores_for(sizeof(float) * static_cast<std::size_t>(n_) * (fused ? 2 : 3))) {}
+        vm_(vmath::ops(vmath::stores_for(sizeof(float) * static_cast<std::size_t>(n_) * (fused ? 2 : 3)))) {}
 
   void prepare(std::uint64_t seed) override {
     fill_uniform(x_.data(), n_, seed, -3.0, 3.0);
@@ -33,7 +33,7 @@ class CpuBiasGelu final : public Instance {
     const float* __restrict__ b = bias_.data();
     float* __restrict__ y = y_.data();
     const std::int64_t n = n_;
-    const vmath::Ops& vm = vmath::ops(stores_);
+    const vmath::Ops& vm = vm_;
     // One bias row of kBiasLength at a time, so that x, the bias and y line up element for element.
     const std::int64_t rows = (n + kBiasLength - 1) / kBiasLength;
     if (fused_) {
@@ -59,7 +59,7 @@ class CpuBiasGelu final : public Instance {
   std::int64_t n_;
   bool fused_;
   HostBuffer<float> x_, y_, t_, bias_;
-  vmath::Stores stores_;
+  const vmath::Ops& vm_;  // the loops for this CPU, streaming stores when the arrays pass the LLC
 };
 
 // ---------------------------------------------------------------- registration

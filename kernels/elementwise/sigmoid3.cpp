@@ -18,7 +18,7 @@ class CpuSigmoid3 final : public Instance {
   CpuSigmoid3(const Params& p, bool recompute)
       : n_(param(p, "n")), recompute_(recompute), x_(n_), g_(n_), y_(n_), gx_(n_), a1_(recompute ? 0 : n_),
         a2_(recompute ? 0 : n_),
-        stores_(vmath::stores_for(sizeof(float) * static_cast<std::size_t>(n_) * (recompute ? 4 : 6))) {}
+        vm_(vmath::ops(vmath::stores_for(sizeof(float) * static_cast<std::size_t>(n_) * (recompute ? 4 : 6)))) {}
 
   void prepare(std::uint64_t seed) override {
     fill_uniform(x_.data(), n_, seed, -4.0, 4.0);
@@ -33,7 +33,7 @@ class CpuSigmoid3 final : public Instance {
     const float *__restrict__ x = x_.data(), *__restrict__ g = g_.data();
     float *__restrict__ y = y_.data(), *__restrict__ gx = gx_.data();
     const std::int64_t n = n_;
-    const vmath::Ops& vm = vmath::ops(stores_);
+    const vmath::Ops& vm = vm_;
     if (recompute_) {
       vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sigmoid3(x + b, nullptr, nullptr, y + b, len); });
       vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sigmoid3_backward(x + b, g + b, gx + b, len); });
@@ -52,7 +52,7 @@ class CpuSigmoid3 final : public Instance {
   std::int64_t n_;
   bool recompute_;
   HostBuffer<float> x_, g_, y_, gx_, a1_, a2_;
-  vmath::Stores stores_;
+  const vmath::Ops& vm_;  // the loops for this CPU, streaming stores when the arrays pass the LLC
 };
 
 // ---------------------------------------------------------------- registration

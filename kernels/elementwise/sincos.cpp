@@ -21,7 +21,7 @@ class CpuSinCos final : public Instance {
   CpuSinCos(const Params& p, bool fused)
       : n_(param(p, "n")), fused_(fused), x_(n_), y_(n_), s_(fused ? 0 : n_), c_(fused ? 0 : n_),
         s2_(fused ? 0 : n_), c2_(fused ? 0 : n_),
-        stores_(vmath::stores_for(sizeof(float) * static_cast<std::size_t>(n_) * (fused ? 2 : 6))) {}
+        vm_(vmath::ops(vmath::stores_for(sizeof(float) * static_cast<std::size_t>(n_) * (fused ? 2 : 6)))) {}
 
   void prepare(std::uint64_t seed) override {
     fill_uniform(x_.data(), n_, seed, -4.0, 4.0);
@@ -34,7 +34,7 @@ class CpuSinCos final : public Instance {
     const float* __restrict__ x = x_.data();
     float* __restrict__ y = y_.data();
     const std::int64_t n = n_;
-    const vmath::Ops& vm = vmath::ops(stores_);
+    const vmath::Ops& vm = vm_;
     if (fused_) {
       vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.sin2_plus_cos2(x + b, y + b, len); });
       return;
@@ -54,7 +54,7 @@ class CpuSinCos final : public Instance {
   std::int64_t n_;
   bool fused_;
   HostBuffer<float> x_, y_, s_, c_, s2_, c2_;
-  vmath::Stores stores_;
+  const vmath::Ops& vm_;  // the loops for this CPU, streaming stores when the arrays pass the LLC
 };
 
 // ---------------------------------------------------------------- registration

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "roofbench/cuda.h"
+#include "kernels/launch/captured_graph.h"
 #include "kernels/launch/launch.h"
 
 namespace roofbench::launch {
@@ -29,14 +30,9 @@ __global__ void fused_kernel(const float* __restrict__ x, float* __restrict__ y,
 class GpuChain final : public Instance {
  public:
   GpuChain(const Params& p, Form f) : n_(param(p, "n")), ops_(param(p, "ops")), form_(f), x_(n_), y_(n_) {
-    if (form_ == Form::batched) capture();
+    // The per_op launches, captured once from a stream of their own.
+    if (form_ == Form::batched) graph_ = std::make_unique<CapturedGraph>([this](cudaStream_t s) { steps(s); });
   }
-  ~GpuChain() override {
-    if (exec_) CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
-    if (graph_) CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph_));
-  }
-  GpuChain(const GpuChain&) = delete;
-  GpuChain& operator=(const GpuChain&) = delete;
 
   void prepare(std::uint64_t seed) override {
     hx_.resize(static_cast<std::size_t>(n_));
@@ -48,7 +44,7 @@ class GpuChain final : public Instance {
   void run() override {
     switch (form_) {
       case Form::per_op: steps(nullptr); break;
-      case Form::batched: CUDA_CHECK(cudaGraphLaunch(exec_, nullptr)); break;  // one launch, `ops` kernel nodes
+      case Form::batched: graph_->launch(); break;  // one launch, `ops` kernel nodes
       case Form::fused:
         fused_kernel<<<blocks_for(n_, 256), 256>>>(x_.get(), y_.get(), n_, ops_);
         CUDA_CHECK_LAUNCH();
@@ -62,20 +58,7 @@ class GpuChain final : public Instance {
   }
 
   // The captured graph's kernel nodes (tests: one node per step, every one a kernel).
-  std::size_t graph_kernel_nodes() const {
-    if (!graph_) return 0;
-    std::size_t count = 0;
-    CUDA_CHECK(cudaGraphGetNodes(graph_, nullptr, &count));
-    std::vector<cudaGraphNode_t> nodes(count);
-    CUDA_CHECK(cudaGraphGetNodes(graph_, nodes.data(), &count));
-    std::size_t kernels = 0;
-    for (auto node : nodes) {
-      cudaGraphNodeType type;
-      CUDA_CHECK(cudaGraphNodeGetType(node, &type));
-      kernels += type == cudaGraphNodeTypeKernel;
-    }
-    return kernels;
-  }
+  std::size_t graph_kernel_nodes() const { return graph_ ? graph_->kernel_nodes() : 0; }
 
  private:
   void steps(cudaStream_t s) {
@@ -84,23 +67,11 @@ class GpuChain final : public Instance {
       CUDA_CHECK_LAUNCH();
     }
   }
-  // The per_op launches, captured once from a stream of their own into a graph.
-  void capture() {
-    cudaStream_t s;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    steps(s);
-    CUDA_CHECK(cudaStreamEndCapture(s, &graph_));
-    CUDA_CHECK(cudaStreamDestroy(s));
-    CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
-  }
-
   std::int64_t n_, ops_;
   Form form_;
   DeviceBuffer<float> x_, y_;
   std::vector<float> hx_;
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t exec_ = nullptr;
+  std::unique_ptr<CapturedGraph> graph_;
 };
 
 // ---------------------------------------------------------------- registration
@@ -118,7 +89,7 @@ ROOFBENCH_REGISTER(make(Form::fused));
 
 }  // namespace
 
-// For tests (tests/kernels/test_launch_gpu.cu): the kernel nodes of the graph form's capture.
+// For tests (tests/kernels/test_cuda_kernels.cpp): the kernel nodes of the graph form's capture.
 std::size_t graph_form_kernel_nodes(const Params& p) {
   GpuChain chain(p, Form::batched);
   return chain.graph_kernel_nodes();

@@ -26,11 +26,11 @@ namespace roofbench::launch {
 enum class Form { per_op, batched, fused };
 
 #if defined(__CUDACC__)
-#define ROOFBENCH_LAUNCH_HD __host__ __device__
+#define ROOFBENCH_HOST_DEVICE __host__ __device__
 #else
-#define ROOFBENCH_LAUNCH_HD
+#define ROOFBENCH_HOST_DEVICE
 #endif
-ROOFBENCH_LAUNCH_HD inline float step_constant(long long k) {
+ROOFBENCH_HOST_DEVICE inline float step_constant(long long k) {
   return static_cast<float>(k % 7 + 1) * (1.0f / 1024.0f);
 }
 

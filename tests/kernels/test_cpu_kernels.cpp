@@ -208,20 +208,12 @@ TEST(LessonDeclarations, EveryComparedWithNamesARegisteredVariantOfTheSameBacken
 }
 
 // ---------------------------------------------------------------- launch
-namespace {
-const Variant& find_variant(const std::string& base, Backend backend) {
-  for (const auto& v : registry())
-    if (v.base_name() == base && v.backend == backend) return v;
-  throw std::runtime_error("no variant " + base);
-}
-}  // namespace
-
 // The same steps in each form; only how they are launched differs: ops regions, one, one.
 TEST(CpuLaunch, EachFormDeclaresTheSameStepsAndItsOwnLaunches) {
   const Params p = {{"n", 1024}, {"ops", 1000}};
-  const Variant& per_op = find_variant("launch/per_op/fp32", Backend::cpu);
-  const Variant& one = find_variant("launch/one_region/fp32", Backend::cpu);
-  const Variant& fused = find_variant("launch/fused/fp32", Backend::cpu);
+  const Variant& per_op = lesson("launch/per_op/fp32");
+  const Variant& one = lesson("launch/one_region/fp32");
+  const Variant& fused = lesson("launch/fused/fp32");
   EXPECT_EQ(per_op.work.launches(p), (std::map<std::string, double>{{"omp_region", 1000}}));
   EXPECT_EQ(one.work.launches(p), (std::map<std::string, double>{{"omp_region", 1}}));
   EXPECT_EQ(fused.work.launches(p), (std::map<std::string, double>{{"omp_region", 1}}));
