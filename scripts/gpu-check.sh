@@ -9,8 +9,11 @@
 #   scripts/gpu-check.sh STAGE ARCHIVE|BUILD_DIR OUT [options] [-- RUN-OPTIONS...]
 #
 #   smoke    nvidia-smi and ldd of every binary; the device test; the wgmma tests alone first (if
-#            they fail or hang, every later step leaves wgmma out); the other GPU tests; the
-#            CUPTI counter tests; `roofbench run --quick --counters`
+#            they fail or hang, every later step leaves wgmma out); the CUPTI counter tests;
+#            `roofbench run --quick --counters`
+#   tests    nvidia-smi; every other GPU test of test_cuda_kernels (each kernel against its
+#            reference at its test sizes, the SASS and trace checks); its own stage, since the
+#            tests' allowance alone is over half a stage's limit
 #   numbers  the full sizes: the ceilings once, then the kernels in parts (--parts; by default
 #            GEMM FP32, GEMM 16-bit, and the lesson families) each with --ceilings-from the
 #            ceilings and a time limit of its own, then `roofbench merge` into baseline/, the
@@ -27,7 +30,7 @@
 #   --force        run even when the estimate exceeds the limit (a step that runs out of time
 #                  is stopped: a run stopped so leaves its partial results)
 #   --skip REGEX   benchmarks and tests left out everywhere (e.g. wgmma, after it failed in smoke)
-#   --budget S     seconds a benchmark may sample (numbers: default 0.75; smoke 0.2; repeat 0.25)
+#   --budget S     seconds a benchmark may sample (numbers: default 0.75; smoke and repeat 0.2)
 #   --quick        numbers: quick sizes instead of the full ones (the dress rehearsal)
 #   --parts 'NAME=REGEX;...'   numbers: how the kernels are split into parts
 #   --xcheck REGEX repeat: the benchmarks Nsight Compute profiles (default a BF16 wgmma GEMM and
@@ -47,7 +50,7 @@ usage() { sed -n '2,40p' "$0" >&2; exit 2; }
 [ $# -ge 3 ] || usage
 what=$1 from=$2 out=$3  # (not "stage": unpack-build.sh sets that)
 shift 3
-case $what in smoke | numbers | repeat) ;; *) echo "gpu-check: unknown stage '$what'" >&2; usage ;; esac
+case $what in smoke | tests | numbers | repeat) ;; *) echo "gpu-check: unknown stage '$what'" >&2; usage ;; esac
 device=cuda:0 limit=480 force=0 skip="" budget="" quick=0 parts="" xcheck="" plan_only=0 run_args=()
 while (($#)); do
   case "$1" in
@@ -164,7 +167,6 @@ run_smoke() {
   plan env 10
   plan device-test $((kTestAllowance * $(test_count test_cuda_device "$(gtest_filter '*')") + 5))
   plan wgmma-tests $((kTestAllowance * $(test_count test_cuda_kernels "$wgmma_filter") + 5))
-  plan gpu-tests $((kTestAllowance * $(test_count test_cuda_kernels "$(gtest_filter '-*wgmma*')") + 5))
   plan counter-tests $((kTestAllowance * $(test_count test_cupti_counters "$(gtest_filter '*')") + 5))
   local quick_est
   local budget_s=${budget:-0.2}
@@ -191,9 +193,6 @@ run_smoke() {
     skip_args=(--skip "$skip")
     ev_note "the wgmma tests failed: every later step leaves wgmma out (--skip '$skip')"
   fi
-  if has_test test_cuda_kernels; then
-    ev_step gpu-tests 300 "$tests_dir/test_cuda_kernels" --gtest_filter="$(gtest_filter '-*wgmma*')"
-  fi
   if has_test test_cupti_counters; then
     ev_step counter-tests 180 "$tests_dir/test_cupti_counters" --gtest_filter="$(gtest_filter '*')"
   else
@@ -202,6 +201,22 @@ run_smoke() {
   ev_step quick-run $((quick_est * 3 / 2 + 30)) "$roofbench" run --device "$device" --quick --counters \
     --budget "$budget_s" --out "$EV_WORK/quick-run" "${skip_args[@]}" "${run_args[@]}"
   [ $skip_wgmma -eq 0 ] || ev_note "next stages: pass --skip '$skip'"
+}
+
+run_tests() {
+  local filter n
+  filter=$(gtest_filter '-*wgmma*')  # the wgmma tests ran alone, first, in smoke
+  n=$(test_count test_cuda_kernels "$filter")
+  plan env 10
+  plan gpu-tests $((kTestAllowance * n + 5))
+  refuse_or_go
+
+  env_step
+  if has_test test_cuda_kernels; then
+    ev_step gpu-tests $((kTestAllowance * n * 3 / 2 + 30)) "$tests_dir/test_cuda_kernels" --gtest_filter="$filter"
+  else
+    ev_skip gpu-tests "no test_cuda_kernels in the archive"
+  fi
 }
 
 # The parts of the kernels' run: by family, GEMM split by precision (its largest family).
@@ -293,7 +308,7 @@ provenance() {
 }
 
 run_repeat() {
-  local budget_s=${budget:-0.25} xc=$xcheck
+  local budget_s=${budget:-0.2} xc=$xcheck
   if [ -z "$xc" ]; then
     xc='^gemm/wgmma/bf16/|^stream/saxpy/fp32/'
     [[ -n $skip && wgmma =~ $skip ]] && xc='^gemm/cublas/bf16/|^stream/saxpy/fp32/'

@@ -5,7 +5,7 @@
 # them and where the source tree some of them read is), and every shared library they need
 # except glibc's, the driver's and the toolkit's cuBLAS (libcublasLt alone is over 500 MB; the GPU
 # machine's toolkit has it), in lib/ (the binaries look there first).
-#   scripts/gpu-check.sh smoke|numbers|repeat roofbench.tar.xz OUT   runs it there, a stage at a time
+#   scripts/gpu-check.sh smoke|tests|numbers|repeat roofbench.tar.xz OUT   runs it there, a stage at a time
 # Usage: scripts/pack-build.sh [BUILD_DIR] [OUT.tar.xz]
 set -euo pipefail
 build=${1:-build/release}

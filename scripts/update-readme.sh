@@ -50,7 +50,7 @@ if [ -x "$build/tests/test_cuda_kernels" ]; then
     echo "|---|---|---|---|"
     echo "| 1 | here | \`scripts/pack-build.sh build/release .carry/roofbench.tar.xz\` | |"
     n=2
-    for st in smoke numbers repeat; do
+    for st in smoke tests numbers repeat; do
       plan=$(OMP_NUM_THREADS=16 bash scripts/gpu-check.sh "$st" "$build" /dev/null --device cuda:0 --plan 2>/dev/null)
       total=$(sed -n '1s/.*estimate \([0-9]*\) s.*/\1/p' <<<"$plan")
       steps=$(sed -n '2,$p' <<<"$plan" | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $1, $2}')

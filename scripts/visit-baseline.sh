@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the committed baseline of a GPU from what a GPU visit brought back (run here, after the
-# visit): the `numbers` stage's merged run (baseline/: results.json, gbench.json, the reports,
+# visit): the `smoke` and `tests` stages' summaries (the GPU tests' tallies), the `numbers` stage's merged run (baseline/: results.json, gbench.json, the reports,
 # console.log, PROVENANCE.md) and, from the `repeat` stage, the verdicts of its two quick runs
 # (agreement.md, agreement.json), compute-sanitizer's logs (sanitizer.log) and Nsight Compute's
 # numbers beside roofbench's (appended to PROVENANCE.md). Every file is the suite's or the
@@ -35,6 +35,18 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
+# The GPU tests' tallies (smoke and tests stages): what ran, passed, failed or was left out.
+for st in smoke tests; do
+  [ -f "$visit/$st-summary.txt" ] || continue
+  {
+    echo
+    echo "## The $st stage"
+    echo
+    echo '```'
+    cat "$visit/$st-summary.txt"
+    echo '```'
+  } >>"$out/PROVENANCE.md"
+done
 {
   echo
   echo "## The numbers stage"

@@ -47,12 +47,18 @@ grep -q '^smoke: REFUSED: the estimate' "$out/smoke-summary.txt" || fail "refuse
 [ ! -d "$tmp/refused/quick-run" ] || fail "a refused stage ran its steps"
 
 run_stage smoke 120 0 smoke "$tmp/roofbench.tar.xz" --device cpu -- --filter saxpy
-for step in env device-test wgmma-tests gpu-tests counter-tests quick-run; do
+for step in env device-test wgmma-tests counter-tests quick-run; do
   grep -qE "^  PASS +[0-9]+s  $step " "$out/smoke-summary.txt" || fail "smoke: $step did not pass: $(cat "$out/smoke-summary.txt")"
 done
 grep -q 'SKIPPED \] [0-9]* tests' "$out/smoke-summary.txt" || fail "smoke: the GPU tests did not skip visibly"
-grep -q 'no CUDA GPU visible' "$tmp/smoke/gpu-tests.log" || fail "smoke: the GPU tests do not say why they skip"
+grep -q 'no CUDA GPU visible' "$tmp/smoke/wgmma-tests.log" || fail "smoke: the wgmma tests do not say why they skip"
 [ "$(json "$tmp/smoke/quick-run/results.json" 'd["partial"]')" = None ] || fail "smoke: the quick run is partial"
+
+# The other GPU tests, a stage of their own, wgmma left out (smoke ran those alone, first).
+run_stage tests 60 0 tests "$tmp/roofbench.tar.xz" --device cpu
+grep -qE "^  PASS +[0-9]+s  gpu-tests " "$out/tests-summary.txt" || fail "tests: $(cat "$out/tests-summary.txt")"
+grep -q 'no CUDA GPU visible' "$tmp/tests/gpu-tests.log" || fail "tests: the GPU tests do not say why they skip"
+! grep -qE '^\[ RUN .*wgmma' "$tmp/tests/gpu-tests.log" || fail "tests: ran the wgmma tests again"
 
 run_stage numbers 150 0 numbers "$tmp/roofbench.tar.xz" --device cpu --quick --budget 0.3 \
   --parts 'saxpy=stream/saxpy;relu=lowprec/relu/fp32'
@@ -114,6 +120,9 @@ bash "$here/scripts/visit-baseline.sh" "$out" --out "$tmp/committed" >/dev/null 
 for f in results.json gbench.json roofline.svg report.html summary.md console.log PROVENANCE.md agreement.md agreement.json; do
   [ -s "$tmp/committed/$f" ] || fail "visit-baseline: no $f"
 done
+for st in smoke tests numbers repeat; do
+  grep -q "^## The $st stage" "$tmp/committed/PROVENANCE.md" || fail "visit-baseline: PROVENANCE.md lacks the $st stage"
+done
 grep -q '^## The repeat stage' "$tmp/committed/PROVENANCE.md" || fail "visit-baseline: PROVENANCE.md lacks the repeat stage"
 
 # The baseline folder follows the GPU that came: H100 or H200.
@@ -127,4 +136,4 @@ done
 
 n=$(ls "$out" | wc -l)
 [ "$n" -le 8 ] || fail "$n files in OUT after every stage: $(ls "$out" | tr '\n' ' ')"
-echo "gpu-check dress rehearsal: $n files from 3 stages (refused, stopped and merged on the way)"
+echo "gpu-check dress rehearsal: $n files from 4 stages (refused, stopped and merged on the way)"
