@@ -217,7 +217,10 @@ json counters_json(const Counters& c) {
   if (c.trace)
     j["trace"] = {{"span_s", c.trace->span_s},
                   {"busy_s", c.trace->busy_s},
+                  {"overlap_s", c.trace->overlap_s},
                   {"kernels", c.trace->kernels},
+                  {"copies", c.trace->copies},
+                  {"streams", c.trace->streams},
                   {"error", c.trace->error.empty() ? json(nullptr) : json(c.trace->error)}};
   return j;
 }
@@ -235,10 +238,17 @@ Counters counters_from(const json& j) {
     t.span_s = it->at("span_s").get<std::vector<double>>();
     t.busy_s = it->at("busy_s").get<std::vector<double>>();
     t.kernels = it->at("kernels").get<std::vector<std::string>>();
+    // Absent in files from before copies were traced.
+    t.overlap_s = it->value("overlap_s", std::vector<double>{});
+    t.copies = it->value("copies", std::size_t{0});
+    t.streams = it->value("streams", std::size_t{0});
     if (auto e = it->find("error"); e != it->end() && !e->is_null()) t.error = e->get<std::string>();
     if (t.busy_s.size() != t.span_s.size()) throw InputError("trace: span_s and busy_s differ in length");
-    for (double v : t.span_s)
-      if (!std::isfinite(v) || v < 0) throw InputError("trace: a span is not a finite, non-negative time");
+    if (!t.overlap_s.empty() && t.overlap_s.size() != t.span_s.size())
+      throw InputError("trace: span_s and overlap_s differ in length");
+    for (const auto* list : {&t.span_s, &t.busy_s, &t.overlap_s})
+      for (double v : *list)
+        if (!std::isfinite(v) || v < 0) throw InputError("trace: a time is not finite and non-negative");
     c.trace = std::move(t);
   }
   return c;  // derived values are the model's to recompute (apply_model), never read from the file
@@ -246,8 +256,11 @@ Counters counters_from(const json& j) {
 
 json phases_json(const std::vector<WorkPhase>& phases) {
   json out = json::array();
-  for (const auto& p : phases)
-    out.push_back({{"name", p.name}, {"flops", p.flops}, {"bytes", p.bytes}, {"transcendentals", p.transcendentals}});
+  for (const auto& p : phases) {
+    json ph = {{"name", p.name}, {"flops", p.flops}, {"bytes", p.bytes}, {"transcendentals", p.transcendentals}};
+    if (!p.ceiling.empty()) ph["ceiling"] = p.ceiling;
+    out.push_back(std::move(ph));
+  }
   return out;
 }
 
@@ -267,6 +280,7 @@ json benchmark_json(const BenchmarkResult& b) {
             {"transcendentals", b.transcendentals},
             {"launches", b.launches},
             {"phases", phases_json(b.phases)},
+            {"pipeline_chunks", b.pipeline_chunks > 0 ? json(b.pipeline_chunks) : json(nullptr)},
             {"work", b.work},
             {"verified", b.verified()},
             {"timing_only", b.timing_only},
@@ -315,6 +329,11 @@ std::vector<WorkPhase> phases_from(const json& j, const BenchmarkResult& b) {
     if (!(ph.flops >= 0) || !(ph.bytes >= 0))
       throw InputError("benchmark '" + b.name + "': a pass with negative FLOPs or bytes");
     ph.transcendentals = calls_from(p.value("transcendentals", json(nullptr)), "benchmark '" + b.name + "'");
+    if (auto it = p.find("ceiling"); it != p.end() && !it->is_null()) {  // absent before per-pass ceilings
+      ph.ceiling = it->get<std::string>();
+      if (!valid_function_name(ph.ceiling))
+        throw InputError("benchmark '" + b.name + "': a pass's \"ceiling\" is not a ceiling name ([a-z0-9_.])");
+    }
     flops += ph.flops;
     bytes += ph.bytes;
     for (const auto& [fn, n] : ph.transcendentals) calls[fn] += n;
@@ -355,6 +374,11 @@ BenchmarkResult benchmark_from(const json& j) {
     b.launches = calls_from(*it, "benchmark '" + b.name + "'", "launches");
   if (auto it = j.find("phases"); it != j.end() && !(it->is_array() && it->empty()))
     b.phases = phases_from(*it, b);
+  if (auto it = j.find("pipeline_chunks"); it != j.end() && !it->is_null()) {  // absent before pipelines
+    b.pipeline_chunks = it->is_number() ? it->get<double>() : 0;
+    if (!(b.pipeline_chunks >= 1) || !std::isfinite(b.pipeline_chunks) || b.phases.size() < 2)
+      throw InputError("benchmark '" + b.name + "': \"pipeline_chunks\" needs a number >= 1 and two or more passes");
+  }
   b.work = j.value("work", "");
   b.verification = verification_from(j.at("verification"));
   b.timing_only = j.value("timing_only", false);

@@ -64,15 +64,19 @@ struct Placement {
 };
 
 
-// CUPTI Activity records (CONCURRENT_KERNEL) of a few more runs of one benchmark, apart from
-// the timed samples and the profiled passes: the GPU's own start and end stamps of each kernel,
-// so launch overhead and the time before the first kernel starts are left out. A cross-check of
-// the event timing, never a source of the benchmark's number.
+// CUPTI Activity records (CONCURRENT_KERNEL and MEMCPY) of a few more runs of one benchmark,
+// apart from the timed samples and the profiled passes: the GPU's own start and end stamps of
+// each kernel and copy, so launch overhead and the time before the first one starts are left out.
+// A cross-check of the event timing, never a source of the benchmark's number; and the evidence
+// that a pipelined form's copies and kernels really ran at once, on several streams.
 struct KernelTrace {
-  std::vector<double> span_s;        // per run: the last kernel's end - the first kernel's start
-  std::vector<double> busy_s;        // per run: the sum of its kernels' durations
+  std::vector<double> span_s;        // per run: the last kernel's or copy's end - the first one's start
+  std::vector<double> busy_s;        // per run: the time at least one of its kernels or copies ran
   std::vector<std::string> kernels;  // the kernels of one run, in launch order (the same every run)
   std::string error;                 // non-empty: no trace; one line, why
+  std::vector<double> overlap_s;     // per run: the time two or more of them ran at once
+  std::size_t copies = 0;            // the copies of one run (host-device, device-device)
+  std::size_t streams = 0;           // the streams its kernels and copies ran on, in run 1
   bool ok() const { return error.empty() && !span_s.empty(); }
 };
 
@@ -121,6 +125,9 @@ struct BenchmarkResult {
   // declared: a form that runs as several passes one after another, each pass's share of the
   // work (they add up to the totals above); empty for one kernel
   std::vector<WorkPhase> phases;
+  // declared: the passes run as a pipeline over this many chunks (Work::pipelined); 0: one after
+  // another
+  double pipeline_chunks = 0;
   std::string work;  // the one-line derivation of flops and bytes
   Verification verification;
   std::string error;                       // non-empty: failed, and carries no numbers

@@ -59,16 +59,30 @@ void Work::add(Term t) {
   terms_.push_back(std::move(t));
 }
 
-Work& Work::phase(const std::string& name) {
+Work& Work::phase(const std::string& name, const std::string& ceiling) {
   if (phase_names_.empty() && !terms_.empty())
     throw std::logic_error("Work::phase('" + name + "'): the terms before it belong to no pass");
   phase_names_.push_back(name);
+  phase_ceilings_.push_back(ceiling);
   return *this;
+}
+
+Work& Work::pipelined(Count chunks) {
+  chunks_ = std::move(chunks);
+  return *this;
+}
+
+double Work::pipeline_chunks(const Params& p) const {
+  if (!chunks_) return 0;
+  if (phase_names_.size() < 2) throw std::logic_error("Work::pipelined: a pipeline needs two or more named passes");
+  const double c = chunks_->value(p);
+  if (!(c >= 1)) throw std::invalid_argument("Work::pipelined: " + chunks_->text() + " chunks is fewer than one");
+  return c;
 }
 
 std::vector<WorkPhase> Work::phases(const Params& p) const {
   std::vector<WorkPhase> out;
-  for (const auto& name : phase_names_) out.push_back({name, 0, 0, {}});
+  for (std::size_t i = 0; i < phase_names_.size(); ++i) out.push_back({phase_names_[i], 0, 0, {}, phase_ceilings_[i]});
   if (out.empty()) return out;
   for (const auto& t : terms_) {
     WorkPhase& ph = out[static_cast<std::size_t>(t.phase)];
@@ -183,8 +197,10 @@ std::string Work::derivation() const {
   if (!calls.empty()) out += "; math calls: " + calls;
   if (!launch_terms.empty()) out += "; launches: " + launch_terms;
   if (!phase_names_.empty()) {
-    out += fmt::format("; in {} passes, one after another:", phase_names_.size());
-    for (std::size_t i = 0; i < phase_names_.size(); ++i) out += (i ? ", " : " ") + phase_names_[i];
+    out += chunks_ ? fmt::format("; in {} passes, pipelined over C = {} chunks:", phase_names_.size(), chunks_->text())
+                   : fmt::format("; in {} passes, one after another:", phase_names_.size());
+    for (std::size_t i = 0; i < phase_names_.size(); ++i)
+      out += (i ? ", " : " ") + phase_names_[i] + (phase_ceilings_[i].empty() ? "" : " (at " + phase_ceilings_[i] + ")");
   }
   return out;
 }

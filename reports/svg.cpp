@@ -245,6 +245,8 @@ ChartLayout layout_chart(const Results& r) {
       ys.push_back(b.placement->flop_per_s);
       if (b.placement->transcendental_flop_per_s) ys.push_back(*b.placement->transcendental_flop_per_s);
       if (b.placement->launch_time_s > 0 && b.flops > 0) ys.push_back(b.flops / b.placement->launch_time_s);
+      if (b.pipeline_chunks > 0 && b.flops > 0 && b.placement->model_time_s > 0)
+        ys.push_back(b.flops / b.placement->model_time_s);
     }
   for (const auto& rp : r.ridge_points) xs.push_back(rp.intensity);
   for (const auto& c : r.ceilings)
@@ -358,8 +360,8 @@ std::string render_svg(const Results& r) {
   s += labels;
 
   // A kernel's own roofs, beside the machine's lines: its math roof (FLOPs / Σ calls_f / rate_f,
-  // from the transcendental ceilings) and its launch roof (FLOPs / Σ launches_p / rate_p, from
-  // the launch ceilings). Each depends on the kernel's mix of calls (launches) and FLOPs, so it
+  // from the transcendental ceilings), its launch roof (FLOPs / Σ launches_p / rate_p, from
+  // the launch ceilings) and a pipelined form's overlap roof. Each depends on the kernel's mix of calls (launches) and FLOPs, so it
   // is drawn as a dashed segment across the kernel's own intensity (±4×), once per kernel and mix,
   // labelled with the ceilings whose rates make it; thicker where it binds.
   struct OwnRoof {
@@ -379,6 +381,15 @@ std::string render_svg(const Results& r) {
                     : std::nullopt;
        },
        &Placement::launch_ceiling},
+      // A pipelined form (copies and kernels overlapped over chunks): the FLOP rate its pipeline
+      // model allows, FLOPs / (Σ t_k / C + (C - 1) / C · max t_k), labelled with its passes' ceilings.
+      {"pipeline", "#2E8B57", "6 3", "memory",
+       [](const BenchmarkResult& b) {
+         return b.pipeline_chunks > 0 && b.flops > 0 && b.placement->model_time_s > 0
+                    ? std::optional<double>(b.flops / b.placement->model_time_s)
+                    : std::nullopt;
+       },
+       &Placement::bandwidth_ceiling},
   };
   for (const OwnRoof& own : own_roofs) {
     out(fmt::format(R"svg(<g class="{}-roofs" clip-path="url(#plot-area)" fill="none">)svg", own.kind));

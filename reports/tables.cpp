@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "bench/stats.h"
 #include "reports/format.h"
 #include "roofline/cupti/metrics.h"
 
@@ -112,6 +113,9 @@ std::vector<LessonRow> lessons(const Results& r) {
       };
       LessonRow row{b.name, a.name, timed(b, t), timed(a, ta), fmt::format("{:.2f}×", ta / t), si(b.bytes, "B"),
                     si(a.bytes, "B"), b.placement ? fmt::format("{:.1f}%", b.placement->roof_pct) : "—"};
+      // A pipelined form's roof % is its overlap efficiency: the pipeline's model time over its time.
+      if (b.placement && b.pipeline_chunks > 0)
+        row.roof_pct += fmt::format(" (overlap efficiency {:.2f})", b.placement->roof_pct / 100);
       if (b.placement && a.placement && b.placement->model_time_s > 0 && a.placement->model_time_s > 0) {
         row.predicted = fmt::format("{:.2f}×", a.placement->model_time_s / b.placement->model_time_s);
         row.bounds = b.placement->bound + " ← " + a.placement->bound;
@@ -147,9 +151,15 @@ std::vector<CounterRow> counter_rows(const Results& r) {
     if (c.threads_per_instruction) row.threads_per_instruction = fmt::format("{:.1f}", *c.threads_per_instruction);
     if (c.branch_uniformity) row.branch_uniformity = fmt::format("{:.1f}%", 100 * *c.branch_uniformity);
     if (b.measurement)
-      if (const auto t = cupti::trace_check(c, *b.measurement))
+      if (const auto t = cupti::trace_check(c, *b.measurement)) {
         row.trace = fmt::format("{} (events {}{})", duration(t->span_s), t->outside_s() < 0 ? "−" : "+",
                                 duration(std::abs(t->outside_s())));
+        // Copies or several streams: how much of the span ran at once (the overlap lesson's evidence).
+        if (c.trace->copies > 0 || c.trace->streams > 1)
+          row.trace += fmt::format("; {} copies, {} stream{}, {} at once", c.trace->copies, c.trace->streams,
+                                   c.trace->streams == 1 ? "" : "s",
+                                   c.trace->overlap_s.empty() ? "—" : duration(summarize(c.trace->overlap_s).median));
+      }
     rows.push_back(std::move(row));
   }
   return rows;

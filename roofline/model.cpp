@@ -20,6 +20,8 @@ Roofs select_roofs(const std::vector<Ceiling>& ceilings) {
     if (c.kind == CeilingKind::bandwidth && c.level) {
       auto& slot = r.bandwidth[*c.level];
       if (!slot || c.value > slot->value) slot = &c;
+      auto& named = r.bandwidth_by_name[c.name];
+      if (!named || c.value > named->value) named = &c;
     } else if (c.kind == CeilingKind::compute && c.precision && c.unit) {
       auto& slot = r.compute[{*c.precision, *c.unit}];
       if (!slot || c.value > slot->value) slot = &c;
@@ -68,8 +70,18 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
   // Seconds of model time each roof binds: the bound is the roof that binds the most of it.
   std::map<std::string, double> bound_time;
   double model_time = 0;
-  const std::vector<WorkPhase> one = {{"", b.flops, b.bytes, b.transcendentals}};
+  const std::vector<WorkPhase> one = {{"", b.flops, b.bytes, b.transcendentals, ""}};
+  std::vector<std::pair<double, std::string>> pass_times;  // each pass's time and the roof that binds it
+  std::vector<std::string> bandwidth_names;                // the bandwidth ceilings used, in pass order
   for (const WorkPhase& ph : b.phases.empty() ? one : b.phases) {
+    const Ceiling* pass_bw = &bw;
+    if (!ph.ceiling.empty()) {
+      auto it = roofs.bandwidth_by_name.find(ph.ceiling);
+      if (it == roofs.bandwidth_by_name.end()) return fail("no " + ph.ceiling + " bandwidth ceiling was measured");
+      pass_bw = it->second;
+    }
+    if (std::find(bandwidth_names.begin(), bandwidth_names.end(), pass_bw->name) == bandwidth_names.end())
+      bandwidth_names.push_back(pass_bw->name);
     double math_time = 0;
     for (const auto& [function, calls] : ph.transcendentals) {
       if (calls <= 0) continue;
@@ -79,7 +91,7 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
       math_ceilings.insert(it->second->name);
     }
     math_total += math_time;
-    double t_phase = ph.bytes / bw.value;
+    double t_phase = ph.bytes / pass_bw->value;
     std::string bound = "memory";
     if (ph.flops > 0 && peak && ph.flops / peak->value >= t_phase) {  // at the ridge exactly: compute
       t_phase = ph.flops / peak->value;
@@ -89,9 +101,23 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
       t_phase = math_time;
       bound = "transcendental";
     }
-    model_time += t_phase;
-    bound_time[bound] += t_phase;
+    pass_times.emplace_back(t_phase, bound);
   }
+  // One after another, the passes' times add up. Pipelined over C chunks, one chunk goes through
+  // every pass and the other C - 1 follow at the pace of the slowest pass:
+  // Σ t_k / C + (C - 1) / C · max t_k, each pass's share of that charged to its roof.
+  const double chunks = b.pipeline_chunks >= 1 && pass_times.size() > 1 ? b.pipeline_chunks : 1;
+  std::size_t slowest = 0;
+  for (std::size_t k = 0; k < pass_times.size(); ++k)
+    if (pass_times[k].first > pass_times[slowest].first) slowest = k;
+  for (std::size_t k = 0; k < pass_times.size(); ++k) {
+    const auto& [t_k, bound] = pass_times[k];
+    const double share = t_k / chunks + (k == slowest ? (chunks - 1) / chunks * t_k : 0.0);
+    model_time += share;
+    bound_time[bound] += share;
+  }
+  p.bandwidth_ceiling.clear();
+  for (const auto& name : bandwidth_names) p.bandwidth_ceiling += (p.bandwidth_ceiling.empty() ? "" : ", ") + name;
   // Launches: each path's count at its measured rate. Launches are queued while earlier work runs
   // (a GPU stream) or cost their time whatever the work (a fork and a join), so their time is one
   // more lower bound on the whole form's: the larger of it and the work's model time binds.

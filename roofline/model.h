@@ -13,7 +13,11 @@
 // time over the measured one (the same ratio as above, and defined when a kernel has no FLOPs).
 // A form declared as passes that run one after another (Work::phase: an unfused chain of five
 // kernels) gets that time per pass, and its model time is their sum: one pass's math cannot hide
-// behind another's bytes. Its bound is the roof that binds the most of that time.
+// behind another's bytes. Its bound is the roof that binds the most of that time. A pass may name
+// its own bandwidth ceiling (a copy over PCIe: pcie_h2d_pinned). A form whose passes run as a
+// pipeline over C chunks (Work::pipelined: copies and kernels on several streams) takes
+// Σ t_k / C + (C - 1) / C · max t_k instead of Σ t_k: one chunk through every pass, the rest at
+// the slowest pass's pace; its roof % is then the overlap efficiency, model time / measured.
 // The roofs are the highest measured ceiling of each kind: the best bandwidth reached at each
 // memory level, the best FLOP rate of each precision on each unit, and the best call rate of
 // each math function.
@@ -30,6 +34,7 @@ namespace roofbench {
 
 struct Roofs {
   std::map<Level, const Ceiling*> bandwidth;                     // by level
+  std::map<std::string, const Ceiling*> bandwidth_by_name;       // by name: a pass's own ceiling
   std::map<std::pair<Precision, Unit>, const Ceiling*> compute;  // by (precision, unit)
   std::map<std::string, const Ceiling*> transcendental;          // by function
   std::map<std::string, const Ceiling*> launch;                  // by launch path

@@ -1,6 +1,7 @@
 #pragma once
-// The one error-check family for CUDA calls, and RAII owners for device memory and events.
-// Nothing outside these owners calls cudaMalloc/cudaFree or cudaEventCreate/Destroy.
+// The one error-check family for CUDA calls, and RAII owners for device memory, pinned host
+// memory, streams and events. Nothing outside these owners calls cudaMalloc/cudaFree,
+// cudaMallocHost/cudaFreeHost or cudaEventCreate/Destroy.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "roofbench/host_buffer.h"
 #include "roofbench/types.h"
 
 namespace roofbench {
@@ -113,6 +115,51 @@ class DeviceBuffer {
  private:
   T* p_ = nullptr;
   std::size_t n_ = 0;
+};
+
+// Page-locked host memory (cudaMallocHost): the DMA engines copy it directly, and only copies
+// from it run asynchronously with the host. Reserved against the host's memory like HostBuffer.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t n) : n_(n) {
+    if (!n) return;
+    reserve_host_memory(n * sizeof(T));
+    const cudaError_t e = cudaMallocHost(reinterpret_cast<void**>(&p_), n * sizeof(T));
+    if (e != cudaSuccess) {
+      release_host_memory(n * sizeof(T));
+      throw_cuda(e, "cudaMallocHost", __FILE__, __LINE__);
+    }
+  }
+  ~PinnedBuffer() {
+    if (!p_) return;
+    CUDA_CHECK_NOEXCEPT(cudaFreeHost(p_));
+    release_host_memory(n_ * sizeof(T));
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  T* data() const { return p_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+// A stream that synchronizes with the legacy default stream (cudaStreamDefault), as the timing's
+// events there expect: work queued on it waits for the default stream's earlier work, and the
+// default stream's later work (the stop event) waits for it.
+class CudaStream {
+ public:
+  CudaStream() { CUDA_CHECK(cudaStreamCreate(&s_)); }
+  ~CudaStream() { CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(s_)); }
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
 };
 
 class CudaEvent {

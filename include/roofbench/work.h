@@ -8,6 +8,7 @@
 //   Work().read<float>("x", n).write<float>("y", n).flops(5 * n, "sin, cos, two squares and an add")
 //   derivation: "reads x (n × 4 B); writes y (n × 4 B): 8·n B; 5·n FLOPs (sin, cos, two squares and an add)"
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,20 +40,30 @@ class Count {
   std::vector<std::pair<std::string, double>> constants_;
 };
 
-// One pass of a form that runs as several kernels (loops) one after another, each through
+// One pass of a form that runs as several kernels (loops, copies) one after another, each through
 // memory: its share of the work. The model gives each pass its own binding roof and adds up their
-// times, since a pass cannot overlap its math with the next one's bytes.
+// times, since a pass cannot overlap its math with the next one's bytes; a pipelined form
+// (Work::pipelined) overlaps its passes across chunks instead.
 struct WorkPhase {
   std::string name;
   double flops = 0, bytes = 0;
   std::map<std::string, double> transcendentals;
+  // The bandwidth ceiling (by name: "pcie_h2d_pinned") this pass's bytes are placed against;
+  // empty: the roof of the variant's memory level. A copy over the host link is not DRAM traffic.
+  std::string ceiling;
 };
 
 class Work {
  public:
   // Starts a pass: the terms after it, up to the next phase(), are its work. Either every term
   // is in a named pass or none is (throws std::logic_error on a pass begun after unnamed terms).
-  Work& phase(const std::string& name);
+  // `ceiling` names the bandwidth ceiling the pass's bytes move at (empty: the variant's level).
+  Work& phase(const std::string& name, const std::string& ceiling = "");
+  // The passes run as a pipeline over `chunks` equal chunks (copy chunk i+1 in while chunk i
+  // computes and chunk i-1 goes back, on several streams): the model's time is one chunk through
+  // every pass plus (chunks - 1) times the slowest pass's chunk, Σ t_k / C + (C - 1) / C · max t_k,
+  // instead of Σ t_k. Needs named passes.
+  Work& pipelined(Count chunks);
   // `count` items of `bytes_each` read from (written to) the memory level the variant declares,
   // `times` over (a cache ceiling reads one small buffer again and again).
   Work& read(const std::string& what, Count count, double bytes_each, Count times = 1);
@@ -88,6 +99,7 @@ class Work {
   std::map<std::string, double> transcendentals(const Params& p) const;  // by function
   std::map<std::string, double> launches(const Params& p) const;         // by path
   std::vector<WorkPhase> phases(const Params& p) const;  // empty when no pass was named
+  double pipeline_chunks(const Params& p) const;         // 0 when not pipelined
   // Each buffer once: the bytes of inputs the host makes and outputs it checks, about (the run's
   // time estimate charges the host for them, bench/plan.h).
   double host_bytes(const Params& p) const;
@@ -104,7 +116,8 @@ class Work {
     int phase = 0;
   };
   std::vector<Term> terms_;
-  std::vector<std::string> phase_names_;
+  std::vector<std::string> phase_names_, phase_ceilings_;
+  std::optional<Count> chunks_;
   void add(Term t);
 };
 

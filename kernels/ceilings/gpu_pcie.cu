@@ -11,31 +11,16 @@
 namespace roofbench::ceilings {
 namespace {
 
-// ---------------------------------------------------------------- host memory
-// Page-locked host memory (cudaMallocHost), freed with the object.
-class PinnedBuffer {
- public:
-  explicit PinnedBuffer(std::size_t n) : n_(n) { CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), n * 4)); }
-  ~PinnedBuffer() { cudaFreeHost(p_); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  float* data() { return p_; }
-
- private:
-  float* p_ = nullptr;
-  std::size_t n_;
-};
-
 // ---------------------------------------------------------------- launcher
 class GpuTransfer final : public Instance {
  public:
   GpuTransfer(const Params& p, bool to_device, bool pinned)
-      : n_(param(p, "n")), to_device_(to_device), pinned_(pinned), dev_(n_) {
-    if (pinned_)
-      pinned_buf_ = std::make_unique<PinnedBuffer>(static_cast<std::size_t>(n_));
-    else
-      pageable_ = HostBuffer<float>(n_);
-  }
+      : n_(param(p, "n")),
+        to_device_(to_device),
+        pinned_(pinned),
+        dev_(n_),
+        pinned_buf_(pinned ? static_cast<std::size_t>(n_) : 0),
+        pageable_(pinned ? 0 : static_cast<std::size_t>(n_)) {}
   void prepare(std::uint64_t seed) override {
     src_.resize(n_);
     fill_small_ints(src_.data(), n_, seed);
@@ -63,11 +48,11 @@ class GpuTransfer final : public Instance {
   }
 
  private:
-  float* host() { return pinned_ ? pinned_buf_->data() : pageable_.data(); }
+  float* host() { return pinned_ ? pinned_buf_.data() : pageable_.data(); }
   std::int64_t n_;
   bool to_device_, pinned_;
   DeviceBuffer<float> dev_;
-  std::unique_ptr<PinnedBuffer> pinned_buf_;
+  PinnedBuffer<float> pinned_buf_;
   HostBuffer<float> pageable_;
   std::vector<float> src_;
 };

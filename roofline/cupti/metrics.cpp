@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <unordered_set>
+#include <utility>
 
 #include "bench/stats.h"
 #include "roofbench/types.h"
@@ -186,6 +187,34 @@ void derive(Counters& c) {
   if (ti && wi && *wi > 0) c.threads_per_instruction = *ti / *wi;
   const auto bt = value(c, kBranchTargets), bu = value(c, kBranchUniform);
   if (bt && bu && *bt > 0) c.branch_uniformity = *bu / *bt;
+}
+
+Concurrency concurrency(const std::vector<Interval>& intervals) {
+  Concurrency c;
+  if (intervals.empty()) return c;
+  // A sweep over the starts (+1) and ends (-1), ends first at a tie: back-to-back is not at once.
+  std::vector<std::pair<std::uint64_t, int>> edges;
+  std::uint64_t first = intervals.front().start, last = intervals.front().end;
+  for (const auto& iv : intervals) {
+    const std::uint64_t end = std::max(iv.start, iv.end);
+    edges.emplace_back(iv.start, +1);
+    edges.emplace_back(end, -1);
+    first = std::min(first, iv.start);
+    last = std::max(last, end);
+  }
+  std::sort(edges.begin(), edges.end());
+  int active = 0;
+  std::uint64_t busy = 0, overlap = 0, at = first;
+  for (const auto& [t, step] : edges) {
+    if (active >= 1) busy += t - at;
+    if (active >= 2) overlap += t - at;
+    at = t;
+    active += step;
+  }
+  c.span_s = static_cast<double>(last - first) * 1e-9;
+  c.busy_s = static_cast<double>(busy) * 1e-9;
+  c.overlap_s = static_cast<double>(overlap) * 1e-9;
+  return c;
 }
 
 std::optional<TraceCheck> trace_check(const Counters& c, const Measurement& m) {

@@ -18,6 +18,7 @@
 //            and smsp__sass_branch_targets{,_threads_uniform}.sum (branch uniformity)
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -62,12 +63,23 @@ void derive(Counters& c);
 struct TraceCheck {
   double events_s = 0;  // the timed samples (CUDA events)
   double span_s = 0;    // the trace: the first kernel's start to the last kernel's end
-  double busy_s = 0;    // the trace: the kernels' durations added up
+  double busy_s = 0;    // the trace: the time a kernel or copy ran
   double outside_s() const { return events_s - span_s; }  // in the events, not in any kernel's span
-  double gaps_s() const { return span_s - busy_s; }       // between the kernels of one run
+  double gaps_s() const { return span_s - busy_s; }       // between the kernels (copies) of one run
 };
 inline constexpr double kTraceTolerance = 0.05;  // of the events' median ...
 inline constexpr double kTraceFloorS = 2e-6;     // ... and at least this much, for a warning
+
+// One kernel's or copy's GPU interval in a trace, [start, end) in ns.
+struct Interval {
+  std::uint64_t start = 0, end = 0;
+};
+// What a run's intervals say together: the first start to the last end, the time at least one
+// ran, the time two or more ran at once (copies beside kernels, on several streams).
+struct Concurrency {
+  double span_s = 0, busy_s = 0, overlap_s = 0;
+};
+Concurrency concurrency(const std::vector<Interval>& intervals);
 
 // Both medians, when the trace is there and the benchmark was timed.
 std::optional<TraceCheck> trace_check(const Counters& c, const Measurement& m);

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "bench/counters.h"
 #include "roofbench/cuda.h"
@@ -76,12 +77,14 @@ CUdevice driver_device(int index) {
   return d;
 }
 
-// ---- the Activity API's kernel records
+// ---- the Activity API's kernel and copy records
 // CUPTI hands buffers to plain functions, so the records of the trace in progress go to one
 // process-wide sink (set only while a trace runs, on the calling thread).
 struct KernelRecord {
   std::uint64_t start = 0, end = 0;  // ns, GPU timestamps
-  std::string name;
+  std::string name;                  // a kernel's; empty for a copy
+  std::uint32_t stream = 0;
+  bool copy = false;
 };
 std::vector<KernelRecord>* g_records = nullptr;
 
@@ -97,7 +100,10 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
     if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && g_records) {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
-      g_records->push_back({k->start, k->end, k->name ? k->name : "?"});
+      g_records->push_back({k->start, k->end, k->name ? k->name : "?", k->streamId, false});
+    } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY && g_records) {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec);
+      g_records->push_back({m->start, m->end, "", m->streamId, true});
     }
   std::free(buffer);
 }
@@ -313,8 +319,10 @@ class RangeProfiler final : public CounterCollector {
     g_records = &records;
     try {
       CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+      CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
       struct Disable {
         ~Disable() {
+          CUPTI_CHECK_NOEXCEPT(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY));
           CUPTI_CHECK_NOEXCEPT(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
           CUPTI_CHECK_NOEXCEPT(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
           g_records = nullptr;
@@ -328,22 +336,32 @@ class RangeProfiler final : public CounterCollector {
         inst.run();
         dev.synchronize();
         CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-        if (records.empty()) throw std::runtime_error("CUPTI delivered no kernel record for the run");
+        if (records.empty()) throw std::runtime_error("CUPTI delivered no kernel or copy record for the run");
         std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
         std::vector<std::string> names;
-        std::uint64_t first = records.front().start, last = 0, busy = 0;
+        std::vector<cupti::Interval> intervals;
+        std::set<std::uint32_t> streams;
+        std::size_t copies = 0;
         for (const auto& r : records) {
-          names.push_back(kernel_name(r.name));
-          last = std::max(last, r.end);
-          busy += r.end - r.start;
+          if (r.copy)
+            ++copies;
+          else
+            names.push_back(kernel_name(r.name));
+          intervals.push_back({r.start, r.end});
+          streams.insert(r.stream);
         }
-        if (run == 0)
+        if (run == 0) {
           t.kernels = names;
-        else if (names != t.kernels)
-          throw std::runtime_error(
-              fmt::format("run {} launched other kernels ({}) than run 1 ({})", run + 1, list(names), list(t.kernels)));
-        t.span_s.push_back(static_cast<double>(last - first) * 1e-9);
-        t.busy_s.push_back(static_cast<double>(busy) * 1e-9);
+          t.copies = copies;
+          t.streams = streams.size();
+        } else if (names != t.kernels || copies != t.copies) {
+          throw std::runtime_error(fmt::format("run {} launched other kernels ({}) or copies ({}) than run 1 ({}; {})",
+                                               run + 1, list(names), copies, list(t.kernels), t.copies));
+        }
+        const cupti::Concurrency cc = cupti::concurrency(intervals);
+        t.span_s.push_back(cc.span_s);
+        t.busy_s.push_back(cc.busy_s);
+        t.overlap_s.push_back(cc.overlap_s);
       }
       std::size_t dropped = 0;
       CUPTI_CHECK(cuptiActivityGetNumDroppedRecords(ctx_, 0, &dropped));

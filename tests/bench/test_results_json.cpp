@@ -189,6 +189,33 @@ TEST(ResultsJson, TheKernelTraceRoundTripsAndBadSpansAreRefused) {
   EXPECT_THROW(bad.get<Results>(), InputError);
 }
 
+TEST(ResultsJson, ATracesCopiesStreamsAndOverlapRoundTrip) {
+  Results r = full_sample();
+  Counters c = roofbench::testing::counters_of(2e9, 1e9, 4e9, 8e9);
+  c.trace = KernelTrace{{5e-3, 5.1e-3}, {4.9e-3, 5e-3}, {"fma_chain", "fma_chain"}, ""};
+  c.trace->overlap_s = {3e-3, 3.2e-3};
+  c.trace->copies = 4;
+  c.trace->streams = 2;
+  r.benchmarks[0].counters = c;
+  const json j = json::parse(dump_results(r));
+  const Results back = j.get<Results>();
+  const KernelTrace& t = *back.benchmarks[0].counters->trace;
+  EXPECT_EQ(t.overlap_s, c.trace->overlap_s);
+  EXPECT_EQ(t.copies, 4u);
+  EXPECT_EQ(t.streams, 2u);
+  json old = j;  // a file from before copies were traced
+  for (const char* k : {"overlap_s", "copies", "streams"}) old["benchmarks"][0]["counters"]["trace"].erase(k);
+  const Results older = old.get<Results>();
+  EXPECT_TRUE(older.benchmarks[0].counters->trace->overlap_s.empty());
+  EXPECT_EQ(older.benchmarks[0].counters->trace->streams, 0u);
+  json bad = j;
+  bad["benchmarks"][0]["counters"]["trace"]["overlap_s"] = {1e-3};  // one run of two
+  EXPECT_THROW(bad.get<Results>(), InputError);
+  bad = j;
+  bad["benchmarks"][0]["counters"]["trace"]["overlap_s"][1] = -1.0;
+  EXPECT_THROW(bad.get<Results>(), InputError);
+}
+
 TEST(ResultsJson, BenchmarksLeftOutOfTheRunRoundTripAndAreAbsentWhenNone) {
   Results r = full_sample();
   EXPECT_FALSE(json::parse(dump_results(r)).contains("not_run"));
@@ -456,5 +483,32 @@ TEST(ResultsJson, PassesRoundTripAndMustAddUpToTheTotals) {
   EXPECT_THROW(bad.get<Results>(), InputError);
   bad = j;
   bad["benchmarks"][0]["phases"] = "two";
+  EXPECT_THROW(bad.get<Results>(), InputError);
+}
+
+TEST(ResultsJson, APipelineAndItsPassesCeilingsRoundTrip) {
+  Results r = full_sample();
+  BenchmarkResult& b = r.benchmarks[0];  // 2e9 FLOPs, 1e9 bytes
+  b.phases = {{"H2D", 0, 3e8, {}, "dram_copy"}, {"kernel", 2e9, 4e8, {}, ""}, {"D2H", 0, 3e8, {}, "dram_copy"}};
+  b.pipeline_chunks = 8;
+  apply_model(r);
+  const json j = json::parse(dump_results(r));
+  EXPECT_EQ(j["benchmarks"][0]["pipeline_chunks"], 8.0);
+  EXPECT_EQ(j["benchmarks"][0]["phases"][0]["ceiling"], "dram_copy");
+  EXPECT_FALSE(j["benchmarks"][0]["phases"][1].contains("ceiling"));
+  EXPECT_TRUE(j["benchmarks"][1]["pipeline_chunks"].is_null());
+  const Results back = j.get<Results>();
+  EXPECT_DOUBLE_EQ(back.benchmarks[0].pipeline_chunks, 8);
+  EXPECT_EQ(back.benchmarks[0].phases[2].ceiling, "dram_copy");
+  EXPECT_EQ(back.benchmarks[0].phases[1].ceiling, "");
+  ASSERT_TRUE(back.benchmarks[0].placement);
+  EXPECT_DOUBLE_EQ(back.benchmarks[0].placement->model_time_s, r.benchmarks[0].placement->model_time_s);
+  for (const json& v : {json(0.5), json("eight"), json(-3)}) {
+    json bad = j;
+    bad["benchmarks"][0]["pipeline_chunks"] = v;
+    EXPECT_THROW(bad.get<Results>(), InputError) << v;
+  }
+  json bad = j;
+  bad["benchmarks"][0]["phases"][0]["ceiling"] = "<script>";
   EXPECT_THROW(bad.get<Results>(), InputError);
 }

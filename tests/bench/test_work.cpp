@@ -100,4 +100,33 @@ TEST(Work, PassesOneAfterAnotherCarryTheirOwnShareOfTheWork) {
       << w.derivation();
   EXPECT_TRUE(Work().read<float>("x", n).phases(p).empty());
   EXPECT_THROW(Work().read<float>("x", n).phase("late"), std::logic_error);
+  EXPECT_DOUBLE_EQ(w.pipeline_chunks(p), 0);  // one after another
+}
+
+TEST(Work, PipelinedPassesNameTheirCeilingsAndChunks) {
+  const Count n = Count::param("n");
+  const Work w = Work()
+                     .phase("H2D", "pcie_h2d_pinned")
+                     .read<float>("x over the host link", n)
+                     .phase("kernel")
+                     .read<float>("x", n)
+                     .write<float>("y", n)
+                     .flops(2 * n, "an FMA")
+                     .phase("D2H", "pcie_d2h_pinned")
+                     .write<float>("y over the host link", n)
+                     .pipelined(Count::param("chunks"));
+  const Params p = {{"n", 10}, {"chunks", 4}};
+  const auto ph = w.phases(p);
+  ASSERT_EQ(ph.size(), 3u);
+  EXPECT_EQ(ph[0].ceiling, "pcie_h2d_pinned");
+  EXPECT_EQ(ph[1].ceiling, "");
+  EXPECT_EQ(ph[2].ceiling, "pcie_d2h_pinned");
+  EXPECT_DOUBLE_EQ(ph[1].bytes, 80);
+  EXPECT_DOUBLE_EQ(w.pipeline_chunks(p), 4);
+  EXPECT_NE(w.derivation().find("; in 3 passes, pipelined over C = chunks chunks: H2D (at pcie_h2d_pinned), kernel, "
+                                "D2H (at pcie_d2h_pinned)"),
+            std::string::npos)
+      << w.derivation();
+  EXPECT_THROW(w.pipeline_chunks({{"n", 10}, {"chunks", 0}}), std::invalid_argument);
+  EXPECT_THROW(Work().phase("one").read<float>("x", n).pipelined(2).pipeline_chunks(p), std::logic_error);
 }

@@ -266,6 +266,64 @@ TEST(Model, PassesOneAfterAnotherAddUpTheirOwnBindingRoofs) {
   EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->model_time_s, 0.5);
 }
 
+// The overlap lesson's model. Roofs: DRAM 100 GB/s, FP32 1 TFLOP/s, and two PCIe ceilings the
+// passes name: H2D 10 GB/s, D2H 5 GB/s. Passes: H2D of 1e9 B (0.1 s), a kernel of 2e11 FLOPs
+// (0.2 s, compute) and 8e9 B (0.08 s), D2H of 1e9 B (0.2 s). One after another: 0.5 s. Pipelined
+// over 10 chunks: 0.5 / 10 + 9/10 · 0.2 = 0.23 s, the rest hidden behind the slowest pass.
+namespace {
+BenchmarkResult copy_compute_copy(double measured_s, double chunks) {
+  BenchmarkResult b = kernel("overlap", 2e11, 1e9 + 8e9 + 1e9, measured_s);
+  b.phases = {{"H2D", 0, 1e9, {}, "pcie_h2d_pinned"}, {"kernel", 2e11, 8e9, {}, ""}, {"D2H", 0, 1e9, {}, "pcie_d2h_pinned"}};
+  b.pipeline_chunks = chunks;
+  return b;
+}
+Results with_pcie(const Results& base) {
+  Results r = base;
+  Ceiling h2d = bandwidth_ceiling("pcie_h2d_pinned", 10e9), d2h = bandwidth_ceiling("pcie_d2h_pinned", 5e9);
+  h2d.level = d2h.level = Level::pcie;
+  Ceiling pageable = bandwidth_ceiling("pcie_h2d_pageable", 4e9);  // same level, another name: not used
+  pageable.level = Level::pcie;
+  r.ceilings.insert(r.ceilings.end(), {h2d, d2h, pageable});
+  return r;
+}
+}  // namespace
+
+TEST(Model, PassesOneAfterAnotherPlaceEachPassAgainstTheCeilingItNames) {
+  Results r = with_pcie(sample_results());
+  r.benchmarks = {copy_compute_copy(1.0, 0)};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement) << r.benchmarks[0].warnings.at(0);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_DOUBLE_EQ(p.model_time_s, 0.1 + 0.2 + 0.2);
+  EXPECT_DOUBLE_EQ(p.roof_pct, 50.0);
+  EXPECT_EQ(p.bound, "memory");  // 0.3 s of copies against 0.2 s of FMAs
+  EXPECT_EQ(p.bandwidth_ceiling, "pcie_h2d_pinned, dram_update, pcie_d2h_pinned");
+}
+
+TEST(Model, PipelinedPassesOverlapAtTheSlowestPassPace) {
+  Results r = with_pcie(sample_results());
+  r.benchmarks = {copy_compute_copy(0.25, 10), copy_compute_copy(0.5, 1)};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement) << r.benchmarks[0].warnings.at(0);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_NEAR(p.model_time_s, 0.5 / 10 + 0.9 * 0.2, 1e-12);
+  EXPECT_NEAR(p.roof_pct, 100 * 0.23 / 0.25, 1e-9);  // the overlap efficiency
+  // The slowest pass is a tie (kernel and D2H, 0.2 s each): the first of them paces the rest.
+  EXPECT_EQ(p.bound, "compute");
+  // One chunk is the whole vector: nothing to overlap, the sum again.
+  EXPECT_DOUBLE_EQ(r.benchmarks[1].placement->model_time_s, 0.5);
+}
+
+TEST(Model, APassNamingACeilingThatWasNotMeasuredIsNotPlaced) {
+  Results r = sample_results();  // no PCIe ceilings
+  r.benchmarks = {copy_compute_copy(1.0, 4)};
+  apply_model(r);
+  EXPECT_FALSE(r.benchmarks[0].placement);
+  ASSERT_EQ(r.benchmarks[0].warnings.size(), 1u);
+  EXPECT_NE(r.benchmarks[0].warnings[0].find("no pcie_h2d_pinned bandwidth ceiling"), std::string::npos)
+      << r.benchmarks[0].warnings[0];
+}
+
 // The launch roof. Roofs: BW 100 GB/s, FP32 1 TFLOP/s, 1e6 regions/s. 1000 launches of tiny work
 // (1e6 FLOPs, 1e6 bytes: 10 us of memory) need 1 ms: launch binds, and in 2 ms it is at 50%.
 TEST(Model, ManyTinyLaunchesArePlacedAgainstTheLaunchRoof) {

@@ -118,6 +118,29 @@ TEST(CountersOnGpu, TheKernelTraceSeesEachKernelOfAChain) {
   }
 }
 
+// The overlap lesson, traced (issue 23): the pipelined form's copies and kernels run on four
+// streams and partly at once; the serial form's, on one stream, never at once. 16 chunks: 16
+// kernels and 32 copies a run. Needs only the Activity API.
+TEST(CountersOnGpu, ThePipelinedFormsCopiesAndKernelsRunAtOnceOnSeveralStreams) {
+  const Params p = {{"n", 1 << 24}, {"chunks", 16}, {"iters", 2048}};
+  const Collected piped = collect("overlap/streams4/fp32", p);
+  if (!piped.trace_skip.empty()) GTEST_SKIP() << piped.trace_skip;
+  const Collected serial = collect("overlap/serial/fp32", p);
+  for (const Collected* c : {&piped, &serial}) {
+    ASSERT_TRUE(c->counters.trace);
+    ASSERT_TRUE(c->counters.trace->ok()) << c->counters.trace->error;
+    EXPECT_EQ(c->counters.trace->kernels.size(), 16u);
+    EXPECT_EQ(c->counters.trace->copies, 32u);
+  }
+  const KernelTrace& t = *piped.counters.trace;
+  EXPECT_EQ(t.streams, 4u);
+  for (std::size_t i = 0; i < t.span_s.size(); ++i)  // at least a quarter of each run overlaps
+    EXPECT_GT(t.overlap_s.at(i), 0.25 * t.span_s[i]) << "run " << i + 1;
+  const KernelTrace& s = *serial.counters.trace;
+  EXPECT_EQ(s.streams, 1u);
+  for (double o : s.overlap_s) EXPECT_EQ(o, 0.0);
+}
+
 // The same chain: gpu__time_duration covers the profiled range (the same five kernels, one replay
 // pass), so the trace's median span should be within 20% of it.
 TEST(CountersOnGpu, TheKernelTraceAgreesWithTheCounterTime) {

@@ -160,6 +160,22 @@ Counters traced(std::vector<double> span_s, std::vector<double> busy_s) {
 }
 }  // namespace
 
+// Intervals in ns: a copy in [0, 100), a kernel [50, 150) beside it on another stream, a copy out
+// [150, 200) right after (back to back is not at once), and one more kernel [300, 400) after a gap.
+TEST(Trace, ConcurrencyIsTheTimeTwoOrMoreRanAtOnce) {
+  const Concurrency c = concurrency({{0, 100}, {50, 150}, {150, 200}, {300, 400}});
+  EXPECT_DOUBLE_EQ(c.span_s, 400e-9);
+  EXPECT_DOUBLE_EQ(c.busy_s, 300e-9);
+  EXPECT_DOUBLE_EQ(c.overlap_s, 50e-9);
+  const Concurrency nested = concurrency({{0, 1000}, {100, 200}, {150, 300}});  // three at once in [150, 200)
+  EXPECT_DOUBLE_EQ(nested.busy_s, 1000e-9);
+  EXPECT_DOUBLE_EQ(nested.overlap_s, 200e-9);
+  const Concurrency one_stream = concurrency({{10, 20}, {20, 30}, {30, 45}});
+  EXPECT_DOUBLE_EQ(one_stream.span_s, 35e-9);
+  EXPECT_DOUBLE_EQ(one_stream.overlap_s, 0);
+  EXPECT_DOUBLE_EQ(concurrency({}).span_s, 0);
+}
+
 TEST(Trace, ChecksMediansOfTheEventsAndTheTrace) {
   const auto t = trace_check(traced({10e-6, 12e-6, 11e-6}, {9e-6, 9e-6, 8e-6}), events(15e-6));
   ASSERT_TRUE(t);
