@@ -29,7 +29,9 @@ namespace {
 
 // ---------------------------------------------------------------- micro-kernels
 // c[MR x NR] (row stride ldc) = (accumulate ? c : 0) + sum over k < kc of a[k][MR] * b[k][NR],
-// a and b packed: a sliver of A is MR values per k, a sliver of B NR values per k.
+// a and b packed: a sliver of A is MR values per k, a sliver of B NR values per k. The tile of C
+// is rarely in cache (C is touched once per KC slab): its lines are prefetched first and added
+// after the k loop, so their latency hides behind the FMAs instead of stalling the first one.
 using MicroKernel = void (*)(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc,
                              bool accumulate);
 
@@ -40,8 +42,10 @@ __attribute__((target("avx512f"))) void micro_avx512(std::int64_t kc, const floa
   __m512 acc0[MR], acc1[MR];
 #pragma GCC unroll 12
   for (int r = 0; r < MR; ++r) {
-    acc0[r] = accumulate ? _mm512_loadu_ps(c + r * ldc) : _mm512_setzero_ps();
-    acc1[r] = accumulate ? _mm512_loadu_ps(c + r * ldc + 16) : _mm512_setzero_ps();
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 31), _MM_HINT_T0);
+    acc0[r] = _mm512_setzero_ps();
+    acc1[r] = _mm512_setzero_ps();
   }
   for (std::int64_t k = 0; k < kc; ++k) {
     const __m512 b0 = _mm512_loadu_ps(b + 32 * k), b1 = _mm512_loadu_ps(b + 32 * k + 16);
@@ -54,6 +58,10 @@ __attribute__((target("avx512f"))) void micro_avx512(std::int64_t kc, const floa
   }
 #pragma GCC unroll 12
   for (int r = 0; r < MR; ++r) {
+    if (accumulate) {
+      acc0[r] = _mm512_add_ps(acc0[r], _mm512_loadu_ps(c + r * ldc));
+      acc1[r] = _mm512_add_ps(acc1[r], _mm512_loadu_ps(c + r * ldc + 16));
+    }
     _mm512_storeu_ps(c + r * ldc, acc0[r]);
     _mm512_storeu_ps(c + r * ldc + 16, acc1[r]);
   }
@@ -65,8 +73,10 @@ __attribute__((target("avx2,fma"))) void micro_avx2(std::int64_t kc, const float
   __m256 acc0[MR], acc1[MR];
 #pragma GCC unroll 6
   for (int r = 0; r < MR; ++r) {
-    acc0[r] = accumulate ? _mm256_loadu_ps(c + r * ldc) : _mm256_setzero_ps();
-    acc1[r] = accumulate ? _mm256_loadu_ps(c + r * ldc + 8) : _mm256_setzero_ps();
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 15), _MM_HINT_T0);
+    acc0[r] = _mm256_setzero_ps();
+    acc1[r] = _mm256_setzero_ps();
   }
   for (std::int64_t k = 0; k < kc; ++k) {
     const __m256 b0 = _mm256_loadu_ps(b + 16 * k), b1 = _mm256_loadu_ps(b + 16 * k + 8);
@@ -79,6 +89,10 @@ __attribute__((target("avx2,fma"))) void micro_avx2(std::int64_t kc, const float
   }
 #pragma GCC unroll 6
   for (int r = 0; r < MR; ++r) {
+    if (accumulate) {
+      acc0[r] = _mm256_add_ps(acc0[r], _mm256_loadu_ps(c + r * ldc));
+      acc1[r] = _mm256_add_ps(acc1[r], _mm256_loadu_ps(c + r * ldc + 8));
+    }
     _mm256_storeu_ps(c + r * ldc, acc0[r]);
     _mm256_storeu_ps(c + r * ldc + 8, acc1[r]);
   }
@@ -146,9 +160,10 @@ class Packed {
       : M(M), N(N), K(K), shape_(shape_for(isa)) {
     const CpuInfo& cpu = cpu_info();
     const std::int64_t mr = shape_.mr, nr = shape_.nr;
-    // KC: an A sliver and a B sliver in half of L1, the rest for C and the prefetched next ones.
+    // KC: the B sliver, which stays while every A sliver of the block streams past it, in half of
+    // L1 (BLIS's rule); the A slivers come from L2. A deeper KC touches C fewer times.
     const std::int64_t l1 = cpu.l1d_bytes ? static_cast<std::int64_t>(cpu.l1d_bytes) : 32 * 1024;
-    kc_ = std::clamp<std::int64_t>(l1 / 2 / (4 * (mr + nr)) / 8 * 8, 64, 512);
+    kc_ = std::clamp<std::int64_t>(l1 / 2 / (4 * nr) / 8 * 8, 64, 512);
     // MC: a packed MC x KC block of A in half of L2.
     const std::int64_t l2 = cpu.l2_bytes ? static_cast<std::int64_t>(cpu.l2_bytes) : 512 * 1024;
     const std::int64_t mc_cache = std::clamp<std::int64_t>(l2 / 2 / (4 * kc_) / mr * mr, mr, 1024 / mr * mr);
