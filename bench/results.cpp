@@ -281,6 +281,7 @@ json benchmark_json(const BenchmarkResult& b) {
             {"launches", b.launches},
             {"phases", phases_json(b.phases)},
             {"pipeline_chunks", b.pipeline_chunks > 0 ? json(b.pipeline_chunks) : json(nullptr)},
+            {"pipeline_streams", b.pipeline_streams > 0 ? json(b.pipeline_streams) : json(nullptr)},
             {"work", b.work},
             {"verified", b.verified()},
             {"timing_only", b.timing_only},
@@ -378,6 +379,11 @@ BenchmarkResult benchmark_from(const json& j) {
     b.pipeline_chunks = it->is_number() ? it->get<double>() : 0;
     if (!(b.pipeline_chunks >= 1) || !std::isfinite(b.pipeline_chunks) || b.phases.size() < 2)
       throw InputError("benchmark '" + b.name + "': \"pipeline_chunks\" needs a number >= 1 and two or more passes");
+  }
+  if (auto it = j.find("pipeline_streams"); it != j.end() && !it->is_null()) {
+    b.pipeline_streams = it->is_number() ? it->get<double>() : 0;
+    if (!(b.pipeline_streams >= 1) || !std::isfinite(b.pipeline_streams) || b.pipeline_chunks < 1)
+      throw InputError("benchmark '" + b.name + "': \"pipeline_streams\" needs a number >= 1 and a pipeline");
   }
   b.work = j.value("work", "");
   b.verification = verification_from(j.at("verification"));

@@ -128,6 +128,7 @@ struct BenchmarkResult {
   // declared: the passes run as a pipeline over this many chunks (Work::pipelined); 0: one after
   // another
   double pipeline_chunks = 0;
+  double pipeline_streams = 0;  // the streams the chunks take turns on; 0: as many as it takes
   std::string work;  // the one-line derivation of flops and bytes
   Verification verification;
   std::string error;                       // non-empty: failed, and carries no numbers

@@ -67,9 +67,17 @@ Work& Work::phase(const std::string& name, const std::string& ceiling) {
   return *this;
 }
 
-Work& Work::pipelined(Count chunks) {
+Work& Work::pipelined(Count chunks, std::optional<Count> streams) {
   chunks_ = std::move(chunks);
+  streams_ = std::move(streams);
   return *this;
+}
+
+double Work::pipeline_streams(const Params& p) const {
+  if (!chunks_ || !streams_) return 0;
+  const double s = streams_->value(p);
+  if (!(s >= 1)) throw std::invalid_argument("Work::pipelined: " + streams_->text() + " streams is fewer than one");
+  return s;
 }
 
 double Work::pipeline_chunks(const Params& p) const {
@@ -197,7 +205,8 @@ std::string Work::derivation() const {
   if (!calls.empty()) out += "; math calls: " + calls;
   if (!launch_terms.empty()) out += "; launches: " + launch_terms;
   if (!phase_names_.empty()) {
-    out += chunks_ ? fmt::format("; in {} passes, pipelined over C = {} chunks:", phase_names_.size(), chunks_->text())
+    out += chunks_ ? fmt::format("; in {} passes, pipelined over C = {} chunks{}:", phase_names_.size(), chunks_->text(),
+                                 streams_ ? " on S = " + streams_->text() + " streams" : "")
                    : fmt::format("; in {} passes, one after another:", phase_names_.size());
     for (std::size_t i = 0; i < phase_names_.size(); ++i)
       out += (i ? ", " : " ") + phase_names_[i] + (phase_ceilings_[i].empty() ? "" : " (at " + phase_ceilings_[i] + ")");

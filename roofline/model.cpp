@@ -72,7 +72,12 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
   double model_time = 0;
   const std::vector<WorkPhase> one = {{"", b.flops, b.bytes, b.transcendentals, ""}};
   std::vector<std::pair<double, std::string>> pass_times;  // each pass's time and the roof that binds it
-  std::vector<std::string> bandwidth_names;                // the bandwidth ceilings used, in pass order
+  // The bandwidth ceilings of the passes, in pass order: all of them, and those of the passes
+  // their bytes bind (what `bandwidth_ceiling` names when any does).
+  std::vector<std::string> bandwidth_names, binding_names;
+  auto add_name = [](std::vector<std::string>& names, const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
   for (const WorkPhase& ph : b.phases.empty() ? one : b.phases) {
     const Ceiling* pass_bw = &bw;
     if (!ph.ceiling.empty()) {
@@ -80,8 +85,7 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
       if (it == roofs.bandwidth_by_name.end()) return fail("no " + ph.ceiling + " bandwidth ceiling was measured");
       pass_bw = it->second;
     }
-    if (std::find(bandwidth_names.begin(), bandwidth_names.end(), pass_bw->name) == bandwidth_names.end())
-      bandwidth_names.push_back(pass_bw->name);
+    add_name(bandwidth_names, pass_bw->name);
     double math_time = 0;
     for (const auto& [function, calls] : ph.transcendentals) {
       if (calls <= 0) continue;
@@ -101,23 +105,31 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
       t_phase = math_time;
       bound = "transcendental";
     }
+    if (bound == "memory") add_name(binding_names, pass_bw->name);
     pass_times.emplace_back(t_phase, bound);
   }
   // One after another, the passes' times add up. Pipelined over C chunks, one chunk goes through
-  // every pass and the other C - 1 follow at the pace of the slowest pass:
-  // Σ t_k / C + (C - 1) / C · max t_k, each pass's share of that charged to its roof.
+  // every pass and the other C - 1 follow at the pipeline's pace: the slowest pass's chunk, or
+  // with S streams each running its chunks' passes in turn, at least Σ t_k / S per chunk:
+  // Σ t_k / C + (C - 1) / C · max(max t_k, Σ t_k / S), each pass's share charged to its roof.
   const double chunks = b.pipeline_chunks >= 1 && pass_times.size() > 1 ? b.pipeline_chunks : 1;
   std::size_t slowest = 0;
-  for (std::size_t k = 0; k < pass_times.size(); ++k)
+  double sum = 0;
+  for (std::size_t k = 0; k < pass_times.size(); ++k) {
     if (pass_times[k].first > pass_times[slowest].first) slowest = k;
+    sum += pass_times[k].first;
+  }
+  const bool stream_bound = chunks > 1 && b.pipeline_streams >= 1 && sum / b.pipeline_streams > pass_times[slowest].first;
   for (std::size_t k = 0; k < pass_times.size(); ++k) {
     const auto& [t_k, bound] = pass_times[k];
-    const double share = t_k / chunks + (k == slowest ? (chunks - 1) / chunks * t_k : 0.0);
+    const double steady = stream_bound ? t_k / b.pipeline_streams : (k == slowest ? t_k : 0.0);
+    const double share = t_k / chunks + (chunks - 1) / chunks * steady;
     model_time += share;
     bound_time[bound] += share;
   }
   p.bandwidth_ceiling.clear();
-  for (const auto& name : bandwidth_names) p.bandwidth_ceiling += (p.bandwidth_ceiling.empty() ? "" : ", ") + name;
+  for (const auto& name : binding_names.empty() ? bandwidth_names : binding_names)
+    p.bandwidth_ceiling += (p.bandwidth_ceiling.empty() ? "" : ", ") + name;
   // Launches: each path's count at its measured rate. Launches are queued while earlier work runs
   // (a GPU stream) or cost their time whatever the work (a fork and a join), so their time is one
   // more lower bound on the whole form's: the larger of it and the work's model time binds.

@@ -60,10 +60,12 @@ class Work {
   // `ceiling` names the bandwidth ceiling the pass's bytes move at (empty: the variant's level).
   Work& phase(const std::string& name, const std::string& ceiling = "");
   // The passes run as a pipeline over `chunks` equal chunks (copy chunk i+1 in while chunk i
-  // computes and chunk i-1 goes back, on several streams): the model's time is one chunk through
-  // every pass plus (chunks - 1) times the slowest pass's chunk, Σ t_k / C + (C - 1) / C · max t_k,
-  // instead of Σ t_k. Needs named passes.
-  Work& pipelined(Count chunks);
+  // computes and chunk i-1 goes back), chunk i on stream i mod `streams`, each stream running its
+  // chunks' passes in order: the model's time is one chunk through every pass plus (C - 1) chunks
+  // at the pipeline's pace, the slowest pass's chunk or, with too few streams to keep every pass
+  // busy, a stream's chunk shared by S: Σ t_k / C + (C - 1) / C · max(max t_k, Σ t_k / S),
+  // instead of Σ t_k. Without `streams`, as many as it takes. Needs named passes.
+  Work& pipelined(Count chunks, std::optional<Count> streams = std::nullopt);
   // `count` items of `bytes_each` read from (written to) the memory level the variant declares,
   // `times` over (a cache ceiling reads one small buffer again and again).
   Work& read(const std::string& what, Count count, double bytes_each, Count times = 1);
@@ -100,6 +102,7 @@ class Work {
   std::map<std::string, double> launches(const Params& p) const;         // by path
   std::vector<WorkPhase> phases(const Params& p) const;  // empty when no pass was named
   double pipeline_chunks(const Params& p) const;         // 0 when not pipelined
+  double pipeline_streams(const Params& p) const;        // 0 when not pipelined or not limited
   // Each buffer once: the bytes of inputs the host makes and outputs it checks, about (the run's
   // time estimate charges the host for them, bench/plan.h).
   double host_bytes(const Params& p) const;
@@ -117,7 +120,7 @@ class Work {
   };
   std::vector<Term> terms_;
   std::vector<std::string> phase_names_, phase_ceilings_;
-  std::optional<Count> chunks_;
+  std::optional<Count> chunks_, streams_;
   void add(Term t);
 };
 

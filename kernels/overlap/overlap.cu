@@ -29,17 +29,24 @@ __global__ void fma_chain(const float* __restrict__ x, float* __restrict__ y, lo
 }
 
 // ---------------------------------------------------------------- launcher
+// A parameter within [lo, hi], checked before anything is allocated (iters < 2^16: exact in FP32).
+std::int64_t checked(const Params& p, const char* name, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t v = param(p, name);
+  if (v < lo || v > hi)
+    throw std::invalid_argument("overlap: " + std::string(name) + " = " + std::to_string(v) + " is outside [" +
+                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
 class GpuOverlap final : public Instance {
  public:
   GpuOverlap(const Params& p, Form f)
-      : n_(param(p, "n")),
-        chunks_(param(p, "chunks")),
-        iters_(param(p, "iters")),
+      : n_(checked(p, "n", 1, std::int64_t{1} << 40)),
+        chunks_(checked(p, "chunks", 1, std::int64_t{1} << 20)),
+        iters_(checked(p, "iters", 0, (1 << 16) - 1)),
         x_dev_(static_cast<std::size_t>(n_)),
         y_dev_(static_cast<std::size_t>(n_)),
         streams_(static_cast<std::size_t>(streams_of(f))) {
-    if (n_ < 1 || chunks_ < 1 || iters_ < 0 || iters_ >= (1 << 16))
-      throw std::invalid_argument("overlap: needs n >= 1, chunks >= 1 and 0 <= iters < 65536 (exact in FP32)");
     const auto n = static_cast<std::size_t>(n_);
     if (f == Form::pageable) {
       x_pageable_ = HostBuffer<float>(n);

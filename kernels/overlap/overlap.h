@@ -20,8 +20,11 @@
 // [-1, 1]; each pair of steps is v ← a·v + 0, v ← a·v + d with a = -1 and d = 1/4096 given at run
 // time (the compiler cannot fold them), i.e. v + d per pair and -v after an odd step. Every value
 // is a multiple of 1/4096 below 16 for iters < 2^16: FP32 holds it exactly.
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "bench/registry.h"
 #include "roofbench/random.h"
@@ -61,11 +64,10 @@ inline Verification check_overlap(const float* x, const float* y, std::int64_t n
                    [&](Checker& chk, std::int64_t i) { chk.check(y[i], overlap_reference(x[i], iters), i); });
 }
 
-// The first element and the size of chunk `c` of `chunks` over n elements (the last ones may be
-// shorter, or empty when chunks > n).
+// The first element and the size of chunk `c` of `chunks` over n elements: sizes differ by at
+// most one (empty only when chunks > n).
 inline std::int64_t chunk_begin(std::int64_t n, std::int64_t chunks, std::int64_t c) {
-  const std::int64_t each = (n + chunks - 1) / chunks;
-  return std::min(n, c * each);
+  return static_cast<std::int64_t>(static_cast<__int128>(c) * n / chunks);
 }
 inline std::int64_t chunk_size(std::int64_t n, std::int64_t chunks, std::int64_t c) {
   return chunk_begin(n, chunks, c + 1) - chunk_begin(n, chunks, c);
@@ -92,7 +94,8 @@ inline Variant overlap_variant(Form f) {
       .flops(2 * n * Count::param("iters"), "an FMA is 2")
       .phase("D2H: y to the host", "pcie_d2h_pinned")
       .write<float>("y over PCIe", n);
-  if (f != Form::serial) w.pipelined(Count::param("chunks"));
+  // Chunk i runs on stream i mod S: with S = 2 a stream's next copy in waits for its last copy out.
+  if (f != Form::serial) w.pipelined(Count::param("chunks"), Count(streams_of(f)));
   v.work = w;
   if (f != Form::serial) v.compared_with = "overlap/serial/fp32";
   // run() waits for the pageable copies; for one timing method across the lesson, every form's

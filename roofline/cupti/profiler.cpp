@@ -100,10 +100,11 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
     if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && g_records) {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
-      g_records->push_back({k->start, k->end, k->name ? k->name : "?", k->streamId, false});
+      if (k->start != 0 || k->end != 0)  // 0 and 0: CUPTI could not stamp it
+        g_records->push_back({k->start, k->end, k->name ? k->name : "?", k->streamId, false});
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY && g_records) {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec);
-      g_records->push_back({m->start, m->end, "", m->streamId, true});
+      if (m->start != 0 || m->end != 0) g_records->push_back({m->start, m->end, "", m->streamId, true});
     }
   std::free(buffer);
 }
@@ -318,16 +319,20 @@ class RangeProfiler final : public CounterCollector {
     std::vector<KernelRecord> records;
     g_records = &records;
     try {
-      CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-      CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
+      // Set up before the first enable: a kind left enabled would trace every later timed sample.
       struct Disable {
+        bool kernels = false, copies = false;
         ~Disable() {
-          CUPTI_CHECK_NOEXCEPT(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY));
-          CUPTI_CHECK_NOEXCEPT(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+          if (copies) CUPTI_CHECK_NOEXCEPT(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY));
+          if (kernels) CUPTI_CHECK_NOEXCEPT(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
           CUPTI_CHECK_NOEXCEPT(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
           g_records = nullptr;
         }
       } disable;
+      CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+      disable.kernels = true;
+      CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
+      disable.copies = true;
       for (int run = 0; run < kTraceRuns; ++run) {
         if (cold) dev.flush_cache();
         dev.synchronize();

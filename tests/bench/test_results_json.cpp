@@ -491,6 +491,7 @@ TEST(ResultsJson, APipelineAndItsPassesCeilingsRoundTrip) {
   BenchmarkResult& b = r.benchmarks[0];  // 2e9 FLOPs, 1e9 bytes
   b.phases = {{"H2D", 0, 3e8, {}, "dram_copy"}, {"kernel", 2e9, 4e8, {}, ""}, {"D2H", 0, 3e8, {}, "dram_copy"}};
   b.pipeline_chunks = 8;
+  b.pipeline_streams = 2;
   apply_model(r);
   const json j = json::parse(dump_results(r));
   EXPECT_EQ(j["benchmarks"][0]["pipeline_chunks"], 8.0);
@@ -499,6 +500,7 @@ TEST(ResultsJson, APipelineAndItsPassesCeilingsRoundTrip) {
   EXPECT_TRUE(j["benchmarks"][1]["pipeline_chunks"].is_null());
   const Results back = j.get<Results>();
   EXPECT_DOUBLE_EQ(back.benchmarks[0].pipeline_chunks, 8);
+  EXPECT_DOUBLE_EQ(back.benchmarks[0].pipeline_streams, 2);
   EXPECT_EQ(back.benchmarks[0].phases[2].ceiling, "dram_copy");
   EXPECT_EQ(back.benchmarks[0].phases[1].ceiling, "");
   ASSERT_TRUE(back.benchmarks[0].placement);
@@ -508,6 +510,9 @@ TEST(ResultsJson, APipelineAndItsPassesCeilingsRoundTrip) {
     bad["benchmarks"][0]["pipeline_chunks"] = v;
     EXPECT_THROW(bad.get<Results>(), InputError) << v;
   }
+  json no_pipe = j;  // streams without a pipeline
+  no_pipe["benchmarks"][0]["pipeline_chunks"] = nullptr;
+  EXPECT_THROW(no_pipe.get<Results>(), InputError);
   json bad = j;
   bad["benchmarks"][0]["phases"][0]["ceiling"] = "<script>";
   EXPECT_THROW(bad.get<Results>(), InputError);

@@ -128,5 +128,11 @@ TEST(Work, PipelinedPassesNameTheirCeilingsAndChunks) {
             std::string::npos)
       << w.derivation();
   EXPECT_THROW(w.pipeline_chunks({{"n", 10}, {"chunks", 0}}), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(w.pipeline_streams(p), 0);  // as many as it takes
+  Work on_two = w;
+  on_two.pipelined(Count::param("chunks"), Count(2));
+  EXPECT_DOUBLE_EQ(on_two.pipeline_streams(p), 2);
+  EXPECT_NE(on_two.derivation().find("pipelined over C = chunks chunks on S = 2 streams:"), std::string::npos)
+      << on_two.derivation();
   EXPECT_THROW(Work().phase("one").read<float>("x", n).pipelined(2).pipeline_chunks(p), std::logic_error);
 }

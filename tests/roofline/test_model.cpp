@@ -297,7 +297,7 @@ TEST(Model, PassesOneAfterAnotherPlaceEachPassAgainstTheCeilingItNames) {
   EXPECT_DOUBLE_EQ(p.model_time_s, 0.1 + 0.2 + 0.2);
   EXPECT_DOUBLE_EQ(p.roof_pct, 50.0);
   EXPECT_EQ(p.bound, "memory");  // 0.3 s of copies against 0.2 s of FMAs
-  EXPECT_EQ(p.bandwidth_ceiling, "pcie_h2d_pinned, dram_update, pcie_d2h_pinned");
+  EXPECT_EQ(p.bandwidth_ceiling, "pcie_h2d_pinned, pcie_d2h_pinned");  // the kernel's DRAM bytes bind nothing
 }
 
 TEST(Model, PipelinedPassesOverlapAtTheSlowestPassPace) {
@@ -312,6 +312,22 @@ TEST(Model, PipelinedPassesOverlapAtTheSlowestPassPace) {
   EXPECT_EQ(p.bound, "compute");
   // One chunk is the whole vector: nothing to overlap, the sum again.
   EXPECT_DOUBLE_EQ(r.benchmarks[1].placement->model_time_s, 0.5);
+}
+
+// Two streams, each running its chunks' three passes in turn, cannot keep three passes busy: the
+// pace is a stream's chunk over two, Σ t_k / 2 = 0.25 s against the slowest pass's 0.2 s, so
+// 0.5 / 10 + 9/10 · 0.25 = 0.275 s. Four streams: the slowest pass again, 0.23 s.
+TEST(Model, APipelineOnTooFewStreamsGoesAtAStreamsPace) {
+  Results r = with_pcie(sample_results());
+  BenchmarkResult two = copy_compute_copy(0.3, 10), four = copy_compute_copy(0.3, 10);
+  two.pipeline_streams = 2;
+  four.pipeline_streams = 4;
+  r.benchmarks = {two, four};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement && r.benchmarks[1].placement);
+  EXPECT_NEAR(r.benchmarks[0].placement->model_time_s, 0.05 + 0.9 * 0.25, 1e-12);
+  EXPECT_NEAR(r.benchmarks[1].placement->model_time_s, 0.05 + 0.9 * 0.2, 1e-12);
+  EXPECT_EQ(r.benchmarks[0].placement->bound, "memory");  // the copies' 0.3 s of the 0.5 share the pace
 }
 
 TEST(Model, APassNamingACeilingThatWasNotMeasuredIsNotPlaced) {
