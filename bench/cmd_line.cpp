@@ -16,7 +16,12 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   app.set_version_flag("--version", ROOFBENCH_VERSION);
 
   auto add_run_options = [&c](CLI::App* sub, bool with_filter) {
-    sub->add_option("--device", c.run_args.device, "auto, cpu or cuda:N (auto: first GPU, else the CPU)");
+    sub->add_option("--device", c.run_args.device,
+                    "auto, cpu, cuda:N or all (auto: first GPU, else the CPU; all: one process per GPU, each into "
+                    "OUT/<host>-gpu<i>-<uuid>, or the CPU once)");
+    sub->add_flag("--concurrent", c.run_args.concurrent,
+                  "with --device all: every GPU at once (shows what they share: PCIe, the host's CPU); default one "
+                  "after another (clean numbers)");
     if (with_filter) sub->add_option("--filter", c.run_args.filter, "regular expression over benchmark names");
     sub->add_option("--skip", c.run_args.skip,
                     "regular expression over benchmark names to leave out, ceilings included (listed in "
@@ -115,6 +120,19 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
       ->check(CLI::Range(1e-9, 0.5));
   history->add_flag("--by-roof", c.hist.by_roof, "judge each kernel by its share of its roof in each run, as compare");
   history->add_option("--noise", c.hist.noise, "a calibration file, as for compare");
+
+  CLI::App* fleet = app.add_subcommand(
+      "fleet", "many devices side by side, grouped by model: each ceiling and kernel against the group's median, the "
+               "devices below it flagged (exit 1 when any is)");
+  fleet
+      ->add_option("paths", c.fleet.paths,
+                   "results files, or folders searched for results.json files (one per device: host, GPU index)")
+      ->required();
+  fleet->add_option("--out", c.fleet.out, "write fleet.json, fleet.md and fleet.html here");
+  fleet->add_option("--threshold", c.fleet.threshold_pct, "flag a figure this many percent below the median (default 5)")
+      ->check(CLI::Range(0.01, 99.0));
+  fleet->add_option("--mad", c.fleet.mad_k, "also flag a figure more than K x 1.4826 MAD below the median (default off)")
+      ->check(CLI::Range(0.0, 1000.0));
 
   CLI::App* abc = app.add_subcommand(
       "ab", "interleaved A/B of two builds: rounds of a fresh run of each, in random order, judged from the pairs "

@@ -16,6 +16,7 @@
 #include "reports/ab.h"
 #include "reports/compare.h"
 #include "reports/crosscheck.h"
+#include "reports/fleet.h"
 #include "reports/history.h"
 #include "reports/report.h"
 #include "reports/svg.h"
@@ -187,6 +188,24 @@ int cmd_history(const HistoryArgs& a) {
   }
   std::cout << render_history_text(h);
   return h.exit_code();
+}
+
+int cmd_fleet(const FleetArgs& a) {
+  FleetOptions opt;
+  opt.threshold = a.threshold_pct / 100;
+  opt.mad_k = a.mad_k;
+  std::optional<OutputFolder> folder;  // before reading every file, not after
+  if (!a.out.empty()) folder.emplace(a.out);
+  const Fleet f = build_fleet(load_fleet(a.paths), opt);
+  if (folder) {
+    FileSet files(*folder);
+    files.add("fleet.json", fleet_json(f).dump(2) + "\n");
+    files.add("fleet.md", render_fleet_markdown(f));
+    files.add("fleet.html", render_fleet_html(f));
+    files.commit();
+  }
+  std::cout << render_fleet_text(f);
+  return f.exit_code();
 }
 
 }  // namespace roofbench::cli

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 
+#include "bench/device_all.h"
 #include "bench/openblas_core.h"
 #include "bench/atomic_write.h"
 #include "bench/commands.h"
@@ -187,7 +188,13 @@ int dry_run(const RunArgs& a, bool ceilings_only, const MeasureOptions& opt) {
 
 int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   const MeasureOptions opt = measure_options(a);
-  if (a.dry_run) return dry_run(a, ceilings_only, opt);
+  if (a.device == "all" && !a.dry_run) return run_every_device(a, ceilings_only, argc, argv);
+  if (a.concurrent) throw InputError("--concurrent goes with --device all");
+  if (a.dry_run) {
+    RunArgs planned = a;  // --device all plans what one of its runs does
+    if (planned.device == "all") planned.device = "auto";
+    return dry_run(planned, ceilings_only, opt);
+  }
 
   auto dev = open_device(a.device);
   Results r;

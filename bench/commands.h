@@ -33,6 +33,7 @@ struct RunArgs {
   bool counters = false;
   std::string metrics;  // --metrics a,b,c
   std::vector<std::string> gbench_args;
+  bool concurrent = false;  // --device all: every GPU at once, not one after another
 };
 // `run` and `ceilings` (ceilings_only). The exit code of a run stopped by a signal is 128 + the
 // signal's number, after its partial results are written.
@@ -66,6 +67,15 @@ struct HistoryArgs {
   std::string noise;
 };
 int cmd_history(const HistoryArgs& a);
+
+// roofbench fleet PATHS... [--out DIR] [--threshold PCT] [--mad K] (bench/cmd_results.cpp).
+struct FleetArgs {
+  std::vector<std::string> paths;
+  std::string out;
+  double threshold_pct = 5;
+  double mad_k = 0;
+};
+int cmd_fleet(const FleetArgs& a);
 
 // roofbench ab BASE_BIN NEW_BIN [options] -- [run options] (bench/cmd_ab.cpp).
 struct AbArgs {
@@ -110,6 +120,7 @@ struct CommandLine {
   std::vector<std::string> xc_benchmarks;
   CompareArgs cmp;
   HistoryArgs hist;
+  FleetArgs fleet;
   AbArgs ab;
   CalibrateArgs cal;
   MetricsArgs met;

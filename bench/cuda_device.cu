@@ -294,6 +294,14 @@ int cuda_device_count(std::string* why) {
   return n;
 }
 
+std::string cuda_device_uuid(int index) {
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  std::string uuid;
+  for (int i = 0; i < 16; ++i) uuid += fmt::format("{:02x}", static_cast<unsigned char>(prop.uuid.bytes[i]));
+  return uuid;
+}
+
 std::string cuda_build_compute_capability() {
   const std::string archs = ROOFBENCH_CUDA_ARCHITECTURES;  // "90a", "80;90a", "native"...
   if (archs.find("90a") != std::string::npos) return "9.0";

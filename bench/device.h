@@ -49,6 +49,8 @@ std::unique_ptr<Device> make_cpu_device();
 // "cudaErrorInsufficientDriver (CUDA driver version is insufficient for CUDA runtime version)".
 int cuda_device_count(std::string* why = nullptr);
 std::unique_ptr<Device> make_cuda_device(int index);
+// GPU `index`'s UUID in hex (32 digits), from its properties: no context is made.
+std::string cuda_device_uuid(int index);
 // The compute capability this build's code is for ("9.0" for sm_90a, the first entry of
 // CMAKE_CUDA_ARCHITECTURES otherwise): what `run --dry-run` plans for when no GPU is visible.
 std::string cuda_build_compute_capability();

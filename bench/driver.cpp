@@ -21,6 +21,7 @@ int roofbench_main(int argc, char** argv) {
     if (c.command == "crosscheck") return cmd_crosscheck(c.xc_results, c.xc_csv, c.xc_benchmarks);
     if (c.command == "compare") return cmd_compare(c.cmp);
     if (c.command == "history") return cmd_history(c.hist);
+    if (c.command == "fleet") return cmd_fleet(c.fleet);
     if (c.command == "ab") return cmd_ab(c.ab);
     if (c.command == "calibrate") return cmd_calibrate(c.cal);
     if (c.command == "metrics") return cmd_metrics(c.met);

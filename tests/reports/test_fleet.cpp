@@ -1,0 +1,148 @@
+// roofbench fleet on synthetic results: groups by model, flags the low device with its figures.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "bench/device_all.h"
+#include "reports/fleet.h"
+#include "reports/history.h"
+#include "roofline/model.h"
+#include "tests/testing.h"
+
+using namespace roofbench;
+using namespace roofbench::testing;
+using roofbench::cli::child_arguments;
+using roofbench::cli::folder_name;
+using roofbench::cli::visible_device;
+
+namespace {
+
+// A GPU of `model` at `host`/index with its DRAM ceiling at `dram` B/s and one kernel of 1 GFLOP
+// taking `kernel_s`.
+FleetMember gpu(const std::string& model, const std::string& host, int index, double dram, double kernel_s) {
+  Results r = sample_results();
+  r.device = {{"kind", "cuda"}, {"name", model}, {"index", index}, {"uuid", fmt::format("{:08x}aaaa", index + 1)},
+              {"ecc", true}};
+  r.provenance["host"] = host;
+  r.ceilings[0].value = dram;  // dram_update
+  r.benchmarks = {kernel("naive", 1e9, 1e6, kernel_s)};
+  return {fmt::format("{}/gpu{}/results.json", host, index), "", r};
+}
+
+const FleetGroup& group(const Fleet& f, const std::string& model) {
+  for (const auto& g : f.groups)
+    if (g.model == model) return g;
+  throw std::runtime_error("no group " + model);
+}
+
+}  // namespace
+
+TEST(Fleet, FlagsExactlyTheDeviceBelowTheMedianWithTheFiguresThatFlagIt) {
+  std::vector<FleetMember> m;
+  for (int i = 0; i < 8; ++i) m.push_back(gpu("NVIDIA H100 80GB HBM3", "node1", i, i == 5 ? 80e9 : 100e9 + i * 1e8, 1e-3));
+  m[5].results.benchmarks[0].measurement->clock_limits = {"SW power cap"};
+  const Fleet f = build_fleet(std::move(m), FleetOptions{});
+  ASSERT_EQ(f.groups.size(), 1u);
+  const FleetGroup& g = f.groups[0];
+  EXPECT_TRUE(g.judged);
+  EXPECT_EQ(f.flagged(), 1);
+  EXPECT_EQ(f.exit_code(), 1);
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(g.why[i].empty(), i != 5) << i;
+  ASSERT_EQ(g.why[5].size(), 1u);
+  EXPECT_NE(g.why[5][0].find("ceiling dram_update: 80.0 GB/s against the median 100 GB/s, 20."), std::string::npos)
+      << g.why[5][0];
+  EXPECT_EQ(g.members[5].label, "node1 cuda:5 00000006");
+  EXPECT_EQ(g.state[5], "ECC on; clock limits: SW power cap (1 measurement)");
+  EXPECT_EQ(g.state[0], "ECC on");
+  // Every report says which device and why.
+  EXPECT_NE(render_fleet_text(f).find("OUTLIER  node1 cuda:5 00000006"), std::string::npos) << render_fleet_text(f);
+  EXPECT_NE(render_fleet_markdown(f).find("| **OUTLIER** | node1 cuda:5 00000006 |"), std::string::npos);
+  EXPECT_NE(render_fleet_html(f).find("class=\"low\">80.0 GB/s"), std::string::npos);
+  const auto j = fleet_json(f);
+  EXPECT_EQ(j["flagged"], 1);
+  EXPECT_EQ(j["groups"][0]["devices"][5]["outlier"], true);
+  EXPECT_EQ(j["groups"][0]["devices"][4]["outlier"], false);
+}
+
+TEST(Fleet, ModelsAreGroupedNeverComparedAndGroupsOfTwoAreNotJudged) {
+  std::vector<FleetMember> m;
+  for (int i = 0; i < 3; ++i) m.push_back(gpu("NVIDIA H100 80GB HBM3", "a", i, 100e9, 1e-3));
+  for (int i = 0; i < 2; ++i) m.push_back(gpu("NVIDIA H200", "b", i, i ? 140e9 : 100e9, 1e-3));  // 29% apart
+  const Fleet f = build_fleet(std::move(m), FleetOptions{});
+  ASSERT_EQ(f.groups.size(), 2u);
+  EXPECT_TRUE(group(f, "cuda: NVIDIA H100 80GB HBM3").judged);
+  EXPECT_FALSE(group(f, "cuda: NVIDIA H200").judged);
+  EXPECT_EQ(f.flagged(), 0);
+  EXPECT_EQ(f.exit_code(), 0);
+  EXPECT_NE(render_fleet_text(f).find("NVIDIA H200: 2 devices (fewer than three: shown, not judged)"),
+            std::string::npos);
+}
+
+TEST(Fleet, ASlowKernelFlagsItsDeviceAndTheMadRuleCatchesWhatTheThresholdMisses) {
+  std::vector<FleetMember> m;
+  for (int i = 0; i < 6; ++i) m.push_back(gpu("H", "n", i, 100e9, i == 2 ? 1.04e-3 : 1e-3 * (1 + 0.001 * i)));
+  // 4% slower: within 5% of the median, but far outside the others' spread (0.1% apart).
+  FleetOptions plain;
+  EXPECT_EQ(build_fleet(m, plain).flagged(), 0);
+  FleetOptions mad;
+  mad.mad_k = 5;
+  const Fleet f = build_fleet(m, mad);
+  EXPECT_EQ(f.flagged(), 1);
+  ASSERT_FALSE(f.groups[0].why[2].empty());
+  EXPECT_NE(f.groups[0].why[2][0].find("kernel gemm/naive/fp32/n:1"), std::string::npos) << f.groups[0].why[2][0];
+  EXPECT_NE(f.groups[0].why[2][0].find("robust sigmas"), std::string::npos);
+  FleetOptions bad;
+  bad.threshold = 0;
+  EXPECT_THROW(build_fleet(m, bad), InputError);
+}
+
+TEST(Fleet, RunsOfOneDeviceAreToldApartByTheirFolders) {
+  std::vector<FleetMember> m;
+  for (const char* dir : {"x/run-a", "x/run-b", "x/run-c"}) {
+    FleetMember one = gpu("H", "same-host", 0, 100e9, 1e-3);
+    one.path = std::string(dir) + "/results.json";
+    m.push_back(one);
+  }
+  const Fleet f = build_fleet(std::move(m), FleetOptions{});
+  EXPECT_EQ(f.groups[0].members[1].label, "run-b");
+}
+
+TEST(Fleet, LoadsFilesAndFoldersAndRefusesFewerThanTwo) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("roofbench-fleet-{}", ::getpid());
+  fs::remove_all(dir);
+  // A run folder's hidden generations (.roofbench/gen-*/results.json, which its visible files link
+  // to) are the same run again: never a device of their own.
+  for (const char* sub : {"n1/gpu0", "n1/gpu1", "n2/gpu0", "n1/gpu0/.roofbench/gen-1"}) {
+    fs::create_directories(dir / sub);
+    Results r = sample_results();
+    apply_model(r);
+    std::ofstream(dir / sub / "results.json") << dump_results(r);
+  }
+  EXPECT_EQ(load_fleet({dir.string()}).size(), 3u);
+  EXPECT_EQ(load_fleet({(dir / "n1/gpu0").string(), (dir / "n2").string()}).size(), 2u);
+  EXPECT_THROW(load_fleet({(dir / "n2").string()}), InputError);
+  EXPECT_THROW(load_fleet({(dir / "nowhere").string(), (dir / "n1").string()}), InputError);
+  // history reads a folder the same way.
+  EXPECT_EQ(load_history({dir.string()}).size(), 3u);
+  fs::remove_all(dir);
+}
+
+// --device all: each child process runs one GPU (cuda:0 of its CUDA_VISIBLE_DEVICES) into its
+// own folder, with every other option as given.
+TEST(DeviceAll, EachChildRunsItsOneVisibleGpuIntoItsOwnFolder) {
+  EXPECT_EQ(child_arguments({"run", "--device", "all", "--quick", "--out", "f", "--concurrent", "--filter", "x"}, "f/h-gpu1"),
+            (std::vector<std::string>{"run", "--device", "cuda:0", "--out", "f/h-gpu1", "--quick", "--filter", "x"}));
+  EXPECT_EQ(child_arguments({"ceilings", "--device=all", "--out=o", "--", "--benchmark_min_time=1"}, "o/g0"),
+            (std::vector<std::string>{"ceilings", "--device", "cuda:0", "--out", "o/g0", "--", "--benchmark_min_time=1"}));
+  EXPECT_THROW(child_arguments({"run", "--device", "cuda:1"}, "o"), InputError);
+  EXPECT_EQ(visible_device(nullptr, 3), "3");
+  EXPECT_EQ(visible_device("", 0), "0");
+  EXPECT_EQ(visible_device("4,6,GPU-abc", 2), "GPU-abc");  // the parent's own list, kept
+  EXPECT_THROW(visible_device("4,6", 2), InputError);
+  EXPECT_EQ(folder_name("node 7/gpu:0"), "node-7-gpu-0");
+}

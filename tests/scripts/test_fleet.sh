@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# A planted outlier (issue 24): three real CPU runs of the same machine, one of them throttled on
+# purpose (one OpenMP thread instead of every core, so its DRAM ceiling and kernel come out far
+# lower), go to `roofbench fleet`: exactly that run is flagged, on its DRAM ceiling, exit 1; the
+# two healthy runs alone are not judged (fewer than three) and exit 0.
+# Usage: test_fleet.sh ROOFBENCH
+set -uo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+run=(run --device cpu --quick --budget 0.2 --filter '^stream/saxpy/' --skip 'ceiling/(l1|l2|l3|fp|math|launch)')
+"$bin" "${run[@]}" --out "$tmp/runs/healthy-1" >"$tmp/healthy-1.log" 2>&1 || { tail "$tmp/healthy-1.log"; fail "healthy-1 exited $?"; }
+# The second through --device all: on the CPU backend it runs once, into OUT/<host>-cpu.
+"$bin" run --device cpu --concurrent --quick --filter '^stream/saxpy/' --out "$tmp/x" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--concurrent without --device all was not refused"
+run_all=("${run[@]}")
+run_all[2]=all
+"$bin" "${run_all[@]}" --out "$tmp/runs/all" >"$tmp/all.log" 2>&1 || { tail "$tmp/all.log"; fail "--device all exited $?"; }
+healthy2=$(ls -d "$tmp"/runs/all/*-cpu 2>/dev/null)
+[ "$(ls "$tmp/runs/all" | wc -l)" = 1 ] && [ -s "$healthy2/results.json" ] ||
+  fail "--device all on the CPU: expected one folder <host>-cpu: $(ls -R "$tmp/runs/all")"
+OMP_NUM_THREADS=1 "$bin" "${run[@]}" --out "$tmp/runs/throttled" >"$tmp/throttled.log" 2>&1 ||
+  { tail "$tmp/throttled.log"; fail "throttled exited $?"; }
+[ "$(json "$tmp/runs/throttled/results.json" 'd["device"]["threads"]')" = 1 ] || fail "the throttled run did not run on one thread"
+
+"$bin" fleet "$tmp/runs" --threshold 10 --out "$tmp/fleet" >"$tmp/fleet.txt" 2>&1
+rc=$?
+cat "$tmp/fleet.txt"
+[ $rc -eq 1 ] || fail "fleet exited $rc with an outlier planted, expected 1"
+for f in fleet.json fleet.md fleet.html; do [ -s "$tmp/fleet/$f" ] || fail "no $f"; done
+flagged=$(json "$tmp/fleet/fleet.json" '[x["label"] for g in d["groups"] for x in g["devices"] if x["outlier"]]')
+[ "$flagged" = "['throttled']" ] || fail "flagged $flagged, expected exactly the throttled run"
+why=$(json "$tmp/fleet/fleet.json" '[w for g in d["groups"] for x in g["devices"] for w in x["why"]]')
+grep -q 'ceiling dram_' <<<"$why" || fail "the throttled run is not flagged on a DRAM ceiling: $why"
+
+"$bin" fleet "$tmp/runs/healthy-1" "$healthy2" >"$tmp/two.txt" 2>&1 || fail "two healthy runs: exit $?"
+grep -q 'not judged' "$tmp/two.txt" || fail "two runs were judged: $(cat "$tmp/two.txt")"
+"$bin" fleet "$tmp/runs/healthy-1" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "one file: expected exit 2"
+echo "PASS: the throttled run, and only it, flagged"
