@@ -18,6 +18,12 @@ namespace roofbench {
 
 namespace {
 
+std::string uuid_hex(const cudaUUID_t& u) {  // 32 hex digits
+  std::string s;
+  for (int i = 0; i < 16; ++i) s += fmt::format("{:02x}", static_cast<unsigned char>(u.bytes[i]));
+  return s;
+}
+
 // Spins one thread for ~`ns` nanoseconds of %globaltimer and reports SM cycles and ns elapsed.
 __global__ void sm_clock_kernel(unsigned long long ns, unsigned long long* out) {
   unsigned long long t0, t1, c0, c1;
@@ -167,8 +173,7 @@ class CudaDevice final : public Device {
     CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
     char pci[32] = {};
     CUDA_CHECK(cudaDeviceGetPCIBusId(pci, sizeof pci, index_));
-    std::string uuid;
-    for (int i = 0; i < 16; ++i) uuid += fmt::format("{:02x}", static_cast<unsigned char>(prop_.uuid.bytes[i]));
+    const std::string uuid = uuid_hex(prop_.uuid);
     const int bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth, index_);
     const double mem_clock_hz = attr(cudaDevAttrMemoryClockRate, index_) * 1e3;
     return {{"kind", "cuda"},
@@ -297,9 +302,7 @@ int cuda_device_count(std::string* why) {
 std::string cuda_device_uuid(int index) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
-  std::string uuid;
-  for (int i = 0; i < 16; ++i) uuid += fmt::format("{:02x}", static_cast<unsigned char>(prop.uuid.bytes[i]));
-  return uuid;
+  return uuid_hex(prop.uuid);
 }
 
 std::string cuda_build_compute_capability() {

@@ -547,6 +547,23 @@ std::string dump_results(const Results& r) {
   return json(r).dump(2) + "\n";
 }
 
+std::vector<std::string> results_files_under(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_directory() && it->path().filename().string().rfind('.', 0) == 0) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file() && it->path().filename() == "results.json") found.push_back(it->path().string());
+  }
+  if (ec) throw InputError("cannot read folder '" + dir + "': " + ec.message());
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 std::string results_path(const std::string& file_or_dir) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -223,5 +223,9 @@ Results parse_results(const std::string& text);
 std::string dump_results(const Results& r);  // pretty JSON text, ends with a newline
 // A results file given as itself or as the folder that holds results.json.
 std::string results_path(const std::string& file_or_dir);
+// Every results.json under a folder, recursively, sorted by path; a run folder's hidden
+// .roofbench/ (the generations its visible files link to: the same run again) is left out.
+// Throws InputError when the folder cannot be read.
+std::vector<std::string> results_files_under(const std::string& dir);
 
 }  // namespace roofbench

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "bench/stats.h"
 #include "reports/compare.h"  // device_id
 #include "reports/format.h"
 #include "roofline/model.h"  // read_results
@@ -15,12 +16,6 @@
 namespace roofbench {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // "node07 cuda:3 5e1f0c2a": where a device is; a CPU has its host alone.
 std::string device_label(const Results& r) {
@@ -87,19 +82,7 @@ std::vector<FleetMember> load_fleet(const std::vector<std::string>& paths) {
   for (const auto& p : paths) {
     std::error_code ec;
     if (fs::is_directory(p, ec) && !fs::exists(fs::path(p) / "results.json", ec)) {
-      std::vector<std::string> found;
-      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
-           it.increment(ec)) {
-        // A run folder's hidden .roofbench/ holds the generations its visible files link to.
-        if (it->is_directory() && it->path().filename().string().rfind('.', 0) == 0) {
-          it.disable_recursion_pending();
-          continue;
-        }
-        if (it->is_regular_file() && it->path().filename() == "results.json") found.push_back(it->path().string());
-      }
-      if (ec) throw InputError("cannot read folder '" + p + "': " + ec.message());
-      std::sort(found.begin(), found.end());
-      for (auto& f : found) members.push_back({f, "", read_results(f)});
+      for (auto& f : results_files_under(p)) members.push_back({f, "", read_results(f)});
     } else {
       const std::string file = results_path(p);
       members.push_back({file, "", read_results(file)});
@@ -161,10 +144,10 @@ Fleet build_fleet(std::vector<FleetMember> members, const FleetOptions& opt) {
       for (const auto& v : f.value)
         if (v) have.push_back(*v);
       if (have.empty()) continue;
-      f.median = median_of(have);
+      f.median = summarize(have).median;
       std::vector<double> dev;
       for (double v : have) dev.push_back(std::fabs(v - f.median));
-      f.mad = median_of(dev);
+      f.mad = summarize(dev).median;
       if (!g.judged || have.size() < 3 || f.median <= 0) continue;
       for (std::size_t i = 0; i < n; ++i) {
         if (!f.value[i]) continue;

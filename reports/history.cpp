@@ -32,18 +32,7 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths) {
   std::vector<HistoryRun> runs;
   std::error_code ec;
   if (paths.size() == 1 && fs::is_directory(paths[0], ec)) {
-    for (auto it = fs::recursive_directory_iterator(paths[0], ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-      // A run folder's hidden .roofbench/ holds the generations its visible files link to: the
-      // same run again.
-      if (it->is_directory() && it->path().filename().string().rfind('.', 0) == 0) {
-        it.disable_recursion_pending();
-        continue;
-      }
-      if (it->is_regular_file() && it->path().filename() == "results.json")
-        runs.push_back({it->path().string(), "", "", read_results(it->path().string())});
-    }
-    if (ec) throw InputError("cannot read folder '" + paths[0] + "': " + ec.message());
+    for (const auto& file : results_files_under(paths[0])) runs.push_back({file, "", "", read_results(file)});
     std::stable_sort(runs.begin(), runs.end(), [](const HistoryRun& a, const HistoryRun& b) {
       return a.results.provenance.value("utc_time", std::string()) < b.results.provenance.value("utc_time", std::string());
     });

@@ -47,6 +47,13 @@ inline Ceiling bandwidth_ceiling(const std::string& name, double bytes_per_s) {
   return c;
 }
 
+// A host-link ceiling ("pcie_h2d_pinned"), which a copy pass names (Work::phase(name, ceiling)).
+inline Ceiling pcie_ceiling(const std::string& name, double bytes_per_s) {
+  Ceiling c = bandwidth_ceiling(name, bytes_per_s);
+  c.level = Level::pcie;
+  return c;
+}
+
 inline Ceiling compute_ceiling(const std::string& name, Precision p, double flop_per_s) {
   Ceiling c = ceiling(name, CeilingKind::compute, flop_per_s, "FLOP/s");
   c.precision = p;

@@ -136,11 +136,7 @@ TEST(Markdown, LessonsPredictTheSpeedupFromTheMathRoofWhereItBinds) {
 // and the pipeline 251.7 / 16 + 15/16 · 83.9 = 94.4 us: 2.67× predicted.
 TEST(Markdown, TheOverlapLessonPredictsThePipelineAndReportsItsEfficiency) {
   Results r = sample_results();
-  for (const char* name : {"pcie_h2d_pinned", "pcie_d2h_pinned"}) {
-    Ceiling c = bandwidth_ceiling(name, 50e9);
-    c.level = Level::pcie;
-    r.ceilings.push_back(c);
-  }
+  for (const char* name : {"pcie_h2d_pinned", "pcie_d2h_pinned"}) r.ceilings.push_back(pcie_ceiling(name, 50e9));
   Ceiling fma = compute_ceiling("fp32_fma_simt", Precision::fp32, 4e12);
   fma.unit = Unit::simt;
   r.ceilings.push_back(fma);

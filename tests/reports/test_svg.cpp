@@ -417,11 +417,7 @@ TEST(Svg, APipelinedFormsOverlapRoofIsItsOwnDashedSegment) {
   // Passes of 0.1 s (H2D at 10 GB/s), 0.2 s (2e11 FLOPs at 1 TFLOP/s) and 0.1 s (D2H), pipelined
   // over 4 chunks: 0.4 / 4 + 3/4 · 0.2 = 0.25 s, so its roof is 2e11 / 0.25 = 800 GFLOP/s.
   Results r = sample_results();
-  for (const char* name : {"pcie_h2d_pinned", "pcie_d2h_pinned"}) {
-    Ceiling c = bandwidth_ceiling(name, 10e9);
-    c.level = Level::pcie;
-    r.ceilings.push_back(c);
-  }
+  for (const char* name : {"pcie_h2d_pinned", "pcie_d2h_pinned"}) r.ceilings.push_back(pcie_ceiling(name, 10e9));
   BenchmarkResult b = kernel("streams4", 2e11, 3e9, 0.3);
   b.phases = {{"H2D", 0, 1e9, {}, "pcie_h2d_pinned"}, {"kernel", 2e11, 1e9, {}, ""}, {"D2H", 0, 1e9, {}, "pcie_d2h_pinned"}};
   b.pipeline_chunks = 4;

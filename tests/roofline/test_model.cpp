@@ -279,11 +279,9 @@ BenchmarkResult copy_compute_copy(double measured_s, double chunks) {
 }
 Results with_pcie(const Results& base) {
   Results r = base;
-  Ceiling h2d = bandwidth_ceiling("pcie_h2d_pinned", 10e9), d2h = bandwidth_ceiling("pcie_d2h_pinned", 5e9);
-  h2d.level = d2h.level = Level::pcie;
-  Ceiling pageable = bandwidth_ceiling("pcie_h2d_pageable", 4e9);  // same level, another name: not used
-  pageable.level = Level::pcie;
-  r.ceilings.insert(r.ceilings.end(), {h2d, d2h, pageable});
+  // pcie_h2d_pageable: the same level, another name, not used.
+  r.ceilings.insert(r.ceilings.end(), {pcie_ceiling("pcie_h2d_pinned", 10e9), pcie_ceiling("pcie_d2h_pinned", 5e9),
+                                       pcie_ceiling("pcie_h2d_pageable", 4e9)});
   return r;
 }
 }  // namespace
