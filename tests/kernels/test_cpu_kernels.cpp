@@ -170,6 +170,26 @@ TEST(LessonDeclarations, FusionMovesFewerBytesForTheSameWork) {
   EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_fused/fp32").work.flops(n), 10000);
 }
 
+TEST(LessonDeclarations, EachFusionPassIsPlacedAtTheStreamCeilingOfItsShape) {
+  // One array in and one out: copy; two in, one out: triad; fused and unfused forms alike.
+  const Params n = {{"n", 1000}};
+  auto roofs = [&](const std::string& base) {
+    std::vector<std::string> out;
+    for (const WorkPhase& ph : lesson(base).work.phases(n)) out.push_back(ph.ceiling);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(roofs("fusion/sincos_unfused/fp32"), (V{"dram_copy", "dram_copy", "dram_copy", "dram_copy", "dram_triad"}));
+  EXPECT_EQ(roofs("fusion/sincos_fused/fp32"), V{"dram_copy"});
+  EXPECT_EQ(roofs("fusion/bias_gelu_unfused/fp32"), (V{"dram_copy", "dram_copy"}));
+  EXPECT_EQ(roofs("fusion/bias_gelu_fused/fp32"), V{"dram_copy"});
+  for (const char* form : {"fusion/sincos_unfused/fp32", "fusion/sincos_fused/fp32"})
+    for (const WorkPhase& ph : lesson(form).work.phases(n)) {
+      const double per_element = ph.bytes / 1000;
+      EXPECT_DOUBLE_EQ(per_element, ph.ceiling == "dram_triad" ? 12 : 8) << form << " " << ph.name;
+    }
+}
+
 TEST(LessonDeclarations, LowPrecisionDoublesTheIntensity) {
   const Params n = {{"n", 1000}};
   const Variant &f32 = lesson("lowprec/relu/fp32"), &f16 = lesson("lowprec/relu/fp16"), &b16 = lesson("lowprec/relu/bf16");
