@@ -4,7 +4,7 @@
 `roofbench run` is killed with SIGKILL (1) at every step of its writes, through the LD_PRELOAD
 fault injector (tests/fault/fault_inject.cpp) that stops it right before the N-th call changing
 the output folder, (2) at random moments, ceilings and benchmarks included, KILLS times
-(default 60); (3) two runs start on one folder at once; (4) the disk is full: an injected
+(default 30); (3) two runs start on one folder at once; (4) the disk is full: an injected
 ENOSPC on every write, and a real full tmpfs where this machine lets the test mount one.
 
 After each, the output folder must hold, as any reader sees it (links followed):
@@ -14,7 +14,7 @@ After each, the output folder must hold, as any reader sees it (links followed):
             report.html and summary.md exactly what `roofbench report` makes of it.
 Anything else (a mix of two runs, a torn file, a missing file, a temporary name) fails.
 
-Usage: test_kill.py ROOFBENCH FAULT_INJECT_SO     env: KILLS (default 50), SEED (default: time)
+Usage: test_kill.py ROOFBENCH FAULT_INJECT_SO     env: KILLS (default 30), SEED (default: time)
 """
 import json
 import os
@@ -27,7 +27,7 @@ import tempfile
 import time
 
 BIN, SHIM = sys.argv[1], sys.argv[2]
-KILLS = int(os.environ.get("KILLS", "50"))
+KILLS = int(os.environ.get("KILLS", "30"))
 SEED = int(os.environ.get("SEED", str(int(time.time()))))
 SET = {"results.json", "gbench.json", "roofline.svg", "report.html", "summary.md"}
 REPORTS = ["roofline.svg", "report.html", "summary.md"]
