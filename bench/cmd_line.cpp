@@ -42,7 +42,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
         ->check(CLI::Range(0.01, 100.0));
     sub->add_option("--budget", c.run_args.budget_s,
                     "seconds of wall time a benchmark may sample for when it does not reach the noise target "
-                    "(default 5; 1 with --quick)")
+                    "(default 5; 0.75 with --quick)")
         ->check(CLI::Range(0.0, 3600.0));
     sub->add_option("--placements", c.run_args.placements,
                     "measure each benchmark on N fresh instances in turn (fresh memory each, each verified), the "

@@ -58,7 +58,7 @@ struct MeasureOptions {
     o.min_samples = 10;
     o.max_samples = 500;
     o.min_time_s = 0.02;
-    o.max_time_s = 1.0;
+    o.max_time_s = 0.75;
     return o;
   }
   nlohmann::json to_json() const;
