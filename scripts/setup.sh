@@ -12,7 +12,9 @@ packages=(cmake ninja-build g++ git pkg-config
           # gbench.json works with it
           libbenchmark-tools python3-scipy
           # scripts/fuzz.sh: clang with libFuzzer and the sanitizers' runtimes, and its OpenMP
-          clang libclang-rt-dev libomp-dev)
+          clang libclang-rt-dev libomp-dev
+          # scripts/slurm/ and its test, which starts a one-node Slurm cluster on this machine
+          slurm-wlm munge)
 
 missing=()
 for p in "${packages[@]}"; do

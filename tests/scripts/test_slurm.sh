@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# scripts/slurm/ for real: a one-node Slurm cluster of this machine (munged, slurmctld and slurmd
+# started here on localhost, on free ports, configured in a temporary folder), a sweep submitted
+# with scripts/slurm/submit.sh: a job array of three CPU quick runs (`--device all`, filtered to two
+# kernels and three ceilings) and the dependent fleet job. Checks the merged fleet report (three
+# members, every figure, each from its own task's folder), the coverage file and both jobs' exit
+# codes; then a second sweep whose --nodes names a node that does not exist, which the fleet job
+# must call uncovered and fail on. When Slurm cannot start (packages missing, a daemon that dies),
+# the test says why and FAILS: it never passes without running the jobs.
+# Usage: test_slurm.sh ROOFBENCH
+set -uo pipefail
+bin=$(realpath "$1")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d /tmp/roofbench-slurm.XXXXXX)
+chmod 700 "$tmp"
+pids=()
+cleanup() {
+  [ -n "${SLURM_CONF:-}" ] && scancel --quiet -u "$(id -un)" 2>/dev/null
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  [ -f "$tmp/munged.pid" ] && kill "$(cat "$tmp/munged.pid")" 2>/dev/null
+  sleep 0.5
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  for f in slurmctld.log slurmd.log munged.log; do
+    [ -s "$tmp/$f" ] && { echo "--- $f (last lines)" >&2; tail -15 "$tmp/$f" >&2; }
+  done
+  exit 1
+}
+
+for t in munged mungekey slurmctld slurmd sbatch squeue sinfo scontrol scancel; do
+  command -v "$t" >/dev/null || fail "no $t on PATH: Slurm cannot start here (scripts/setup.sh installs slurm-wlm and munge)"
+done
+
+# munge: its own key and socket in the temporary folder.
+mungekey --create --keyfile="$tmp/munge.key" >/dev/null 2>&1 || fail "mungekey could not create a key"
+munged --force --key-file="$tmp/munge.key" --socket="$tmp/munge.sock" --pid-file="$tmp/munged.pid" \
+  --log-file="$tmp/munged.log" --seed-file="$tmp/munged.seed" 2>"$tmp/munged.err" ||
+  fail "munged did not start: $(cat "$tmp/munged.err")"
+munge -S "$tmp/munge.sock" -n </dev/null | unmunge -S "$tmp/munge.sock" >/dev/null 2>&1 ||
+  fail "munged started but does not encode and decode a credential"
+
+# Two free TCP ports for slurmctld and slurmd.
+read -r ctld_port d_port < <(python3 -c '
+import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+node=$(hostname -s)
+user=$(id -un)
+mkdir -p "$tmp/state" "$tmp/spool"
+cat >"$tmp/slurm.conf" <<EOF
+ClusterName=roofbenchtest
+SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$d_port
+SlurmUser=$user
+SlurmdUser=$user
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$tmp/munge.sock
+StateSaveLocation=$tmp/state
+SlurmdSpoolDir=$tmp/spool
+SlurmctldPidFile=$tmp/slurmctld.pid
+SlurmdPidFile=$tmp/slurmd.pid
+SlurmctldLogFile=$tmp/slurmctld.log
+SlurmdLogFile=$tmp/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+ReturnToService=2
+MinJobAge=600
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+PartitionName=roofbench Nodes=$node Default=YES MaxTime=INFINITE State=UP
+EOF
+export SLURM_CONF=$tmp/slurm.conf
+slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
+pids+=($!)
+slurmd -D -f "$SLURM_CONF" -N "$node" >"$tmp/slurmd.out" 2>&1 &
+pids+=($!)
+up=0
+for _ in $(seq 1 60); do
+  for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || fail "a Slurm daemon exited at start: $(tail -3 "$tmp/slurmctld.out" "$tmp/slurmd.out")"; done
+  [ "$(sinfo -h -n "$node" -o %T 2>/dev/null)" = idle ] && { up=1; break; }
+  sleep 0.5
+done
+[ $up = 1 ] || fail "the node did not come up idle in 30 s (sinfo: $(sinfo 2>&1 | tail -2))"
+echo "== Slurm up: slurmctld :$ctld_port, slurmd :$d_port, node $node idle ($(sinfo -V))"
+
+# wait_job ID SECONDS: until the job leaves the queue; prints its state and exit code.
+wait_job() {
+  local id=$1 limit=$2 t=0
+  while [ -n "$(squeue -h -j "$id" 2>/dev/null)" ]; do
+    [ $t -lt $((limit * 2)) ] || fail "job $id still queued or running after $limit s: $(squeue 2>&1)"
+    sleep 0.5
+    t=$((t + 1))
+  done
+  scontrol show job "$id" | grep -oE 'JobState=[A-Z_]+|ExitCode=[0-9]+:[0-9]+' | paste -sd' '
+}
+
+# A sweep: three tasks of a quick CPU run, small and fast; the healthy runs agree within far
+# less than the generous threshold (this test checks the plumbing; the planted-outlier test
+# checks the verdict).
+fleet=$tmp/fleet
+run_opts=(--quick --budget 0.05 --filter '^(stream/saxpy|lowprec/relu/fp32)/'
+          --skip 'ceiling/(dram_(write|copy|triad|update)|l2_|l3_|fp64|math_|launch_)')
+ROOFBENCH=$bin bash "$src/scripts/slurm/submit.sh" "$fleet" --tasks 3 --fleet --threshold=60 -- "${run_opts[@]}" \
+  >"$tmp/submit.out" 2>&1 || fail "submit.sh: $(cat "$tmp/submit.out")"
+cat "$tmp/submit.out"
+array=$(sed -n 's/^array=//p' "$tmp/submit.out") fleet_job=$(sed -n 's/^fleet=//p' "$tmp/submit.out")
+[ -n "$array" ] && [ -n "$fleet_job" ] || fail "submit.sh printed no job IDs"
+state=$(wait_job "$fleet_job" 240)
+echo "== fleet job $fleet_job: $state"
+for i in 0 1 2; do
+  s=$(scontrol show job "${array}_$i" | grep -oE 'JobState=[A-Z_]+|ExitCode=[0-9]+:[0-9]+' | paste -sd' ')
+  [ "$s" = "JobState=COMPLETED ExitCode=0:0" ] || fail "array task $i: $s ($(cat "$fleet/roofbench-node-${array}_$i.out" 2>/dev/null | tail -5))"
+done
+[ "$state" = "JobState=COMPLETED ExitCode=0:0" ] ||
+  fail "the fleet job: $state; its output: $(cat "$fleet/roofbench-fleet-$fleet_job.out" 2>/dev/null | tail -20)"
+for f in fleet.json fleet.md fleet.html coverage.txt; do [ -s "$fleet/report/$f" ] || fail "no report/$f"; done
+grep -q '^every task ran and exited 0$' "$fleet/report/coverage.txt" || fail "coverage: $(cat "$fleet/report/coverage.txt")"
+grep -q "^node $node: 3 tasks" "$fleet/report/coverage.txt" || fail "coverage does not say the node ran three tasks"
+python3 - "$fleet" "$array" <<'PY' || fail "the fleet report is not the sweep's"
+import json, os, sys
+fleet, array = sys.argv[1], sys.argv[2]
+f = json.load(open(os.path.join(fleet, "report", "fleet.json")))
+assert f["schema"] == "roofbench.fleet.v1", f["schema"]
+groups = f["groups"]
+assert len(groups) == 1, [g["model"] for g in groups]
+g = groups[0]
+paths = sorted(m["path"] for m in g["devices"])
+assert len(paths) == 3, paths
+# One results file per task, each in that task's own folder (runs/<host>-<job>-<task>/<host>-cpu).
+for task, p in enumerate(paths):
+    rel = os.path.relpath(p, os.path.join(fleet, "runs"))
+    assert rel.split(os.sep)[0].endswith(f"-{array}-{task}"), rel
+    r = json.load(open(p))
+    assert r["partial"] is None and all(b["verified"] for b in r["benchmarks"]), p
+assert g["judged"] is True, "three members and not judged"
+names = {x["name"] for x in g["figures"]}
+ceilings = {x["name"] for x in g["figures"] if x["ceiling"]}
+assert {"dram_read", "fp32_fma", "l1_read"} <= ceilings, sorted(ceilings)
+kernels = sorted(names - ceilings)
+assert any(n.startswith("stream/saxpy/") for n in kernels) and any(n.startswith("lowprec/relu/fp32/") for n in kernels), kernels
+for x in g["figures"]:
+    assert len(x["values"]) == 3 and all(v is not None and v > 0 for v in x["values"]), x
+    assert x["median"] > 0, x
+assert not any(any(x["low"]) for x in g["figures"]) and f["flagged"] == 0, "a healthy run was flagged at a 60% threshold"
+print(f"fleet report: 1 group, 3 members (one per task), {len(g['figures'])} figures, {len(kernels)} kernels, none flagged")
+PY
+grep -q "OUTLIER" "$fleet/report/fleet.md" && fail "fleet.md flags an outlier"
+
+# A second sweep whose node list names a node that is not there: both tasks run on this one,
+# and the fleet job must say the other node was not covered and exit 1.
+fleet2=$tmp/fleet2
+ROOFBENCH=$bin bash "$src/scripts/slurm/submit.sh" "$fleet2" --nodes "$node,nosuchnode" --fleet --threshold=60 \
+  -- "${run_opts[@]}" >"$tmp/submit2.out" 2>&1 || fail "submit.sh (second sweep): $(cat "$tmp/submit2.out")"
+fleet_job2=$(sed -n 's/^fleet=//p' "$tmp/submit2.out")
+state2=$(wait_job "$fleet_job2" 240)
+echo "== fleet job $fleet_job2 (a node not covered): $state2"
+[ "$state2" = "JobState=FAILED ExitCode=1:0" ] || fail "the fleet job of the second sweep: $state2, not exit 1"
+grep -q '^PROBLEM: node nosuchnode: no task ran there$' "$fleet2/report/coverage.txt" ||
+  fail "coverage does not name the node that ran nothing: $(cat "$fleet2/report/coverage.txt")"
+echo "slurm: a job array of 3 quick runs and its fleet job on a one-node Slurm: report merged, coverage checked; an uncovered node fails the fleet job"
