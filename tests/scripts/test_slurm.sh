@@ -106,13 +106,14 @@ wait_job() {
   scontrol show job "$id" | grep -oE 'JobState=[A-Z_]+|ExitCode=[0-9]+:[0-9]+' | paste -sd' '
 }
 
-# A sweep: three tasks of a quick CPU run, small and fast; the healthy runs agree within far
-# less than the generous threshold (this test checks the plumbing; the planted-outlier test
-# checks the verdict).
+# A sweep: three tasks of a quick CPU run, small and fast. The fleet's threshold is 99%: this
+# test checks the plumbing, and it runs beside other tests, whose load can take a run's figures
+# far down (a task's L1 ceiling came out 94% below the other two's beside a quick run). The
+# planted-outlier test, which runs alone, checks the verdict.
 fleet=$tmp/fleet
 run_opts=(--quick --budget 0.05 --filter '^(stream/saxpy|lowprec/relu/fp32)/'
           --skip 'ceiling/(dram_(write|copy|triad|update)|l2_|l3_|fp64|math_|launch_)')
-ROOFBENCH=$bin bash "$src/scripts/slurm/submit.sh" "$fleet" --tasks 3 --fleet --threshold=60 -- "${run_opts[@]}" \
+ROOFBENCH=$bin bash "$src/scripts/slurm/submit.sh" "$fleet" --tasks 3 --fleet --threshold=99 -- "${run_opts[@]}" \
   >"$tmp/submit.out" 2>&1 || fail "submit.sh: $(cat "$tmp/submit.out")"
 cat "$tmp/submit.out"
 array=$(sed -n 's/^array=//p' "$tmp/submit.out") fleet_job=$(sed -n 's/^fleet=//p' "$tmp/submit.out")
@@ -153,7 +154,7 @@ assert any(n.startswith("stream/saxpy/") for n in kernels) and any(n.startswith(
 for x in g["figures"]:
     assert len(x["values"]) == 3 and all(v is not None and v > 0 for v in x["values"]), x
     assert x["median"] > 0, x
-assert not any(any(x["low"]) for x in g["figures"]) and f["flagged"] == 0, "a healthy run was flagged at a 60% threshold"
+assert not any(any(x["low"]) for x in g["figures"]) and f["flagged"] == 0, "a run was flagged at a 99% threshold"
 print(f"fleet report: 1 group, 3 members (one per task), {len(g['figures'])} figures, {len(kernels)} kernels, none flagged")
 PY
 grep -q "OUTLIER" "$fleet/report/fleet.md" && fail "fleet.md flags an outlier"
@@ -161,7 +162,7 @@ grep -q "OUTLIER" "$fleet/report/fleet.md" && fail "fleet.md flags an outlier"
 # A second sweep whose node list names a node that is not there: both tasks run on this one,
 # and the fleet job must say the other node was not covered and exit 1.
 fleet2=$tmp/fleet2
-ROOFBENCH=$bin bash "$src/scripts/slurm/submit.sh" "$fleet2" --nodes "$node,nosuchnode" --fleet --threshold=60 \
+ROOFBENCH=$bin bash "$src/scripts/slurm/submit.sh" "$fleet2" --nodes "$node,nosuchnode" --fleet --threshold=99 \
   -- "${run_opts[@]}" >"$tmp/submit2.out" 2>&1 || fail "submit.sh (second sweep): $(cat "$tmp/submit2.out")"
 fleet_job2=$(sed -n 's/^fleet=//p' "$tmp/submit2.out")
 state2=$(wait_job "$fleet_job2" 240)
