@@ -209,6 +209,7 @@ run_tests() {
   n=$(test_count test_cuda_kernels "$filter")
   plan env 10
   plan gpu-tests $((kTestAllowance * n + 5))
+  [[ $device == cuda:* ]] && plan device-all 40
   refuse_or_go
 
   env_step
@@ -216,6 +217,24 @@ run_tests() {
     ev_step gpu-tests $((kTestAllowance * n * 3 / 2 + 30)) "$tests_dir/test_cuda_kernels" --gtest_filter="$filter"
   else
     ev_skip gpu-tests "no test_cuda_kernels in the archive"
+  fi
+  # `run --device all` on the GPUs of this machine (issue: fleets): one process per visible GPU,
+  # each pinned with CUDA_VISIBLE_DEVICES, each writing <host>-gpu<i>-<uuid>/; then a folder per
+  # GPU that nvidia-smi lists, each holding a whole results file of that GPU.
+  if [[ $device == cuda:* ]]; then
+    ev_step device-all 120 bash -c '
+      set -e
+      "$1" run --device all --quick --budget 0.1 --filter "^stream/saxpy/" \
+        --skip "ceiling/(dram_(write|triad|update)|l2_|smem_|fp64|fp16|bf16|math_|mufu_|pcie_|launch_)" --out "$2"
+      gpus=$(nvidia-smi -L | grep -c "^GPU ")
+      folders=$(ls -d "$2"/*-gpu*-* | wc -l)
+      echo "device-all: $gpus GPU(s) listed by nvidia-smi, $folders folder(s): $(cd "$2" && ls -d *-gpu*)"
+      [ "$gpus" = "$folders" ]
+      for d in "$2"/*-gpu*-*; do
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[\"partial\"] is None and r[\"device\"][\"kind\"] == \"cuda\", sys.argv[1]; print(sys.argv[1], r[\"device\"].get(\"uuid\"))" "$d/results.json"
+      done' _ "$roofbench" "$EV_WORK/device-all"
+  else
+    ev_skip device-all "the device is cpu: --device all runs once there (tests/cli)"
   fi
 }
 
