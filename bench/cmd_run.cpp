@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
@@ -187,6 +188,12 @@ int dry_run(const RunArgs& a, bool ceilings_only, const MeasureOptions& opt) {
 }  // namespace
 
 int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
+  const auto started = std::chrono::steady_clock::now();
+  // Seconds from the start of the command to the file being written: how long a run takes, in
+  // the file it wrote (a partial file: how far it had come).
+  auto stamp_wall = [started](Results& res) {
+    res.provenance["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
   const MeasureOptions opt = measure_options(a);
   if (a.device == "all" && !a.dry_run) return run_every_device(a, ceilings_only, argc, argv);
   if (a.concurrent) throw InputError("--concurrent goes with --device all");
@@ -264,6 +271,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
     const auto d = done_so_far();
     Results partial = assemble(r, d);
     partial.partial = Partial{d.size(), plan.jobs.size(), "running"};
+    stamp_wall(partial);
     FileSet files(folder);
     files.add("results.json", dump_results(partial));
     files.commit();
@@ -285,6 +293,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
                             sig == SIGINT ? "stopped by SIGINT" : sig == SIGTERM ? "stopped by SIGTERM"
                                                                                  : fmt::format("stopped by signal {}", sig)};
 
+  stamp_wall(final);
   FileSet files(folder);
   files.add("results.json", dump_results(final));
   files.add("gbench.json", ran.gbench_json);

@@ -57,6 +57,7 @@ Results merge_results(const std::vector<Results>& parts, const std::vector<std::
                     {"command_line", p.provenance.value("command_line", std::string())},
                     {"utc_time", p.provenance.value("utc_time", std::string())},
                     {"settings", p.settings}});
+    if (p.provenance.contains("wall_s")) from.back()["wall_s"] = p.provenance["wall_s"];
     if (m.counters.is_null()) m.counters = p.counters;
     for (const auto& b : p.benchmarks) {
       if (auto [it, fresh] = owner.emplace(b.name, paths[i]); !fresh)
@@ -85,6 +86,7 @@ Results merge_results(const std::vector<Results>& parts, const std::vector<std::
     if (p.partial) partial_reasons.push_back(paths[i] + ": " + p.partial->reason);
   }
   m.provenance["merged_from"] = from;
+  m.provenance.erase("wall_s");  // the first part's: each part's is in merged_from
   if (!partial_reasons.empty()) {
     std::string why = "merged from partial parts (";
     for (std::size_t i = 0; i < partial_reasons.size(); ++i) why += (i ? "; " : "") + partial_reasons[i];

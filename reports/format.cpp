@@ -129,6 +129,8 @@ std::string provenance_line(const Results& r) {
   if (p.value("git_dirty", false)) commit += " (dirty)";
   std::string line = fmt::format("roofbench {} · commit {} · {} · host {}", p.value("roofbench_version", "?"), commit,
                                  p.value("utc_time", "?"), p.value("host", "?"));
+  if (const auto w = p.find("wall_s"); w != p.end() && w->is_number() && w->get<double>() >= 0)
+    line += fmt::format(" · run {:.0f} s", w->get<double>());
   if (r.partial) line += " · " + partial_text(*r.partial);
   return line;
 }

@@ -38,6 +38,19 @@ TEST(Merge, JoinsThePartsBenchmarksAndTakesIdenticalCeilingsOnce) {
   EXPECT_EQ(m.provenance["merged_from"][1].at("path"), "b.json");
 }
 
+TEST(Merge, EachPartKeepsItsWallTimeAndTheMergeClaimsNone) {
+  Results a = part({"a"}), b = part({"b"});
+  a.provenance["wall_s"] = 12.5;
+  b.provenance["wall_s"] = 40.0;
+  const Results m = merge_results({a, b}, {"a.json", "b.json"});
+  EXPECT_FALSE(m.provenance.contains("wall_s")) << m.provenance.dump();
+  EXPECT_EQ(m.provenance["merged_from"][0].at("wall_s"), 12.5);
+  EXPECT_EQ(m.provenance["merged_from"][1].at("wall_s"), 40.0);
+  // A part written before wall_s was recorded has none.
+  const Results old = merge_results({part({"a"}), b}, {"a.json", "b.json"});
+  EXPECT_FALSE(old.provenance["merged_from"][0].contains("wall_s"));
+}
+
 TEST(Merge, ACeilingMeasuredInTwoPartsKeepsTheBetterValueAndSaysSo) {
   Results a = part({"a"}), b = part({"b"});
   b.ceilings[0].value = b.ceilings[0].value_start = a.ceilings[0].value * 1.2;

@@ -2,6 +2,7 @@
 // a real (quick, filtered) CPU run writes every output and `report` re-renders from it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <chrono>
 #include <csignal>
 #include <unistd.h>
 
@@ -187,7 +188,9 @@ TEST(Cli, ListNamesEveryRegisteredBenchmark) {
 
 TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
   const fs::path d = fresh("rb_cli_run");
+  const auto t0 = std::chrono::steady_clock::now();
   const CmdResult r = rb("run --device cpu --quick --filter 'saxpy|gemm/blocked/fp32/M:256' --out " + d.string());
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("[1/"), std::string::npos);
   EXPECT_NE(r.out.find("stream/saxpy/fp32"), std::string::npos);
@@ -206,6 +209,11 @@ TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
     EXPECT_TRUE(b.placement) << b.name;
   }
   EXPECT_FALSE(res.provenance.at("command_line").get<std::string>().empty());
+  // The run's own length, in the file: most of the command's time (ceilings twice, the kernels),
+  // and never more than it.
+  const double wall = res.provenance.at("wall_s").get<double>();
+  EXPECT_GT(wall, 0.5 * took) << took;
+  EXPECT_LE(wall, took);
   const auto gb = nlohmann::json::parse(slurp(d / "gbench.json"));
   EXPECT_GE(gb.at("benchmarks").size(), 8u);
   EXPECT_TRUE(gb["benchmarks"].back().contains("FLOP/s"));

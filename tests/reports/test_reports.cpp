@@ -342,3 +342,13 @@ TEST(Markdown, CountersTableShowsMeasuredBesideDeclaredAndEachLevelsIntensity) {
   const auto plain = render_reports(none);
   EXPECT_TRUE(std::none_of(plain.begin(), plain.end(), [](const auto& f) { return f.first == "hierarchy.svg"; }));
 }
+
+TEST(ProvenanceLine, SaysHowLongTheRunTookWhenTheFileKnows) {
+  Results r = sample_results();
+  r.provenance.erase("wall_s");
+  EXPECT_EQ(provenance_line(r).find(" · run "), std::string::npos) << provenance_line(r);
+  r.provenance["wall_s"] = 53.1;
+  EXPECT_NE(provenance_line(r).find(" · run 53 s"), std::string::npos) << provenance_line(r);
+  r.provenance["wall_s"] = "soon";  // not a number: left out, not thrown
+  EXPECT_EQ(provenance_line(r).find(" · run "), std::string::npos) << provenance_line(r);
+}
