@@ -175,7 +175,7 @@ std::vector<std::string> measurement_warnings(const Measurement& m, const Measur
   if (m.stop_reason == "time_budget" || m.stop_reason == "max_samples") {
     if (m.stats.rel_iqr() > opt.target_rel_iqr)
       w.push_back(fmt::format("noise: stopped at the {} with an IQR of {:.1f}% of the median, above the {:.1f}% target",
-                              m.stop_reason == "time_budget" ? fmt::format("{:.1f} s budget", opt.max_time_s)
+                              m.stop_reason == "time_budget" ? fmt::format("{:g} s budget", opt.max_time_s)
                                                              : fmt::format("{}-sample limit", opt.max_samples),
                               100 * m.stats.rel_iqr(), 100 * opt.target_rel_iqr));
   }

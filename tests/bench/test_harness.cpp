@@ -331,6 +331,11 @@ TEST(Measure, NoisySamplesRunOnToTheSampleLimitOrTheBudget) {
   const Measurement b = measure(dev2, *inst, o);
   EXPECT_EQ(b.stats.n, MeasureOptions::kMinSamples);
   EXPECT_EQ(b.stop_reason, "time_budget");
+  // The budget as it was given: --quick's 0.75 s reads 0.75, not a rounded 0.8.
+  o.max_time_s = 0.75;
+  const auto wb = measurement_warnings(b, o);
+  ASSERT_EQ(wb.size(), 1u);
+  EXPECT_NE(wb[0].find("noise: stopped at the 0.75 s budget with an IQR of"), std::string::npos) << wb[0];
 }
 
 TEST(Measure, SamplesBelowTheThrottleFractionOfTheWarmClockAreFlagged) {
