@@ -4,18 +4,24 @@
 # with scripts/slurm/submit.sh: a job array of three CPU quick runs (`--device all`, filtered to two
 # kernels and three ceilings) and the dependent fleet job. Checks the merged fleet report (three
 # members, every figure, each from its own task's folder), the coverage file and both jobs' exit
-# codes; then a second sweep whose --nodes names a node that does not exist, which the fleet job
-# must call uncovered and fail on. When Slurm cannot start (packages missing, a daemon that dies),
-# the test says why and FAILS: it never passes without running the jobs.
+# codes; then a second sweep into the same folder whose runs all fail and whose --nodes names a
+# node that does not exist: the fleet job must name both failed tasks and the uncovered node,
+# take nothing of the first sweep's records or runs, and exit 1. When Slurm cannot start
+# (packages missing, a daemon that dies), the test says why and FAILS: it never passes without
+# running the jobs.
 # Usage: test_slurm.sh ROOFBENCH
 set -uo pipefail
 bin=$(realpath "$1")
 src=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d /tmp/roofbench-slurm.XXXXXX)
 chmod 700 "$tmp"
+# Never the caller's cluster: its configuration stays out of sight, and only the test's own
+# controller, once started, is asked to cancel anything.
+unset SLURM_CONF SLURM_JOB_ID SLURM_ARRAY_JOB_ID SLURM_ARRAY_TASK_ID
+own_cluster=0
 pids=()
 cleanup() {
-  [ -n "${SLURM_CONF:-}" ] && scancel --quiet -u "$(id -un)" 2>/dev/null
+  [ $own_cluster = 1 ] && scancel --quiet -u "$(id -un)" 2>/dev/null
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   [ -f "$tmp/munged.pid" ] && kill "$(cat "$tmp/munged.pid")" 2>/dev/null
   sleep 0.5
@@ -82,6 +88,7 @@ NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=roofbench Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF=$tmp/slurm.conf
+own_cluster=1
 slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
 pids+=($!)
 slurmd -D -f "$SLURM_CONF" -N "$node" >"$tmp/slurmd.out" 2>&1 &
@@ -159,15 +166,23 @@ print(f"fleet report: 1 group, 3 members (one per task), {len(g['figures'])} fig
 PY
 grep -q "OUTLIER" "$fleet/report/fleet.md" && fail "fleet.md flags an outlier"
 
-# A second sweep whose node list names a node that is not there: both tasks run on this one,
-# and the fleet job must say the other node was not covered and exit 1.
-fleet2=$tmp/fleet2
-ROOFBENCH=$bin bash "$src/scripts/slurm/submit.sh" "$fleet2" --nodes "$node,nosuchnode" --fleet --threshold=99 \
-  -- "${run_opts[@]}" >"$tmp/submit2.out" 2>&1 || fail "submit.sh (second sweep): $(cat "$tmp/submit2.out")"
-fleet_job2=$(sed -n 's/^fleet=//p' "$tmp/submit2.out")
+# A second sweep into the same folder: its runs all fail (a filter that matches nothing: exit 2
+# at once) and its node list names a node that does not exist. The fleet job must name both
+# failed tasks and the uncovered node, leave the first sweep's records and runs out (its
+# --job), say that roofbench fleet had no runs to read, and exit 1.
+ROOFBENCH=$bin bash "$src/scripts/slurm/submit.sh" "$fleet" --nodes "$node,nosuchnode" --fleet --threshold=99 \
+  -- --quick --filter '^no-such-kernel$' >"$tmp/submit2.out" 2>&1 || fail "submit.sh (second sweep): $(cat "$tmp/submit2.out")"
+array2=$(sed -n 's/^array=//p' "$tmp/submit2.out") fleet_job2=$(sed -n 's/^fleet=//p' "$tmp/submit2.out")
 state2=$(wait_job "$fleet_job2" 240)
-echo "== fleet job $fleet_job2 (a node not covered): $state2"
+echo "== fleet job $fleet_job2 (failed tasks, a node not covered): $state2"
+cat "$fleet/report/coverage.txt"
 [ "$state2" = "JobState=FAILED ExitCode=1:0" ] || fail "the fleet job of the second sweep: $state2, not exit 1"
-grep -q '^PROBLEM: node nosuchnode: no task ran there$' "$fleet2/report/coverage.txt" ||
-  fail "coverage does not name the node that ran nothing: $(cat "$fleet2/report/coverage.txt")"
-echo "slurm: a job array of 3 quick runs and its fleet job on a one-node Slurm: report merged, coverage checked; an uncovered node fails the fleet job"
+for want in "PROBLEM: task 0 on $node: roofbench exited 2 (see roofbench-node-${array2}_0.out)" \
+            "PROBLEM: task 1 on $node: roofbench exited 2 (see roofbench-node-${array2}_1.out)" \
+            "PROBLEM: node nosuchnode: no task ran there" \
+            "roofbench fleet exited 2 (it refused its input)"; do
+  grep -qxF "$want" "$fleet/report/coverage.txt" || fail "coverage of the second sweep lacks '$want'"
+done
+grep -q "exit 0" "$fleet/report/coverage.txt" && fail "the second sweep's coverage counted the first sweep's tasks"
+grep -q "matches no benchmark" "$fleet/roofbench-node-${array2}_0.out" || fail "task 0's output does not say why it failed"
+echo "slurm: a job array of 3 quick runs and its fleet job on a one-node Slurm: report merged, coverage checked; a second sweep's failed tasks and uncovered node fail its fleet job, the first sweep's records unused"
