@@ -209,7 +209,16 @@ run_tests() {
   n=$(test_count test_cuda_kernels "$filter")
   plan env 10
   plan gpu-tests $((kTestAllowance * n + 5))
-  [[ $device == cuda:* ]] && plan device-all 40
+  # GPUs that --device all will see: CUDA_VISIBLE_DEVICES' entries when set, else nvidia-smi's.
+  local gpus=0
+  if [[ $device == cuda:* ]]; then
+    if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+      gpus=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c . || true)
+    else
+      gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+    fi
+    plan device-all $((30 * (gpus > 0 ? gpus : 1) + 10))
+  fi
   refuse_or_go
 
   env_step
@@ -219,20 +228,30 @@ run_tests() {
     ev_skip gpu-tests "no test_cuda_kernels in the archive"
   fi
   # `run --device all` on the GPUs of this machine (issue: fleets): one process per visible GPU,
-  # each pinned with CUDA_VISIBLE_DEVICES, each writing <host>-gpu<i>-<uuid>/; then a folder per
-  # GPU that nvidia-smi lists, each holding a whole results file of that GPU.
+  # each pinned with CUDA_VISIBLE_DEVICES, each writing <host>-gpu<i>-<uuid>/. Then a folder per
+  # GPU, each a whole CUDA results file of the GPU its name says (its device.uuid), no two alike.
   if [[ $device == cuda:* ]]; then
-    ev_step device-all 120 bash -c '
+    local lean="ceiling/(dram_(write|triad|update)|l2_|smem_|fp64|fp16|bf16|math_|mufu_|pcie_|launch_)"
+    ev_step device-all $((90 * (gpus > 0 ? gpus : 1) + 30)) bash -c '
       set -e
-      "$1" run --device all --quick --budget 0.1 --filter "^stream/saxpy/" \
-        --skip "ceiling/(dram_(write|triad|update)|l2_|smem_|fp64|fp16|bf16|math_|mufu_|pcie_|launch_)" --out "$2"
-      gpus=$(nvidia-smi -L | grep -c "^GPU ")
-      folders=$(ls -d "$2"/*-gpu*-* | wc -l)
-      echo "device-all: $gpus GPU(s) listed by nvidia-smi, $folders folder(s): $(cd "$2" && ls -d *-gpu*)"
-      [ "$gpus" = "$folders" ]
-      for d in "$2"/*-gpu*-*; do
-        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[\"partial\"] is None and r[\"device\"][\"kind\"] == \"cuda\", sys.argv[1]; print(sys.argv[1], r[\"device\"].get(\"uuid\"))" "$d/results.json"
-      done' _ "$roofbench" "$EV_WORK/device-all"
+      "$1" run --device all --quick --budget 0.1 --filter "^stream/saxpy/" --skip "$4" --out "$2"
+      python3 - "$2" "$3" <<"PY"
+import glob, json, os, sys
+out, want = sys.argv[1], int(sys.argv[2])
+folders = sorted(glob.glob(os.path.join(out, "*-gpu*-*")))
+print(f"device-all: {want} GPU(s) visible, {len(folders)} folder(s): {[os.path.basename(f) for f in folders]}")
+assert len(folders) == want, "not one folder per visible GPU"
+seen = set()
+for f in folders:
+    r = json.load(open(os.path.join(f, "results.json")))
+    uuid = r["device"].get("uuid", "")
+    assert r["partial"] is None and r["device"]["kind"] == "cuda", f
+    assert uuid and f.endswith(uuid), f"{f} holds the results of GPU {uuid!r}"
+    assert uuid not in seen, f"two folders of GPU {uuid}"
+    seen.add(uuid)
+    name, count = r["device"]["name"], len(r["benchmarks"])
+    print(f"  {os.path.basename(f)}: {name}, {count} benchmark(s), whole")
+PY' _ "$roofbench" "$EV_WORK/device-all" "$gpus" "$lean${skip:+|$skip}"
   else
     ev_skip device-all "the device is cpu: --device all runs once there (tests/cli)"
   fi
