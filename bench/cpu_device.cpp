@@ -22,7 +22,9 @@ class CpuDevice final : public Device {
   // At least 2x every cache level together, so no line of the last sample survives. Allocated and
   // touched at the first flush, not here: a --warm run never flushes (554 MB on a VM that reports
   // a 260 MiB LLC).
-  CpuDevice() : info_(cpu_info()), flush_words_(2 * (info_.llc_bytes + info_.l2_bytes * info_.threads) / sizeof(std::uint64_t)) {}
+  CpuDevice()
+      : info_(cpu_info()),
+        flush_words_(2 * (info_.llc_bytes + info_.l2_bytes * info_.threads) / sizeof(std::uint64_t)) {}
 
   Backend backend() const override { return Backend::cpu; }
   std::string name() const override { return info_.model_name; }

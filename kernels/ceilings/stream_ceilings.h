@@ -36,6 +36,12 @@ inline const char* op_name(StreamOp op) {
   return "?";
 }
 
+// The ceiling's name: "dram_copy". A kernel whose pass has one STREAM shape names the ceiling of
+// that shape by it (Work::phase), so both sides spell it here.
+inline std::string stream_ceiling_name(StreamOp op, Level level) {
+  return to_string(level) + "_" + op_name(op);
+}
+
 inline void fill_small_ints(float* x, std::int64_t n, std::uint64_t seed) {
   fill_uniform(x, n, seed, 0.0, 4.0);
 #pragma omp parallel for schedule(static)
@@ -116,7 +122,7 @@ inline Work stream_work(StreamOp op) {
 }
 
 inline Variant stream_ceiling_variant(StreamOp op, Backend backend, Level level) {
-  Variant v = bandwidth_ceiling_variant(to_string(level) + "_" + op_name(op), backend, level, "");
+  Variant v = bandwidth_ceiling_variant(stream_ceiling_name(op, level), backend, level, "");
   v.work = stream_work(op);
   return v;
 }

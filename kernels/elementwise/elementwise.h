@@ -15,6 +15,7 @@
 
 #include "roofbench/half.h"
 #include "bench/registry.h"
+#include "kernels/ceilings/stream_ceilings.h"
 #include "roofbench/verify.h"
 
 namespace roofbench::elementwise {
@@ -34,8 +35,8 @@ inline double gelu(double t) {
 // these passes has (40 against 55 GB/s on the 2-core Xeon of reports/baselines/
 // cpu-intel-xeon-2c-avx512-l3-260m, where the best-of-level roof predicted the unfused chain 12%
 // too fast). Fused and unfused forms alike, so the predicted speedup compares like with like.
-inline constexpr const char* kCopyRoof = "dram_copy";
-inline constexpr const char* kTriadRoof = "dram_triad";
+inline const std::string kCopyRoof = ceilings::stream_ceiling_name(ceilings::StreamOp::copy, Level::dram);
+inline const std::string kTriadRoof = ceilings::stream_ceiling_name(ceilings::StreamOp::triad, Level::dram);
 // ---------------------------------------------------------------- y = sin²x + cos²x (FP32)
 inline Variant sincos_variant(bool fused) {
   Variant v;
