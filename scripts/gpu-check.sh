@@ -235,23 +235,9 @@ run_tests() {
     ev_step device-all $((90 * (gpus > 0 ? gpus : 1) + 30)) bash -c '
       set -e
       "$1" run --device all --quick --budget 0.1 --filter "^stream/saxpy/" --skip "$4" --out "$2"
-      python3 - "$2" "$3" <<"PY"
-import glob, json, os, sys
-out, want = sys.argv[1], int(sys.argv[2])
-folders = sorted(glob.glob(os.path.join(out, "*-gpu*-*")))
-print(f"device-all: {want} GPU(s) visible, {len(folders)} folder(s): {[os.path.basename(f) for f in folders]}")
-assert len(folders) == want, "not one folder per visible GPU"
-seen = set()
-for f in folders:
-    r = json.load(open(os.path.join(f, "results.json")))
-    uuid = r["device"].get("uuid", "")
-    assert r["partial"] is None and r["device"]["kind"] == "cuda", f
-    assert uuid and f.endswith(uuid), f"{f} holds the results of GPU {uuid!r}"
-    assert uuid not in seen, f"two folders of GPU {uuid}"
-    seen.add(uuid)
-    name, count = r["device"]["name"], len(r["benchmarks"])
-    print(f"  {os.path.basename(f)}: {name}, {count} benchmark(s), whole")
-PY' _ "$roofbench" "$EV_WORK/device-all" "$gpus" "$lean${skip:+|$skip}"
+      python3 "$5" "$2" "$3"
+' _ "$roofbench" "$EV_WORK/device-all" "$gpus" "$lean${skip:+|$skip}" \
+      "$here/check-device-all.py"
   else
     ev_skip device-all "the device is cpu: --device all runs once there (tests/cli)"
   fi

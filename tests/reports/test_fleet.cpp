@@ -7,7 +7,6 @@
 
 #include <unistd.h>
 
-#include "bench/device_all.h"
 #include "reports/fleet.h"
 #include "reports/history.h"
 #include "roofline/model.h"
@@ -15,9 +14,6 @@
 
 using namespace roofbench;
 using namespace roofbench::testing;
-using roofbench::cli::child_arguments;
-using roofbench::cli::folder_name;
-using roofbench::cli::visible_device;
 
 namespace {
 
@@ -130,19 +126,4 @@ TEST(Fleet, LoadsFilesAndFoldersAndRefusesFewerThanTwo) {
   // history reads a folder the same way.
   EXPECT_EQ(load_history({dir.string()}).size(), 3u);
   fs::remove_all(dir);
-}
-
-// --device all: each child process runs one GPU (cuda:0 of its CUDA_VISIBLE_DEVICES) into its
-// own folder, with every other option as given.
-TEST(DeviceAll, EachChildRunsItsOneVisibleGpuIntoItsOwnFolder) {
-  EXPECT_EQ(child_arguments({"run", "--device", "all", "--quick", "--out", "f", "--concurrent", "--filter", "x"}, "f/h-gpu1"),
-            (std::vector<std::string>{"run", "--device", "cuda:0", "--out", "f/h-gpu1", "--quick", "--filter", "x"}));
-  EXPECT_EQ(child_arguments({"ceilings", "--device=all", "--out=o", "--", "--benchmark_min_time=1"}, "o/g0"),
-            (std::vector<std::string>{"ceilings", "--device", "cuda:0", "--out", "o/g0", "--", "--benchmark_min_time=1"}));
-  EXPECT_THROW(child_arguments({"run", "--device", "cuda:1"}, "o"), InputError);
-  EXPECT_EQ(visible_device(nullptr, 3), "3");
-  EXPECT_EQ(visible_device("", 0), "0");
-  EXPECT_EQ(visible_device("4,6,GPU-abc", 2), "GPU-abc");  // the parent's own list, kept
-  EXPECT_THROW(visible_device("4,6", 2), InputError);
-  EXPECT_EQ(folder_name("node 7/gpu:0"), "node-7-gpu-0");
 }
