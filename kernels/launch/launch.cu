@@ -22,7 +22,13 @@ __global__ void fused_kernel(const float* __restrict__ x, float* __restrict__ y,
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i >= n) return;
   float v = x[i];
-  for (long long k = 0; k < ops; ++k) v += step_constant(k);
+  // step_constant(k), (k % 7 + 1) / 1024, stepped instead of computed: a 64-bit k % 7 and its
+  // conversion were some 20 instructions per declared add. Exact: multiples of 1/1024 up to 7/1024.
+  float c = step_constant(0);
+  for (long long k = 0; k < ops; ++k) {
+    v += c;
+    c = c == step_constant(6) ? step_constant(0) : c + step_constant(0);
+  }
   y[i] = v;
 }
 

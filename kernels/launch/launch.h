@@ -72,8 +72,8 @@ inline Variant launch_variant(Form f, Backend backend) {
   w.flops(n * ops, "an add per element per step");
   if (f == Form::per_op) w.launches(one, ops);
   if (f == Form::batched) {
-    if (gpu)
-      w.launches("graph_node", ops);  // one graph launch: its kernel nodes run at the graph's rate
+    if (gpu)  // one graph launch, and its kernel nodes at the graph's rate
+      w.launches("graph", 1).launches("graph_node", ops);
     else
       w.launches("omp_region", 1);
   }

@@ -145,7 +145,7 @@ TEST(CudaRegistry, HasTheFoundationFamilies) {
        {"gemm/naive/fp32", "gemm/smem_tiled/fp32", "stream/saxpy/fp32", "ceiling/dram_read/fp32",
         "ceiling/dram_write/fp32", "ceiling/dram_copy/fp32", "ceiling/dram_triad/fp32", "ceiling/fp32_fma/fp32",
         "launch/per_op/fp32", "launch/graph/fp32", "launch/fused/fp32", "ceiling/launch_kernel/fp64",
-        "ceiling/launch_graph_node/fp64"})
+        "ceiling/launch_graph_node/fp64", "ceiling/launch_graph/fp64"})
     EXPECT_TRUE(names.count(n)) << n;
 }
 
