@@ -11,16 +11,16 @@
 #   smoke    nvidia-smi and ldd of every binary; the device test; the wgmma tests alone first (if
 #            they fail or hang, every later step leaves wgmma out); the CUPTI counter tests;
 #            `roofbench run --quick --counters`
-#   tests    nvidia-smi; every other GPU test of test_cuda_kernels (each kernel against its
-#            reference at its test sizes, the SASS and trace checks); its own stage, since the
-#            tests' allowance alone is over half a stage's limit
+#   tests    nvidia-smi; `roofbench run --device all` (a folder per GPU); a BF16 wgmma GEMM and
+#            SAXPY with --counters, then under Nsight Compute, and `roofbench crosscheck` of the
+#            two; every other GPU test of test_cuda_kernels (each kernel against its reference at
+#            its test sizes, the SASS and trace checks), last, with what time is left
 #   numbers  the full sizes: the ceilings once, then the kernels in parts (--parts; by default
 #            GEMM FP32, GEMM 16-bit, and the lesson families) each with --ceilings-from the
 #            ceilings and a time limit of its own, then `roofbench merge` into baseline/, the
 #            folder reports/baselines/<gpu>/ is made from (scripts/visit-baseline.sh)
 #   repeat   two quick runs compared (repeatability); compute-sanitizer memcheck over every CUDA
-#            kernel at its test sizes, then racecheck, initcheck and synccheck while time allows;
-#            Nsight Compute against roofbench's CUPTI counters for a GEMM and SAXPY
+#            kernel at its test sizes, then racecheck, initcheck and synccheck while time allows
 #
 # Options:
 #   --device D     the device (default cuda:0; cpu for the dress rehearsal in CI)
@@ -33,7 +33,7 @@
 #   --budget S     seconds a benchmark may sample (numbers: default 0.75; smoke and repeat 0.2)
 #   --quick        numbers: quick sizes instead of the full ones (the dress rehearsal)
 #   --parts 'NAME=REGEX;...'   numbers: how the kernels are split into parts
-#   --xcheck REGEX repeat: the benchmarks Nsight Compute profiles (default a BF16 wgmma GEMM and
+#   --xcheck REGEX tests: the benchmarks Nsight Compute profiles (default a BF16 wgmma GEMM and
 #                  SAXPY at their quick sizes; with wgmma skipped, cuBLAS BF16)
 #   after --       options for every `roofbench run` (e.g. --filter, for the rehearsal)
 #
@@ -83,6 +83,8 @@ else
   source "$here/unpack-build.sh"
   unpack_build "$from" >"$EV_WORK/unpack.log" 2>&1
   unpacked=$?
+  # The unpacked archive (about 100 MB) goes at the end, whatever the end.
+  trap 'rm -rf "$stage"; [ "$plan_only" -eq 0 ] || rm -rf "$out"' EXIT
   roofbench=$bin/roofbench
   tests_dir=$bin
   manifest=$stage/roofbench/gpu-tests.txt  # $stage: the unpack folder
@@ -100,12 +102,7 @@ has_test() { [ -x "$tests_dir/$1" ]; }
 skip_args=()
 [ -n "$skip" ] && skip_args=(--skip "$skip")
 # A gtest filter that also leaves out what --skip names (by its words: "wgmma").
-gtest_filter() {
-  local f=$1
-  [ -n "$skip" ] && f="$f:-*${skip//|/*:-*}*"
-  [[ $f == :* ]] && f="*$f"
-  echo "$f"
-}
+gtest_filter() { ev_gtest_filter "$1" "$skip"; }
 
 # ---------------------------------------------------------------- estimates
 # dry_estimate run|ceilings OPTIONS...: the seconds `roofbench --dry-run` estimates ("" when it fails)
@@ -121,12 +118,15 @@ test_count() {  # BINARY FILTER
 }
 estimate_lines=()
 estimate_total=0
-[ -d "$from" ] || estimate_total=$(ev_elapsed)  # unpacking, done
+unpack_s=0
+[ -d "$from" ] || unpack_s=$(ev_elapsed) estimate_total=$unpack_s  # unpacking, done
 plan() {  # NAME SECONDS
   estimate_lines+=("$(printf '  %-16s %5s s' "$1" "$2")")
   estimate_total=$((estimate_total + $2))
 }
 refuse_or_go() {
+  # Planning, done: the dry runs open the device (on a GPU, seconds each).
+  [ "$plan_only" -eq 1 ] || plan planning $(($(ev_elapsed) - unpack_s))
   {
     echo "gpu-check $what: estimate ${estimate_total} s of the ${limit} s limit$([ -d "$from" ] || echo " (unpacking $(ev_elapsed) s)"):"
     printf '%s\n' "${estimate_lines[@]}"
@@ -219,14 +219,10 @@ run_tests() {
     fi
     plan device-all $((30 * (gpus > 0 ? gpus : 1) + 10))
   fi
+  xcheck_plan
   refuse_or_go
 
   env_step
-  if has_test test_cuda_kernels; then
-    ev_step gpu-tests $((kTestAllowance * n * 3 / 2 + 30)) "$tests_dir/test_cuda_kernels" --gtest_filter="$filter"
-  else
-    ev_skip gpu-tests "no test_cuda_kernels in the archive"
-  fi
   # `run --device all` on the GPUs of this machine (issue: fleets): one process per visible GPU,
   # each pinned with CUDA_VISIBLE_DEVICES, each writing <host>-gpu<i>-<uuid>/. Then a folder per
   # GPU, each a whole CUDA results file of the GPU its name says (its device.uuid), no two alike.
@@ -240,6 +236,14 @@ run_tests() {
       "$here/check-device-all.py"
   else
     ev_skip device-all "the device is cpu: --device all runs once there (tests/cli)"
+  fi
+  xcheck_steps
+  # The tests last: they take what is left (their allowance is a guess; a TIMEOUT's log still
+  # lists every test that finished).
+  if has_test test_cuda_kernels; then
+    ev_step gpu-tests $((kTestAllowance * n * 3 / 2 + 30)) "$tests_dir/test_cuda_kernels" --gtest_filter="$filter"
+  else
+    ev_skip gpu-tests "no test_cuda_kernels in the archive"
   fi
 }
 
@@ -332,28 +336,18 @@ provenance() {
 }
 
 run_repeat() {
-  local budget_s=${budget:-0.2} xc=$xcheck
-  if [ -z "$xc" ]; then
-    xc='^gemm/wgmma/bf16/|^stream/saxpy/fp32/'
-    [[ -n $skip && wgmma =~ $skip ]] && xc='^gemm/cublas/bf16/|^stream/saxpy/fp32/'
-  fi
+  local budget_s=${budget:-0.2}
   local quick=(--device "$device" --quick --budget "$budget_s" "${skip_args[@]}")
   local q_est filter='Registry/CudaVariant.MatchesItsReferenceAtEveryTestSize/*:Registry/CudaGemmVariant.*'
   filter=$(gtest_filter "$filter")
   q_est=$(dry_estimate run "${quick[@]}" "${run_args[@]}")
   [ -n "$q_est" ] || { ev_refuse "roofbench run --dry-run failed"; ev_end; exit 2; }
-  local sanitize_n xc_est
+  local sanitize_n
   sanitize_n=$(test_count test_cuda_kernels "$filter")
-  xc_est=$(dry_estimate run --device "$device" --quick --counters --budget "$budget_s" --filter "$xc" \
-    --ceilings-from "$EV_WORK/runs/quick-1" "${skip_args[@]}")
   plan quick-1 "$q_est"
   plan quick-2 "$q_est"
   plan compare 5
-  plan xcheck-run "${xc_est:-0}"
-  if [[ $device == cuda:* ]]; then  # the CPU rehearsal skips both
-    plan memcheck $((sanitize_n * kSanitizerTest + 10))
-    plan ncu 60
-  fi
+  [[ $device == cuda:* ]] && plan memcheck $((sanitize_n * kSanitizerTest + 10))  # the CPU rehearsal skips it
   refuse_or_go
 
   ev_step quick-1 $((q_est * 3 / 2 + 30)) "$roofbench" run "${quick[@]}" --out "$EV_WORK/runs/quick-1" "${run_args[@]}"
@@ -373,8 +367,8 @@ run_repeat() {
     local tool extra
     for tool in memcheck racecheck initcheck synccheck; do
       local want=$((sanitize_n * kSanitizerTest + 10))
-      if [ $tool != memcheck ] && [ "$(ev_remaining)" -lt $((want + 120)) ]; then
-        ev_skip "$tool" "not enough time left (${want} s wanted, $(ev_remaining) s left, the Nsight Compute check after it)"
+      if [ $tool != memcheck ] && [ "$(ev_remaining)" -lt "$want" ]; then
+        ev_skip "$tool" "not enough time left (${want} s wanted, $(ev_remaining) s left)"
         continue
       fi
       extra=()
@@ -383,15 +377,33 @@ run_repeat() {
         "$tests_dir/test_cuda_kernels" --gtest_filter="$filter" --gtest_brief=1
     done
   fi
+}
 
-  # Nsight Compute beside roofbench's CUPTI counters: the same benchmarks, one run each.
+# Nsight Compute beside roofbench's CUPTI counters: the same benchmarks at their quick sizes, one
+# run each (tests stage). xcheck_plan first (it plans), then xcheck_steps.
+xcheck_plan() {
+  xc=$xcheck
+  if [ -z "$xc" ]; then
+    xc='^gemm/wgmma/bf16/|^stream/saxpy/fp32/'
+    [[ -n $skip && wgmma =~ $skip ]] && xc='^gemm/cublas/bf16/|^stream/saxpy/fp32/'
+  fi
+  xc_budget=${budget:-0.2}
+  xc_est=$(dry_estimate run --device "$device" --quick --counters --budget "$xc_budget" --filter "$xc" \
+    --ceilings-from "$EV_WORK/device-all" "${skip_args[@]}")
+  plan xcheck-run "${xc_est:-0}"
+  [[ $device == cuda:* ]] && plan ncu 60  # the CPU rehearsal skips it
+}
+
+xcheck_steps() {
   local names=()
   mapfile -t names < <(dry_names --device "$device" --quick --filter "$xc" --ceilings-from x "${skip_args[@]}")
-  # The ceilings of the first quick run: this run needs the counters, not the roofs again.
-  local from_run=()
-  [ -f "$EV_WORK/runs/quick-1/results.json" ] && from_run=(--ceilings-from "$EV_WORK/runs/quick-1")
+  # The ceilings of the --device all run: this run needs the counters, not the roofs again.
+  local from_run=() d
+  for d in "$EV_WORK"/device-all/*-gpu"${device#cuda:}"-*/; do
+    [ -f "$d/results.json" ] && { from_run=(--ceilings-from "$d"); break; }
+  done
   ev_step xcheck-run $((${xc_est:-60} * 3 / 2 + 30)) "$roofbench" run --device "$device" --quick --counters \
-    --budget "$budget_s" --filter "$xc" --out "$EV_WORK/xcheck/roofbench" "${from_run[@]}" "${skip_args[@]}"
+    --budget "$xc_budget" --filter "$xc" --out "$EV_WORK/xcheck/roofbench" "${from_run[@]}" "${skip_args[@]}"
   local ncu
   ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1)
   if [[ $device != cuda:* ]]; then
@@ -405,9 +417,24 @@ run_repeat() {
     metrics+=,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum
     metrics+=,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
     metrics+=,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
-    ev_step ncu 180 bash -c '"$@" >"'"$EV_WORK/xcheck/ncu.csv"'"' _ "$ncu" --csv --print-units base --metrics "$metrics" \
-      "$roofbench" run --device "$device" --profile --filter "$xc" --ceilings-from "$EV_WORK/xcheck/roofbench" \
-      --out "$EV_WORK/xcheck/profiled"
+    # The same sizes as the run with counters (--quick; --skip as everywhere), at the clocks the
+    # GPU runs at (--clock-control none: ncu's default locks them to base, and only "none" has
+    # been seen working on these machines). The archive's libraries but not its libnvperf_*:
+    # ncu loads its own, and LD_LIBRARY_PATH would come before them.
+    local ncu_libs=$EV_WORK/ncu-libs lib path=""
+    mkdir -p "$ncu_libs"
+    for lib in "${stage:-/nonexistent}"/roofbench/lib/*; do
+      [ -e "$lib" ] || continue
+      case $(basename "$lib") in libnvperf_*) ;; *) ln -sf "$lib" "$ncu_libs/" ;; esac
+    done
+    path=$ncu_libs
+    local rest=${LD_LIBRARY_PATH#"${stage:-/nonexistent}/roofbench/lib"}
+    rest=${rest#:}
+    ev_step ncu 180 env LD_LIBRARY_PATH="$path${rest:+:$rest}" bash -c '"$@" >"'"$EV_WORK/xcheck/ncu.csv"'"' _ \
+      "$ncu" --csv --print-units base --clock-control none --metrics "$metrics" \
+      "$roofbench" run --device "$device" --profile --quick --filter "$xc" \
+      --ceilings-from "$EV_WORK/xcheck/roofbench" --out "$EV_WORK/xcheck/profiled" "${skip_args[@]}"
+    rm -rf "$ncu_libs"
     local bargs=()
     for n in "${names[@]}"; do bargs+=(--benchmark "$n"); done
     ev_step crosscheck 30 bash -c '"$@" >"'"$EV_WORK/xcheck/crosscheck.md"'"' _ "$roofbench" crosscheck \

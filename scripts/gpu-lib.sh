@@ -9,6 +9,7 @@
 #   ev_skip NAME WHY            a summary line for a step that did not run
 #   ev_note TEXT                a line of its own in the summary
 #   ev_remaining                seconds left before the stage's limit, less the packing reserve
+#   ev_gtest_filter BASE SKIP   a gtest filter that also leaves out what a --skip regex names
 #   ev_end                      OUT/NAME.tar.xz (everything in $EV_WORK) and OUT/NAME-summary.txt,
 #                               the summary printed last; returns 0 when no step failed
 #
@@ -92,9 +93,14 @@ ev_step() {
     1) verdict=FAIL; [ "${EV_DIFFER_OK:-0}" = 1 ] && verdict=DIFFER ;;
     *) verdict=FAIL ;;
   esac
-  [ "$verdict" = PASS ] || [ "$verdict" = DIFFER ] || EV_FAILED=$((EV_FAILED + 1))
   local detail
   detail=$(ev_detail "$log")
+  # On a GPU stage, tests that all skipped for want of a GPU checked nothing: not a pass.
+  if [ "${EV_EXPECT_GPU:-0}" = 1 ] && [ "$verdict" = PASS ] && grep -q 'no CUDA GPU visible' "$log"; then
+    verdict=FAIL
+    detail="no CUDA GPU visible: the tests skipped, nothing was checked${detail:+ ($detail)}"
+  fi
+  [ "$verdict" = PASS ] || [ "$verdict" = DIFFER ] || EV_FAILED=$((EV_FAILED + 1))
   EV_LINES+=("$(printf '  %-8s %4ss  %-16s %s%s' "$verdict" "$(($(date +%s) - t0))" "$name" \
     "${detail:+$detail; }" "see $name.log")")
   echo "$EV_NAME: $name: $verdict (exit $rc) in $(($(date +%s) - t0)) s" >&2
@@ -104,6 +110,9 @@ ev_step() {
 # The one line of a log worth reading in the summary: gtest's tally, roofbench's last word.
 ev_detail() {
   local log=$1 line
+  # A tool that refused the machine (Nsight Compute, compute-sanitizer), in its own words.
+  line=$(grep -m1 -E '==ERROR==|========= Error|Device not supported|LibraryNotLoaded|ERR_NVGPUCTRPERM' "$log")
+  [ -n "$line" ] && { echo "$line" | cut -c1-200; return; }
   line=$(grep -E '^\[  (PASSED|FAILED|SKIPPED) \] [0-9]+ tests?' "$log" | tr '\n' ' ' | sed 's/, listed below://g')
   [ -n "$line" ] && { echo "$line" | sed 's/ *$//'; return; }
   line=$(grep -m1 -E '^GPU [0-9]+: ' "$log")
@@ -112,6 +121,22 @@ ev_detail() {
   [ -n "$line" ] && { echo "$line" | cut -c1-200; return; }
   line=$(grep -E '^roofbench: |ERROR SUMMARY|[0-9]+ SLOWER, |^merge: ' "$log" | tail -n 2 | tr '\n' ' ')
   echo "$line" | sed 's/ *$//' | cut -c1-200
+}
+
+# A gtest filter: BASE (gtest's POSITIVE[-NEGATIVE], patterns joined by ':') that also leaves out
+# what SKIP (a roofbench --skip regex) names, by its words ("wgmma|naive" -> "*wgmma*:*naive*").
+# gtest reads one '-' only: a second one would be a literal character of a pattern.
+ev_gtest_filter() {
+  local base=$1 skip=$2 pos neg=""
+  if [[ $base == *-* ]]; then
+    pos=${base%%-*} neg=${base#*-}
+  else
+    pos=$base
+  fi
+  pos=${pos%:}
+  [ -n "$pos" ] || pos='*'
+  [ -n "$skip" ] && neg=${neg:+$neg:}"*${skip//|/*:*}*"
+  echo "$pos${neg:+-$neg}"
 }
 
 ev_end() {

@@ -39,7 +39,7 @@ sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sani
 [ -n "$sanitizer" ] || { ev_refuse "compute-sanitizer not found (it comes with the CUDA toolkit)"; ev_end; exit 2; }
 
 filter='Registry/CudaVariant.MatchesItsReferenceAtEveryTestSize/*:Registry/CudaGemmVariant.*'
-[ -n "$skip" ] && filter="$filter:-*$skip*"
+filter=$(ev_gtest_filter "$filter" "$skip")
 share=$(((limit - EV_RESERVE_S) / ${#tools[@]}))
 for tool in "${tools[@]}"; do
   extra=()

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Makes the committed baseline of a GPU from what a GPU visit brought back (run here, after the
-# visit): the `smoke` and `tests` stages' summaries (the GPU tests' tallies), the `numbers` stage's merged run (baseline/: results.json, gbench.json, the reports,
-# console.log, PROVENANCE.md) and, from the `repeat` stage, the verdicts of its two quick runs
-# (agreement.md, agreement.json), compute-sanitizer's logs (sanitizer.log) and Nsight Compute's
-# numbers beside roofbench's (appended to PROVENANCE.md). Every file is the suite's or the
+# visit): the `smoke` and `tests` stages' summaries (the GPU tests' tallies), the `numbers`
+# stage's merged run (baseline/: results.json, gbench.json, the reports, console.log,
+# PROVENANCE.md), from the `repeat` stage the verdicts of its two quick runs (agreement.md,
+# agreement.json) and compute-sanitizer's logs (sanitizer.log), and from the `tests` stage's
+# archive Nsight Compute's numbers beside roofbench's (appended to PROVENANCE.md). Every file is the suite's or the
 # scripts' own output; nothing is edited.
 #   scripts/visit-baseline.sh VISIT_DIR [--out DIR]
-# VISIT_DIR holds numbers.tar.xz (and repeat.tar.xz when that stage ran); DIR defaults to
+# VISIT_DIR holds numbers.tar.xz (and tests.tar.xz, repeat.tar.xz when they ran); DIR defaults to
 # reports/baselines/<gpu>, <gpu> from the GPU's name in results.json ("NVIDIA H100 80GB HBM3" ->
 # h100, "NVIDIA H200" -> h200). Then run scripts/update-readme.sh.
 set -euo pipefail
@@ -69,12 +70,19 @@ if [ -f "$visit/repeat.tar.xz" ]; then
     echo '```'
     cat "$tmp/repeat/summary.txt"
     echo '```'
-    if [ -s "$tmp/repeat/xcheck/crosscheck.md" ]; then
+  } >>"$out/PROVENANCE.md"
+fi
+# Nsight Compute beside roofbench's counters: the tests stage's crosscheck, when it came back.
+if [ -f "$visit/tests.tar.xz" ]; then
+  mkdir -p "$tmp/tests"
+  tar -xJf "$visit/tests.tar.xz" -C "$tmp/tests"
+  if [ -s "$tmp/tests/xcheck/crosscheck.md" ]; then
+    {
       echo
       echo "## Nsight Compute beside roofbench"
       echo
-      cat "$tmp/repeat/xcheck/crosscheck.md"
-    fi
-  } >>"$out/PROVENANCE.md"
+      cat "$tmp/tests/xcheck/crosscheck.md"
+    } >>"$out/PROVENANCE.md"
+  fi
 fi
 echo "visit-baseline: wrote $out ($(ls "$out" | tr '\n' ' ')); now run scripts/update-readme.sh"

@@ -1,10 +1,13 @@
 #include "roofline/cupti/metrics.h"
 
+#include <cxxabi.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <memory>
 #include <unordered_set>
 #include <utility>
 
@@ -241,6 +244,33 @@ std::string trace_warning(const TraceCheck& t) {
       "timing: the CUDA events' median ({}) is {:.0f}% above the kernels' own span in CUPTI's trace ({}): {} of each "
       "sample is launch overhead outside the kernels{}; the rates use the event time",
       us(t.events_s), 100 * diff / t.span_s, us(t.span_s), us(diff), gaps);
+}
+
+std::string kernel_name(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  std::string s = status == 0 && d ? d.get() : mangled;
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  // The parameter list: the first "(" outside template arguments that does not open
+  // "(anonymous namespace)".
+  static const std::string anon = "(anonymous namespace)";
+  int depth = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
+    if (ch == '<') {
+      ++depth;
+    } else if (ch == '>') {
+      depth = std::max(0, depth - 1);
+    } else if (ch == '(' && depth == 0) {
+      if (s.compare(i, anon.size(), anon) == 0) {
+        i += anon.size() - 1;
+        continue;
+      }
+      s.erase(i);
+      break;
+    }
+  }
+  return s;
 }
 
 }  // namespace roofbench::cupti

@@ -16,7 +16,6 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 #include <cupti_version.h>
-#include <cxxabi.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -107,17 +106,6 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
       if (m->start != 0 || m->end != 0) g_records->push_back({m->start, m->end, "", m->streamId, true});
     }
   std::free(buffer);
-}
-
-// "void ns::kernel<float>(float const*, ...)" -> "ns::kernel<float>"; mangled names as they are
-// when they do not demangle.
-std::string kernel_name(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
-  std::string s = status == 0 && d ? d.get() : mangled;
-  if (auto paren = s.find('('); paren != std::string::npos) s.erase(paren);
-  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
-  return s;
 }
 
 constexpr int kTraceRuns = 5;
@@ -351,7 +339,7 @@ class RangeProfiler final : public CounterCollector {
           if (r.copy)
             ++copies;
           else
-            names.push_back(kernel_name(r.name));
+            names.push_back(cupti::kernel_name(r.name));
           intervals.push_back({r.start, r.end});
           streams.insert(r.stream);
         }

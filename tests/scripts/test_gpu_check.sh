@@ -62,9 +62,14 @@ grep -q 'SKIPPED \] [0-9]* tests' "$out/smoke-summary.txt" || fail "smoke: the G
 grep -q 'no CUDA GPU visible' "$tmp/smoke/wgmma-tests.log" || fail "smoke: the wgmma tests do not say why they skip"
 [ "$(json "$tmp/smoke/quick-run/results.json" 'd["partial"]')" = None ] || fail "smoke: the quick run is partial"
 
-# The other GPU tests, a stage of their own, wgmma left out (smoke ran those alone, first).
-run_stage tests 60 0 tests "$tmp/roofbench.tar.xz" --device cpu
+# The other GPU tests, wgmma left out (smoke ran those alone, first), after the run with counters
+# that Nsight Compute is held against (on the CPU: the run, and ncu skipped with why).
+run_stage tests 90 0 tests "$tmp/roofbench.tar.xz" --device cpu "${lean[@]}"
 grep -qE "^  PASS +[0-9]+s  gpu-tests " "$out/tests-summary.txt" || fail "tests: $(cat "$out/tests-summary.txt")"
+grep -qE "^  PASS +[0-9]+s  xcheck-run " "$out/tests-summary.txt" || fail "tests: $(cat "$out/tests-summary.txt")"
+grep -qE '^  SKIPPED +- +ncu +the device is cpu' "$out/tests-summary.txt" || fail "tests: ncu was not skipped with why"
+[ "$(json "$tmp/tests/xcheck/roofbench/results.json" '[b["name"].split("/")[1] for b in d["benchmarks"]]')" = "['saxpy']" ] ||
+  fail "tests: the run with counters is not saxpy's alone"
 grep -q 'no CUDA GPU visible' "$tmp/tests/gpu-tests.log" || fail "tests: the GPU tests do not say why they skip"
 ! grep -qE '^\[ RUN .*wgmma' "$tmp/tests/gpu-tests.log" || fail "tests: ran the wgmma tests again"
 

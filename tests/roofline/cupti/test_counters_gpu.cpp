@@ -111,6 +111,11 @@ TEST(CountersOnGpu, TheKernelTraceSeesEachKernelOfAChain) {
   const KernelTrace& t = *c.counters.trace;
   ASSERT_TRUE(t.ok()) << t.error;
   EXPECT_EQ(t.kernels.size(), 5u);
+  // Named in full, as ncu names them (crosscheck matches the two): sin, cos, two squares (maps), the add (a zip).
+  for (std::size_t i = 0; i < t.kernels.size(); ++i)
+    EXPECT_NE(t.kernels[i].find(i == 4 ? "(anonymous namespace)::zip_kernel<" : "(anonymous namespace)::map_kernel<"),
+              std::string::npos)
+        << t.kernels[i];
   EXPECT_EQ(t.span_s.size(), 5u);  // five traced runs
   for (std::size_t i = 0; i < t.span_s.size(); ++i) {
     EXPECT_GT(t.busy_s[i], 0);

@@ -277,3 +277,15 @@ TEST(MetricList, BoundedEditDistanceIsTheFullOneUpToItsLimit) {
     }
   EXPECT_GT(pairs, 10000u);
 }
+
+// Real symbols of this build's kernels (nm libroofbench): each lives in an anonymous namespace,
+// whose "(" must not end the name, and ncu's list names them in full.
+TEST(KernelName, KeepsTheAnonymousNamespaceAndTemplateArgumentsAndDropsTheParameters) {
+  EXPECT_EQ(kernel_name("_ZN9roofbench6stream46_GLOBAL__N__3c8e3cb9_8_saxpy_cu_048f99f8_2417712saxpy_kernelEfPKfPfx"),
+            "roofbench::stream::(anonymous namespace)::saxpy_kernel");
+  EXPECT_EQ(kernel_name("_ZN9roofbench4gemm50_GLOBAL__N__9687ba98_11_06_wgmma_cu_048f99f8_1486412wgmma_kernelI13__nv_"
+                        "bfloat16Li128EEEv14CUtensorMap_stS4_Pfiii"),
+            "roofbench::gemm::(anonymous namespace)::wgmma_kernel<__nv_bfloat16, 128>");
+  EXPECT_EQ(kernel_name("_Z6kernelILi3EEvPf"), "kernel<3>");  // a plain template, its "void " dropped
+  EXPECT_EQ(kernel_name("not_mangled"), "not_mangled");
+}
