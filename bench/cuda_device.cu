@@ -97,6 +97,9 @@ class EventTimer {
 
   void synchronize() { CUDA_CHECK(cudaDeviceSynchronize()); }
   void hold() {
+    // An error left from before would be read by the launch check below, after the blocking
+    // kernel is running with no one to release it (5 s, then the hold counts as failed).
+    CUDA_CHECK(cudaPeekAtLastError());
     flags_.host()[1] = 0;
     std::atomic_thread_fence(std::memory_order_seq_cst);
     blocking_kernel<<<1, 1>>>(flags_.device(), ++generation_, kHoldTimeoutNs);
@@ -233,6 +236,8 @@ class CudaDevice final : public Device {
 
   // An error that a synchronize still returns after the last error was cleared is sticky.
   std::string lost() override {
+    // A refused launch sets the last error and nothing else: a synchronize does not return it.
+    (void)cudaGetLastError();
     if (cudaDeviceSynchronize() == cudaSuccess) return "";
     (void)cudaGetLastError();
     const cudaError_t e = cudaDeviceSynchronize();

@@ -21,6 +21,9 @@ struct CudaError : std::runtime_error {
 };
 
 [[noreturn]] inline void throw_cuda(cudaError_t e, const char* expr, const char* file, int line) {
+  // The error goes with the exception: cleared here, a non-sticky one (a refused launch, a failed
+  // allocation) would otherwise fail the next check that reads the last error, someone else's.
+  (void)cudaGetLastError();
   throw CudaError(std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ") from " + expr + " at " + file +
                   ":" + std::to_string(line));
 }

@@ -159,7 +159,13 @@ std::vector<MetricHost::Unknown> MetricHost::unknown(const std::vector<std::stri
     p.pHostObject = obj_->host;
     p.pMetricName = n.c_str();
     const CUptiResult r = cuptiProfilerHostGetMetricProperties(&p);
-    if (r == CUPTI_SUCCESS) continue;
+    if (r == CUPTI_SUCCESS) {
+      // A base name without its rollup is known here but refused when a configuration adds it
+      // (CUPTI_ERROR_INVALID_PARAMETER, which ended a run as an internal error): unknown, with
+      // its rollups as the near names.
+      if (n.find('.') == std::string::npos) out.push_back({n, {n + ".sum", n + ".avg", n + ".max", n + ".min"}});
+      continue;
+    }
     if (r != CUPTI_ERROR_INVALID_METRIC_NAME) throw_cupti(r, "cuptiProfilerHostGetMetricProperties", __FILE__, __LINE__);
     out.push_back({n, near_names(n, base_metrics())});
   }

@@ -385,6 +385,11 @@ class RangeProfiler final : public CounterCollector {
                               const cupti::MetricConfig& cfg) {
     const std::vector<std::string>& metrics = cfg.metrics();
     const int expected_passes = cfg.passes();
+    // Declared before the Disable guard, so they outlive cuptiRangeProfilerDisable: the counter
+    // data image belongs to the range profiler object until it is disabled.
+    std::vector<const char*> names;
+    for (const auto& m : metrics) names.push_back(m.c_str());
+    std::vector<std::uint8_t> data;
     auto en = CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
     en.ctx = ctx_;
     CUPTI_CHECK(cuptiRangeProfilerEnable(&en));
@@ -398,8 +403,6 @@ class RangeProfiler final : public CounterCollector {
       }
     } disable{obj};
 
-    std::vector<const char*> names;
-    for (const auto& m : metrics) names.push_back(m.c_str());
     auto sz = CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
     sz.pRangeProfilerObject = obj;
     sz.pMetricNames = names.data();
@@ -407,7 +410,7 @@ class RangeProfiler final : public CounterCollector {
     sz.maxNumOfRanges = 1;
     sz.maxNumRangeTreeNodes = 1;
     CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&sz));
-    std::vector<std::uint8_t> data(sz.counterDataSize);
+    data.assign(sz.counterDataSize, 0);
     auto di = CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
     di.pRangeProfilerObject = obj;
     di.counterDataSize = data.size();

@@ -54,13 +54,22 @@ Collected collect(const std::string& base, const Params& p) {
   if (!ok.ok) throw std::runtime_error(v.name(p) + " failed verification: " + ok.detail);
   cc->collect(*dev, *inst, out.declared, 7, /*cold=*/true);
   out.counters = *out.declared.counters;
+  // A profiler refused only when it starts (Enable, SetConfig, Start) turns counters off then:
+  // skipped with that reason, not failed.
+  const nlohmann::json after = cc->status();
+  if (out.skip.empty() && !after.value("available", false))
+    out.skip = "counters unavailable on this GPU (refused when collecting): " + after.value("reason", std::string("?"));
+  if (out.trace_skip.empty() && after.contains("trace_unavailable"))
+    out.trace_skip = "no kernel trace on this GPU: " + after["trace_unavailable"].get<std::string>();
   return out;
 }
 
 }  // namespace
 
 TEST(CountersOnGpu, StreamingKernelMovesItsDeclaredBytesThroughHbm) {
-  const Collected c = collect("stream/saxpy/fp32", {{"n", 1 << 26}});
+  // 2^28 (2 GiB read, 1 GiB written): the L2's dirty lines left unwritten when the range ends (up
+  // to its 50-60 MB) stay well under the 5%.
+  const Collected c = collect("stream/saxpy/fp32", {{"n", 1 << 28}});
   if (!c.skip.empty()) GTEST_SKIP() << c.skip;
   ASSERT_TRUE(c.counters.ok()) << c.counters.error;
   EXPECT_GE(c.counters.passes, 1);

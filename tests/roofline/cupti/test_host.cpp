@@ -72,6 +72,16 @@ TEST(CuptiHost, UnknownNamesAreRefusedWithTheirNearNames) {
     EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line";
   }
   EXPECT_THROW(host.configure({"no_such__metric.sum"}), InputError);
+  // A known base name without its rollup: refused up front, its rollups suggested (CUPTI knows
+  // the name but will not add it to a configuration).
+  try {
+    host.require_known({"dram__bytes_read"}, "--metrics");
+    FAIL() << "a metric without its rollup was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'dram__bytes_read' (near: dram__bytes_read.sum"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(host.configure({"gpu__time_duration"}), InputError);
   // A refused list leaves the host usable.
   EXPECT_EQ(host.passes({"dram__bytes_read.sum"}), 1);
 }
