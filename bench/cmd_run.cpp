@@ -120,22 +120,8 @@ extern "C" void on_stop_signal(int sig) {
 
 // SIGTERM (timeout, a scheduler) and SIGINT (Ctrl-C) stop the run between samples instead of
 // killing it; the previous handlers come back when the run ends.
-class StopSignals {
- public:
-  StopSignals() {
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, &old_term_);
-    sigaction(SIGINT, &sa, &old_int_);
-  }
-  ~StopSignals() {
-    sigaction(SIGTERM, &old_term_, nullptr);
-    sigaction(SIGINT, &old_int_, nullptr);
-  }
-
- private:
-  struct sigaction old_term_ {}, old_int_ {};
+struct StopSignals : StopSignalHandler {
+  StopSignals() : StopSignalHandler(on_stop_signal) {}
 };
 
 // `--dry-run`: the plan and its estimate, from the registry alone (nothing is read or measured; a
@@ -289,9 +275,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   Results final = assemble(r, done);
   const int sig = stop_signal();
   if (sig)
-    final.partial = Partial{done.size(), plan.jobs.size(),
-                            sig == SIGINT ? "stopped by SIGINT" : sig == SIGTERM ? "stopped by SIGTERM"
-                                                                                 : fmt::format("stopped by signal {}", sig)};
+    final.partial = Partial{done.size(), plan.jobs.size(), stopped_by(sig)};
 
   stamp_wall(final);
   FileSet files(folder);

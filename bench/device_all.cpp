@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "bench/device.h"
+#include "bench/harness.h"
 #include "bench/provenance.h"
 #include "roofbench/types.h"
 
@@ -91,31 +92,6 @@ extern "C" void forward_stop_signal(int sig) {
     if (const pid_t pid = p.load(); pid > 0) ::kill(pid, sig);
 }
 
-// Installs forward_stop_signal for SIGINT and SIGTERM while children run; the previous handlers
-// come back after.
-class ForwardSignals {
- public:
-  ForwardSignals() {
-    g_sweep_signal.store(0);
-    for (auto& p : g_child_pids) p.store(0);
-    struct sigaction sa {};
-    sa.sa_handler = forward_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, &old_term_);
-    sigaction(SIGINT, &sa, &old_int_);
-  }
-  ~ForwardSignals() {
-    sigaction(SIGTERM, &old_term_, nullptr);
-    sigaction(SIGINT, &old_int_, nullptr);
-    for (auto& p : g_child_pids) p.store(0);
-  }
-  ForwardSignals(const ForwardSignals&) = delete;
-  ForwardSignals& operator=(const ForwardSignals&) = delete;
-
- private:
-  struct sigaction old_term_ {}, old_int_ {};
-};
-
 // The last `n` lines of a file ("" when it cannot be read).
 std::string last_lines(const std::string& path, int n) {
   std::ifstream in(path);
@@ -129,10 +105,6 @@ std::string last_lines(const std::string& path, int n) {
   return out;
 }
 
-const char* signal_name(int sig) {
-  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
-}
-
 }  // namespace
 
 int run_children(std::vector<ChildRun>& children, const std::string& exe, const std::string& argv0, bool concurrent,
@@ -141,7 +113,9 @@ int run_children(std::vector<ChildRun>& children, const std::string& exe, const 
   using clock = std::chrono::steady_clock;
   std::vector<pid_t> pids(children.size(), -1);
   std::vector<clock::time_point> began(children.size());
-  ForwardSignals forward;
+  g_sweep_signal.store(0);
+  for (auto& p : g_child_pids) p.store(0);
+  const StopSignalHandler forward(forward_stop_signal);  // no child is recorded before it
   sigset_t stops, old_mask;
   sigemptyset(&stops);
   sigaddset(&stops, SIGINT);
@@ -249,8 +223,7 @@ int run_children(std::vector<ChildRun>& children, const std::string& exe, const 
     if (!c.started) {
       const int sig = g_sweep_signal.load();
       c.code = 128 + sig;
-      os << fmt::format("roofbench: --device all: GPU {} not started: the sweep was stopped by {}\n", c.gpu,
-                        signal_name(sig));
+      os << fmt::format("roofbench: --device all: GPU {} not started: the sweep was {}\n", c.gpu, stopped_by(sig));
     }
     worst = std::max(worst, c.code);
   }

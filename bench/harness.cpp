@@ -45,12 +45,25 @@ int stop_signal() {
 void clear_stop() {
   g_stop_signal.store(0);
 }
+std::string stopped_by(int sig) {
+  return sig == SIGINT ? "stopped by SIGINT" : sig == SIGTERM ? "stopped by SIGTERM" : fmt::format("stopped by signal {}", sig);
+}
+
+StopSignalHandler::StopSignalHandler(void (*handler)(int)) {
+  struct sigaction sa {};
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, &old_term_);
+  sigaction(SIGINT, &sa, &old_int_);
+}
+StopSignalHandler::~StopSignalHandler() {
+  sigaction(SIGTERM, &old_term_, nullptr);
+  sigaction(SIGINT, &old_int_, nullptr);
+}
 
 namespace {
 void throw_if_stopped() {
-  if (const int sig = stop_signal())
-    throw Interrupted(sig == SIGINT ? "stopped by SIGINT" : sig == SIGTERM ? "stopped by SIGTERM"
-                                                                          : "stopped by signal " + std::to_string(sig));
+  if (const int sig = stop_signal()) throw Interrupted(stopped_by(sig));
 }
 
 void add_limits(std::vector<std::string>& into, const std::vector<std::string>& now) {

@@ -1,5 +1,6 @@
 #pragma once
 // Verify, warm up, then take timed samples, each after a cache flush (cold) by default.
+#include <csignal>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -73,6 +74,21 @@ Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed)
 void request_stop(int signal);
 int stop_signal();  // the signal that asked, or 0
 void clear_stop();  // for tests, which stop runs on purpose
+// What a stop by `sig` is called in results and messages: "stopped by SIGTERM".
+std::string stopped_by(int sig);
+
+// SIGTERM (timeout, a scheduler) and SIGINT (Ctrl-C) go to `handler` while this lives; the
+// previous handlers come back after.
+class StopSignalHandler {
+ public:
+  explicit StopSignalHandler(void (*handler)(int));
+  ~StopSignalHandler();
+  StopSignalHandler(const StopSignalHandler&) = delete;
+  StopSignalHandler& operator=(const StopSignalHandler&) = delete;
+
+ private:
+  struct sigaction old_term_ {}, old_int_ {};
+};
 struct Interrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -95,10 +95,9 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text) {
 }
 
 std::string kernel_base_name(const std::string& name) {
-  std::string s = name;
-  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
-  for (std::size_t p; (p = s.find("(anonymous namespace)")) != std::string::npos;) s.replace(p, 21, "anon");
-  // Template arguments dropped (nested ones too); the parameter list ends the name.
+  // The signature's name (cupti::strip_signature), less its template arguments (nested ones too)
+  // and its namespaces.
+  const std::string s = cupti::strip_signature(name);
   std::string flat;
   int depth = 0;
   for (const char ch : s) {
@@ -107,7 +106,6 @@ std::string kernel_base_name(const std::string& name) {
     } else if (ch == '>') {
       --depth;
     } else if (depth == 0) {
-      if (ch == '(') break;
       flat += ch;
     }
   }

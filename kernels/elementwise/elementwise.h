@@ -27,7 +27,6 @@ inline double gelu(double t) {
   return 0.5 * t * (1.0 + std::tanh(0.7978845608028654 * (t + 0.044715 * t * t * t)));
 }
 
-
 // The fusion lessons' roofs: each pass is a streaming loop of one STREAM shape, read one array and
 // write another (copy) or read two and write one (triad), so its bytes are placed against the
 // suite's own kernel of that shape (kernels/ceilings/, the same on CPU and GPU), not against the

@@ -259,7 +259,11 @@ std::string trace_warning(const TraceCheck& t) {
 std::string kernel_name(const std::string& mangled) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
-  std::string s = status == 0 && d ? d.get() : mangled;
+  return strip_signature(status == 0 && d ? d.get() : mangled);
+}
+
+std::string strip_signature(const std::string& demangled) {
+  std::string s = demangled;
   if (s.rfind("void ", 0) == 0) s.erase(0, 5);
   // The parameter list: the first "(" outside template arguments that does not open
   // "(anonymous namespace)".

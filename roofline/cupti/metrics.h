@@ -87,10 +87,13 @@ std::optional<TraceCheck> trace_check(const Counters& c, const Measurement& m);
 // events' median and kTraceFloorS; "" when they agree.
 std::string trace_warning(const TraceCheck& t);
 
-// A traced kernel's name, demangled without its return type and parameter list:
-// "void ns::(anonymous namespace)::k<float>(float const*, int)" -> "ns::(anonymous namespace)::k<float>";
-// a name that does not demangle, as it is. (Cut at the first "(" it was "ns::" for every kernel
-// in an anonymous namespace, and crosscheck found none of them in ncu's list.)
+// A demangled kernel signature without its return type and parameter list:
+// "void ns::(anonymous namespace)::k<float>(float const*, int)" -> "ns::(anonymous namespace)::k<float>".
+// (Cut at the first "(" it was "ns::" for every kernel in an anonymous namespace, and crosscheck
+// found none of them in ncu's list.)
+std::string strip_signature(const std::string& demangled);
+// A traced kernel's name: demangled, then strip_signature; a name that does not demangle, stripped
+// as it is.
 std::string kernel_name(const std::string& mangled);
 
 }  // namespace roofbench::cupti
