@@ -46,7 +46,9 @@ void clear_stop() {
   g_stop_signal.store(0);
 }
 std::string stopped_by(int sig) {
-  return sig == SIGINT ? "stopped by SIGINT" : sig == SIGTERM ? "stopped by SIGTERM" : fmt::format("stopped by signal {}", sig);
+  return sig == SIGINT    ? "stopped by SIGINT"
+         : sig == SIGTERM ? "stopped by SIGTERM"
+                          : fmt::format("stopped by signal {}", sig);
 }
 
 StopSignalHandler::StopSignalHandler(void (*handler)(int)) {
