@@ -44,6 +44,11 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                     "seconds of wall time a benchmark may sample for when it does not reach the noise target "
                     "(default 5; 0.75 with --quick)")
         ->check(CLI::Range(0.0, 3600.0));
+    sub->add_option("--min-samples", c.run_args.min_samples,
+                    "samples a benchmark takes before the noise target may stop it (default 20; 10 with --quick): "
+                    "more give compare's rank test the power to call a change on a noisy machine; the budget still "
+                    "ends sampling, so raise --budget with it")
+        ->check(CLI::Range(MeasureOptions::kMinSamples, 100000));
     sub->add_option("--placements", c.run_args.placements,
                     "measure each benchmark on N fresh instances in turn (fresh memory each, each verified), the "
                     "budget split between them: averages the luck of where its buffers land (default 1)")

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -42,6 +43,10 @@ MeasureOptions measure_options(const RunArgs& a) {
   opt.seed = a.seed;
   if (a.noise_target_pct) opt.target_rel_iqr = *a.noise_target_pct / 100;
   if (a.budget_s) opt.max_time_s = *a.budget_s;
+  if (a.min_samples) {
+    opt.min_samples = *a.min_samples;
+    opt.max_samples = std::max(opt.max_samples, opt.min_samples);
+  }
   opt.placements = a.placements;
   return opt;
 }

@@ -29,6 +29,7 @@ struct RunArgs {
   std::string out;
   std::uint64_t seed = MeasureOptions{}.seed;
   std::optional<double> noise_target_pct, budget_s;
+  std::optional<int> min_samples;  // --min-samples: before the noise target or floor may stop sampling
   int placements = 1;  // --placements: fresh instances per benchmark (MeasureOptions::placements)
   bool counters = false;
   std::string metrics;  // --metrics a,b,c

@@ -329,9 +329,13 @@ std::pair<Verdict, std::string> decide(const Evidence& e, double threshold, cons
   const std::string change = percent_change(e.change);
   const std::string interval = fmt::format("{:.0f}% interval [{}, {}]", 100 * opt.confidence,
                                            percent_change(e.change_ci.lo), percent_change(e.change_ci.hi));
+  // What to do: more samples come from `run --min-samples` (the noise target stops sampling
+  // early otherwise), within a `--budget` that fits them; more rounds from ci-ab's --rounds.
+  const std::string more = e.unit == "samples" ? "run more samples (run --min-samples N, with a --budget that fits them)"
+                                               : "run more " + e.unit;
   if (e.n_base < opt.min_samples || e.n_new < opt.min_samples)
-    return {Verdict::unsure, fmt::format("too few {0} ({1} in BASE, {2} in NEW; at least {3} each): run more {0}",
-                                         e.unit, e.n_base, e.n_new, opt.min_samples)};
+    return {Verdict::unsure, fmt::format("too few {0} ({1} in BASE, {2} in NEW; at least {3} each): {4}", e.unit,
+                                         e.n_base, e.n_new, opt.min_samples, more)};
   if (e.change_ci.lo > -threshold && e.change_ci.hi < threshold)
     return {Verdict::same, fmt::format("the {} lies inside ±{}", interval, percent(threshold))};
   const bool significant = e.q < opt.alpha;
@@ -349,14 +353,13 @@ std::pair<Verdict, std::string> decide(const Evidence& e, double threshold, cons
                         p_text(e.p), p_text(e.q))};
   }
   if (e.p_min >= opt.alpha)
-    return {Verdict::unsure, fmt::format("{0}: {1} and {2} {5} cannot reach q < {3} (the smallest p is {4}): run more "
-                                         "{5}",
-                                         change, e.n_base, e.n_new, opt.alpha, p_text(e.p_min), e.unit)};
+    return {Verdict::unsure, fmt::format("{}: {} and {} {} cannot reach q < {} (the smallest p is {}): {}", change,
+                                         e.n_base, e.n_new, e.unit, opt.alpha, p_text(e.p_min), more)};
   if (large)
-    return {Verdict::unsure, fmt::format("{}, but not significant (p = {}, q = {}, needs q < {}): run more {}",
-                                         change, p_text(e.p), p_text(e.q), opt.alpha, e.unit)};
-  return {Verdict::unsure, fmt::format("{}, but the {} reaches past ±{}: run more {}", change, interval,
-                                       percent(threshold), e.unit)};
+    return {Verdict::unsure, fmt::format("{}, but not significant (p = {}, q = {}, needs q < {}): {}", change,
+                                         p_text(e.p), p_text(e.q), opt.alpha, more)};
+  return {Verdict::unsure,
+          fmt::format("{}, but the {} reaches past ±{}: {}", change, interval, percent(threshold), more)};
 }
 
 int Comparison::count(Verdict v) const {

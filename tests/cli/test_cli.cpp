@@ -649,6 +649,28 @@ TEST(CliRun, DryRunPrintsThePlanAndAnUpperBoundOnItsTimeAndWritesNothing) {
   EXPECT_NE(g.out.find("(ceilings from --ceilings-from)"), std::string::npos) << g.out;
 }
 
+// --min-samples: what compare's UNSURE ("run more samples") asks for. With a noise target that any
+// two samples meet, sampling stops at the minimum: 10 with --quick, N when asked, past the quick
+// run's 500-sample cap when N is larger.
+TEST(CliRun, MinSamplesAreTakenBeforeTheNoiseTargetStopsSamplingAndTooFewAreRefused) {
+  const std::string common =
+      "run --device cpu --quick --warm --filter launch/fused --skip '^ceiling/' --noise-target 100 --budget 60 --out ";
+  for (const int asked : {0, 600}) {
+    const fs::path out = fresh("rb_min_samples_" + std::to_string(asked));
+    const CmdResult r = rb(common + out.string() + (asked ? " --min-samples " + std::to_string(asked) : ""));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(out / "results.json"));
+    const int min_samples = asked ? asked : 10;
+    EXPECT_EQ(j.at("settings").at("min_samples"), min_samples);
+    EXPECT_GE(j.at("settings").at("max_samples").get<int>(), min_samples);
+    ASSERT_EQ(j.at("benchmarks").size(), 1u);
+    const auto& m = j.at("benchmarks")[0].at("measurement");
+    EXPECT_GE(m.at("samples_s").size(), static_cast<std::size_t>(min_samples));
+    EXPECT_NE(m.at("stop_reason"), "time_budget");
+  }
+  expect_usage_error(rb("run --device cpu --quick --min-samples 4"), "--min-samples: Value 4 not in range 5");
+}
+
 TEST(CliRun, CeilingsFromAnotherMachineAreRefusedBeforeMeasuring) {
   const fs::path other = write_results("rb_ceil_other", 1.0, 1, "Some Other CPU");
   const fs::path out = fresh("rb_ceil_out");
