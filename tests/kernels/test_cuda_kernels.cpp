@@ -149,6 +149,28 @@ TEST(CudaRegistry, HasTheFoundationFamilies) {
     EXPECT_TRUE(names.count(n)) << n;
 }
 
+// The shared-memory ceiling is sized for 8 resident blocks per SM on 132 SMs: each block's
+// shared memory and the 1 KiB the hardware reserves per block must fit in Hopper's 228 KiB, with
+// 2048 threads at most (8 blocks of 32 KiB did not: 6 were resident, then a ragged second round).
+TEST(CudaRegistry, TheSharedMemoryCeilingsBlocksAreAllResidentOnAHopperSm) {
+  constexpr std::int64_t kSms = 132, kSmemKiB = 228, kReservedKiB = 1, kThreadsPerSm = 2048, kThreads = 256;
+  int found = 0;
+  for (const auto* v : cuda_variants()) {
+    if (v->base_name() != "ceiling/smem_read/fp32") continue;
+    ++found;
+    std::vector<Params> all = v->sizes;
+    all.insert(all.end(), v->quick_sizes.begin(), v->quick_sizes.end());
+    for (const Params& p : all) {
+      const std::int64_t blocks = param(p, "blocks"), kib = param(p, "kib_per_block");
+      ASSERT_EQ(blocks % kSms, 0) << blocks;
+      const std::int64_t per_sm = blocks / kSms;
+      EXPECT_LE(per_sm * (kib + kReservedKiB), kSmemKiB) << per_sm << " blocks of " << kib << " KiB";
+      EXPECT_LE(per_sm * kThreads, kThreadsPerSm) << per_sm << " blocks";
+    }
+  }
+  EXPECT_EQ(found, 1);
+}
+
 // The graph form of the launch lesson really is one graph of one kernel node per step (it is
 // replayed with one cudaGraphLaunch: kernels/launch/launch.cu).
 namespace roofbench::launch {

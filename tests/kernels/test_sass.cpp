@@ -32,6 +32,7 @@ struct SassFunction {
   std::string name;                       // mangled
   std::string arch;                       // e.g. sm_90a
   std::vector<std::string> instructions;  // "@!P0 BRA 0x1c0", "FFMA R0, R0, R5, 0.265625", ...
+  std::vector<unsigned long> addresses;   // of each instruction, as cuobjdump prints it
 };
 
 std::string run_command(const std::string& cmd, int& status) {
@@ -52,7 +53,7 @@ std::string run_command(const std::string& cmd, int& status) {
 std::vector<SassFunction> parse_sass(const std::string& text) {
   static const std::regex arch_re(R"(code for (sm_\w+))");
   static const std::regex function_re(R"(Function : (\S+))");
-  static const std::regex instruction_re(R"(^\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;)");
+  static const std::regex instruction_re(R"(^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;)");
   std::vector<SassFunction> out;
   std::string arch, line;
   std::istringstream in(text);
@@ -61,9 +62,10 @@ std::vector<SassFunction> parse_sass(const std::string& text) {
     if (std::regex_search(line, m, arch_re)) {
       arch = m[1];
     } else if (std::regex_search(line, m, function_re)) {
-      out.push_back({m[1], arch, {}});
+      out.push_back({m[1], arch, {}, {}});
     } else if (!out.empty() && std::regex_search(line, m, instruction_re)) {
-      out.back().instructions.push_back(m[1]);
+      out.back().addresses.push_back(std::stoul(m[1].str(), nullptr, 16));
+      out.back().instructions.push_back(m[2]);
     }
   }
   return out;
@@ -128,33 +130,44 @@ Shape shape_of(const SassFunction& f) {
   return s;
 }
 
-// The SASS of one of the kernels' object files ("divergence.cu"), found in the list CMake wrote
-// at generate time and disassembled once per test binary. Empty, with *why set, when it cannot.
-const std::vector<SassFunction>& sass_of(const std::string& source, std::string* why) {
-  static std::map<std::string, std::pair<std::vector<SassFunction>, std::string>> cache;
-  auto it = cache.find(source);
+// The object file CMake built from one of the kernels' sources ("divergence.cu"), found in the
+// list it wrote at generate time; empty, with *why set, when there is none.
+std::string object_of(const std::string& source, std::string* why) {
+  std::string object, path;
+  std::ifstream list(ROOFBENCH_KERNEL_OBJECTS);
+  const std::string tail = "/" + source + ".o";
+  while (std::getline(list, path))
+    if (path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0) object = path;
+  *why = object.empty() ? "no " + source + " object in " + ROOFBENCH_KERNEL_OBJECTS : "";
+  return object;
+}
+
+// `cuobjdump FLAG` of a source's object, run once per source and flag per test binary.
+const std::string& cuobjdump_of(const std::string& source, const std::string& flag, std::string* why) {
+  static std::map<std::string, std::pair<std::string, std::string>> cache;  // text, error
+  const std::string key = source + " " + flag;
+  auto it = cache.find(key);
   if (it == cache.end()) {
-    std::vector<SassFunction> functions;
-    std::string error, object, path;
-    std::ifstream list(ROOFBENCH_KERNEL_OBJECTS);
-    const std::string tail = "/" + source + ".o";
-    while (std::getline(list, path))
-      if (path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0) object = path;
-    if (object.empty()) {
-      error = "no " + source + " object in " + ROOFBENCH_KERNEL_OBJECTS;
-    } else {
+    std::string error, text;
+    const std::string object = object_of(source, &error);
+    if (!object.empty()) {
       int status = 0;
-      const std::string text =
-          run_command("'" + std::string(ROOFBENCH_CUOBJDUMP) + "' -sass '" + object + "' 2>&1", status);
-      if (status != 0)
-        error = "cuobjdump -sass " + object + " failed:\n" + text.substr(0, 2000);
-      else
-        functions = parse_sass(text);
+      text = run_command("'" + std::string(ROOFBENCH_CUOBJDUMP) + "' " + flag + " '" + object + "' 2>&1", status);
+      if (status != 0) error = "cuobjdump " + flag + " " + object + " failed:\n" + text.substr(0, 2000);
     }
-    it = cache.emplace(source, std::make_pair(std::move(functions), std::move(error))).first;
+    it = cache.emplace(key, std::make_pair(std::move(text), std::move(error))).first;
   }
   *why = it->second.second;
   return it->second.first;
+}
+
+// The SASS of one of the kernels' object files, parsed once. Empty, with *why set, when it cannot.
+const std::vector<SassFunction>& sass_of(const std::string& source, std::string* why) {
+  static std::map<std::string, std::vector<SassFunction>> cache;
+  const std::string& text = cuobjdump_of(source, "-sass", why);
+  auto it = cache.find(source);
+  if (it == cache.end()) it = cache.emplace(source, why->empty() ? parse_sass(text) : std::vector<SassFunction>{}).first;
+  return it->second;
 }
 
 bool have_cuobjdump() {
@@ -373,6 +386,147 @@ TEST_P(KernelUnits, UsesTheInstructionsItsLessonIsAbout) {
 
 INSTANTIATE_TEST_SUITE_P(Sass, KernelUnits, ::testing::ValuesIn(unit_cases()),
                          [](const ::testing::TestParamInfo<UnitCase>& i) { return i.param.label; });
+
+// ---------------------------------------------------------------- issue slots, bytes in flight
+// What keeps a ceiling or a bandwidth lesson from reaching its roof, read off the code alone.
+
+// The loops of a function: a branch back to an address at or before its own closes one.
+struct Loop {
+  std::size_t first, last;  // instruction indices, both inside the loop
+};
+std::vector<Loop> loops_of(const SassFunction& f) {
+  static const std::regex bra_re(R"(^BRA\s+(?:`\()?0x([0-9a-f]+))");
+  std::vector<Loop> out;
+  for (std::size_t i = 0; i < f.instructions.size(); ++i) {
+    const std::string ins = predicated(f.instructions[i]) ? f.instructions[i].substr(f.instructions[i].find(' ') + 1)
+                                                          : f.instructions[i];
+    std::smatch m;
+    if (!std::regex_search(ins, m, bra_re)) continue;
+    const unsigned long target = std::stoul(m[1].str(), nullptr, 16);
+    if (target >= f.addresses[i]) continue;  // forward (a self-branch is the end-of-kernel trap)
+    const auto at = std::lower_bound(f.addresses.begin(), f.addresses.end(), target);
+    if (at != f.addresses.end() && *at == target) out.push_back({static_cast<std::size_t>(at - f.addresses.begin()), i});
+  }
+  return out;
+}
+
+template <class Pred>
+int count_in(const SassFunction& f, const Loop& l, Pred pred) {
+  int n = 0;
+  for (std::size_t i = l.first; i <= l.last; ++i) n += pred(f.instructions[i]);
+  return n;
+}
+
+// An FMA ceiling reaches the FMA pipe's peak only if its loop issues little else: a sub-partition
+// issues one instruction per clock, and the FP32 pipe takes an FFMA (or an HFMA2) every clock.
+// The compiler's own unrolling of the 64-bit `iters` loop gave 32 FMAs per 37 instructions: at
+// most 86% of the peak, against a target of 94%.
+TEST(KernelIssue, TheFmaCeilingsHotLoopIsAtLeast95PercentFmas) {
+  if (!have_cuobjdump()) GTEST_SKIP() << kNoCuobjdump;
+  std::string why;
+  const auto& functions = sass_of("gpu_fma.cu", &why);
+  ASSERT_TRUE(why.empty()) << why;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"fma_kernelINS1_4Fp32E", "FFMA"},
+      {"fma_kernelINS1_4Fp64E", "DFMA"},
+      {"fma_kernelINS1_4Fp16E", R"(HFMA2(\.MMA)?)"},
+      {"fma_kernelINS1_4Bf16E", R"(HFMA2(\.MMA)?\.BF16_V2)"}};
+  for (const auto& [kernel, fma] : cases) {
+    const std::regex fma_re(fma);
+    int found = 0;
+    for (const auto& f : functions) {
+      if (f.name.find(kernel) == std::string::npos) continue;
+      ++found;
+      SCOPED_TRACE(f.arch + " " + kernel);
+      int best_fmas = 0;
+      std::size_t best_size = 0;
+      for (const Loop& l : loops_of(f)) {
+        const int n = count_in(f, l, [&](const std::string& ins) { return std::regex_match(full_opcode(ins), fma_re); });
+        if (n > best_fmas) best_fmas = n, best_size = l.last - l.first + 1;
+      }
+      ASSERT_GT(best_size, 0u) << "no loop with an FMA";
+      EXPECT_GE(best_fmas, 128) << "FMAs in the hottest loop";
+      EXPECT_GE(static_cast<double>(best_fmas) / static_cast<double>(best_size), 0.95)
+          << best_fmas << " FMAs in a loop of " << best_size << " instructions";
+    }
+    EXPECT_GE(found, 1) << kernel;
+  }
+}
+
+// A bandwidth-bound loop covers the memory's latency with bytes in flight: four 16-byte loads
+// issued per thread before the first instruction that uses what they read. The FP16 ReLU had
+// one (the compiler unrolled only the FP32 loop) and the L2 ceiling one (its unrolled loop summed
+// each load before the next): a quarter of what covers the latency at full bandwidth.
+TEST(KernelIssue, StreamingLoopsIssueFourWideLoadsBeforeUsingAny) {
+  if (!have_cuobjdump()) GTEST_SKIP() << kNoCuobjdump;
+  const std::regex load_re(R"(LDG\..*128.*)"), use_re(R"((STG|FADD|FFMA|HADD2|PRMT|HSETP2|FSETP|FSEL|SEL)(\..*)?)");
+  const std::vector<std::pair<std::string, std::string>> cases = {{"relu.cu", "relu_kernelIfE"},
+                                                                   {"relu.cu", "relu_kernelI6__halfE"},
+                                                                   {"relu.cu", "relu_kernelI13__nv_bfloat16E"},
+                                                                   {"gpu_cache_bandwidth.cu", "l2_read_kernel"}};
+  for (const auto& [source, kernel] : cases) {
+    std::string why;
+    const auto& functions = sass_of(source, &why);
+    ASSERT_TRUE(why.empty()) << why;
+    int found = 0;
+    for (const auto& f : functions) {
+      if (f.name.find(kernel) == std::string::npos) continue;
+      ++found;
+      SCOPED_TRACE(f.arch + " " + kernel);
+      int most = 0;
+      for (const Loop& l : loops_of(f)) {
+        int loads = 0;
+        for (std::size_t i = l.first; i <= l.last; ++i) {
+          const std::string op = full_opcode(f.instructions[i]);
+          if (std::regex_match(op, use_re)) break;
+          loads += std::regex_match(op, load_re);
+        }
+        most = std::max(most, loads);
+      }
+      EXPECT_GE(most, 4) << "16-byte loads issued before the first use of one, in the best loop";
+    }
+    EXPECT_GE(found, 1) << kernel << " in " << source;
+  }
+}
+
+// Grid-stride kernels launch 8 blocks of 256 threads per SM (grid_stride_blocks): all resident
+// only at 32 registers a thread or fewer (65536 / 2048). The triad ceiling and the sincos lesson's
+// add took 40: 6 blocks fitted, and the last quarter of the grid ran as a ragged second round.
+TEST(KernelIssue, GridStrideKernelsFitEightBlocksPerSmInRegisters) {
+  if (!have_cuobjdump()) GTEST_SKIP() << kNoCuobjdump;
+  const std::map<std::string, std::vector<std::string>> kernels = {
+      {"gpu_bandwidth.cu", {"read_kernel", "write_kernel", "copy_kernel", "triad_kernel", "update_kernel"}},
+      {"gpu_cache_bandwidth.cu", {"l2_read_kernel"}},
+      {"sincos.cu", {"map_kernel", "zip_kernel"}},
+      {"relu.cu", {"relu_kernel"}},
+      {"saxpy.cu", {"saxpy_kernel"}}};
+  static const std::regex function_re(R"(Function (\S+):)"), reg_re(R"(REG:(\d+))"), local_re(R"(LOCAL:(\d+))");
+  for (const auto& [source, names] : kernels) {
+    std::string why;
+    const std::string& text = cuobjdump_of(source, "-res-usage", &why);
+    ASSERT_TRUE(why.empty()) << why;
+    std::map<std::string, int> seen;
+    std::istringstream in(text);
+    std::string line, function;
+    std::smatch m;
+    while (std::getline(in, line)) {
+      if (std::regex_search(line, m, function_re)) {
+        function = m[1];
+        continue;
+      }
+      if (function.empty() || !std::regex_search(line, m, reg_re)) continue;
+      for (const auto& name : names)
+        if (function.find(name) != std::string::npos) {
+          ++seen[name];
+          EXPECT_LE(std::stoi(m[1]), 32) << function;
+          std::smatch l;
+          if (std::regex_search(line, l, local_re)) EXPECT_EQ(std::stoi(l[1]), 0) << function << " spills";
+        }
+      function.clear();
+    }
+    for (const auto& name : names) EXPECT_GE(seen[name], 1) << name << " in " << source << "'s -res-usage";
+  }
+}
 
 // The parser itself, on a few lines in cuobjdump's format.
 TEST(SassParser, ReadsArchitecturesFunctionsAndInstructions) {
