@@ -395,14 +395,12 @@ struct Loop {
   std::size_t first, last;  // instruction indices, both inside the loop
 };
 std::vector<Loop> loops_of(const SassFunction& f) {
-  static const std::regex bra_re(R"(^BRA\s+(?:`\()?0x([0-9a-f]+))");
+  static const std::regex bra_re(R"(^(@\S+\s+)?BRA\s+(?:`\()?0x([0-9a-f]+))");
   std::vector<Loop> out;
   for (std::size_t i = 0; i < f.instructions.size(); ++i) {
-    const std::string ins = predicated(f.instructions[i]) ? f.instructions[i].substr(f.instructions[i].find(' ') + 1)
-                                                          : f.instructions[i];
     std::smatch m;
-    if (!std::regex_search(ins, m, bra_re)) continue;
-    const unsigned long target = std::stoul(m[1].str(), nullptr, 16);
+    if (!std::regex_search(f.instructions[i], m, bra_re)) continue;
+    const unsigned long target = std::stoul(m[2].str(), nullptr, 16);
     if (target >= f.addresses[i]) continue;  // forward (a self-branch is the end-of-kernel trap)
     const auto at = std::lower_bound(f.addresses.begin(), f.addresses.end(), target);
     if (at != f.addresses.end() && *at == target) out.push_back({static_cast<std::size_t>(at - f.addresses.begin()), i});
@@ -410,11 +408,18 @@ std::vector<Loop> loops_of(const SassFunction& f) {
   return out;
 }
 
-template <class Pred>
-int count_in(const SassFunction& f, const Loop& l, Pred pred) {
-  int n = 0;
-  for (std::size_t i = l.first; i <= l.last; ++i) n += pred(f.instructions[i]);
-  return n;
+// Calls check(f) for each function whose mangled name holds `kernel`, traced with its name;
+// expects at least one.
+template <class Check>
+void each_function(const std::vector<SassFunction>& functions, const std::string& kernel, Check check) {
+  int found = 0;
+  for (const auto& f : functions) {
+    if (f.name.find(kernel) == std::string::npos) continue;
+    ++found;
+    SCOPED_TRACE(f.arch + " " + kernel);
+    check(f);
+  }
+  EXPECT_GE(found, 1) << "no function matching " << kernel;
 }
 
 // An FMA ceiling reaches the FMA pipe's peak only if its loop issues little else: a sub-partition
@@ -433,23 +438,19 @@ TEST(KernelIssue, TheFmaCeilingsHotLoopIsAtLeast95PercentFmas) {
       {"fma_kernelINS1_4Bf16E", R"(HFMA2(\.MMA)?\.BF16_V2)"}};
   for (const auto& [kernel, fma] : cases) {
     const std::regex fma_re(fma);
-    int found = 0;
-    for (const auto& f : functions) {
-      if (f.name.find(kernel) == std::string::npos) continue;
-      ++found;
-      SCOPED_TRACE(f.arch + " " + kernel);
+    each_function(functions, kernel, [&](const SassFunction& f) {
       int best_fmas = 0;
       std::size_t best_size = 0;
       for (const Loop& l : loops_of(f)) {
-        const int n = count_in(f, l, [&](const std::string& ins) { return std::regex_match(full_opcode(ins), fma_re); });
+        int n = 0;
+        for (std::size_t i = l.first; i <= l.last; ++i) n += std::regex_match(full_opcode(f.instructions[i]), fma_re);
         if (n > best_fmas) best_fmas = n, best_size = l.last - l.first + 1;
       }
       ASSERT_GT(best_size, 0u) << "no loop with an FMA";
       EXPECT_GE(best_fmas, 128) << "FMAs in the hottest loop";
       EXPECT_GE(static_cast<double>(best_fmas) / static_cast<double>(best_size), 0.95)
           << best_fmas << " FMAs in a loop of " << best_size << " instructions";
-    }
-    EXPECT_GE(found, 1) << kernel;
+    });
   }
 }
 
@@ -468,11 +469,7 @@ TEST(KernelIssue, StreamingLoopsIssueFourWideLoadsBeforeUsingAny) {
     std::string why;
     const auto& functions = sass_of(source, &why);
     ASSERT_TRUE(why.empty()) << why;
-    int found = 0;
-    for (const auto& f : functions) {
-      if (f.name.find(kernel) == std::string::npos) continue;
-      ++found;
-      SCOPED_TRACE(f.arch + " " + kernel);
+    each_function(functions, kernel, [&](const SassFunction& f) {
       int most = 0;
       for (const Loop& l : loops_of(f)) {
         int loads = 0;
@@ -484,8 +481,7 @@ TEST(KernelIssue, StreamingLoopsIssueFourWideLoadsBeforeUsingAny) {
         most = std::max(most, loads);
       }
       EXPECT_GE(most, 4) << "16-byte loads issued before the first use of one, in the best loop";
-    }
-    EXPECT_GE(found, 1) << kernel << " in " << source;
+    });
   }
 }
 
