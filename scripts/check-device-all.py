@@ -14,7 +14,10 @@ def main(out, want):
     folders = sorted(f for f in glob.glob(os.path.join(out, "*-gpu*-*")) if os.path.isdir(f))
     print(f"device-all: {want} GPU(s) visible, {len(folders)} folder(s): {[os.path.basename(f) for f in folders]}")
     problems = []
-    if len(folders) != want:
+    if want == 0:
+        problems.append("no GPU visible (CUDA_VISIBLE_DEVICES or nvidia-smi -L listed none): "
+                        "one folder per GPU cannot be checked")
+    elif len(folders) != want:
         problems.append(f"not one folder per visible GPU ({len(folders)} for {want})")
     seen = {}
     for f in folders:

@@ -72,6 +72,8 @@ done
 
 if [ "$plan_only" -eq 1 ]; then out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi  # writes nothing
 ev_begin "$out" "$what" "$limit"
+# On a GPU, tests that all skip for want of one checked nothing: such a step fails (ev_step).
+[[ $device == cuda:* ]] && EV_EXPECT_GPU=1
 
 # ---------------------------------------------------------------- the binaries
 if [ -d "$from" ]; then
@@ -203,6 +205,10 @@ run_smoke() {
   [ $skip_wgmma -eq 0 ] || ev_note "next stages: pass --skip '$skip'"
 }
 
+# The ceilings the runs of the tests stage leave out: all but the DRAM read and copy and the FP32
+# FMA ones (those runs are looked at for their kernels' results and counters, not their roofs).
+lean_skip="ceiling/(dram_(write|triad|update)|l2_|smem_|fp64|fp16|bf16|math_|mufu_|pcie_|launch_)"
+
 run_tests() {
   local filter n
   filter=$(gtest_filter '-*wgmma*')  # the wgmma tests ran alone, first, in smoke
@@ -227,12 +233,11 @@ run_tests() {
   # each pinned with CUDA_VISIBLE_DEVICES, each writing <host>-gpu<i>-<uuid>/. Then a folder per
   # GPU, each a whole CUDA results file of the GPU its name says (its device.uuid), no two alike.
   if [[ $device == cuda:* ]]; then
-    local lean="ceiling/(dram_(write|triad|update)|l2_|smem_|fp64|fp16|bf16|math_|mufu_|pcie_|launch_)"
     ev_step device-all $((90 * (gpus > 0 ? gpus : 1) + 30)) bash -c '
       set -e
       "$1" run --device all --quick --budget 0.1 --filter "^stream/saxpy/" --skip "$4" --out "$2"
       python3 "$5" "$2" "$3"
-' _ "$roofbench" "$EV_WORK/device-all" "$gpus" "$lean${skip:+|$skip}" \
+' _ "$roofbench" "$EV_WORK/device-all" "$gpus" "$lean_skip${skip:+|$skip}" \
       "$here/check-device-all.py"
   else
     ev_skip device-all "the device is cpu: --device all runs once there (tests/cli)"
@@ -356,11 +361,11 @@ run_repeat() {
     --markdown "$EV_WORK/agreement.md" --json "$EV_WORK/agreement.json"
 
   local sanitizer
-  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n1)
+  sanitizer=$(ev_find_tool compute-sanitizer)
   if [[ $device != cuda:* ]]; then
     ev_skip memcheck "the device is $device: compute-sanitizer checks CUDA kernels"
   elif [ -z "$sanitizer" ]; then
-    ev_skip memcheck "no compute-sanitizer on this machine"
+    ev_fail memcheck "no compute-sanitizer on this machine (looked on PATH and in /usr/local/cuda*)"
   elif ! has_test test_cuda_kernels; then
     ev_skip memcheck "no test_cuda_kernels in the archive"
   else
@@ -398,18 +403,21 @@ xcheck_steps() {
   local names=()
   mapfile -t names < <(dry_names --device "$device" --quick --filter "$xc" --ceilings-from x "${skip_args[@]}")
   # The ceilings of the --device all run: this run needs the counters, not the roofs again.
-  local from_run=() d
+  local from_run=() run_skip=("${skip_args[@]}") d
   for d in "$EV_WORK"/device-all/*-gpu"${device#cuda:}"-*/; do
     [ -f "$d/results.json" ] && { from_run=(--ceilings-from "$d"); break; }
   done
+  # None (the --device all step failed): measure only the few ceilings that step would have (the
+  # plan gave this step none; its 30 s of margin covers these few).
+  [ ${#from_run[@]} -gt 0 ] || run_skip=(--skip "$lean_skip${skip:+|$skip}")
   ev_step xcheck-run $((${xc_est:-60} * 3 / 2 + 30)) "$roofbench" run --device "$device" --quick --counters \
-    --budget "$xc_budget" --filter "$xc" --out "$EV_WORK/xcheck/roofbench" "${from_run[@]}" "${skip_args[@]}"
+    --budget "$xc_budget" --filter "$xc" --out "$EV_WORK/xcheck/roofbench" "${from_run[@]}" "${run_skip[@]}"
   local ncu
-  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1)
+  ncu=$(ev_find_tool ncu)
   if [[ $device != cuda:* ]]; then
     ev_skip ncu "the device is $device: Nsight Compute profiles CUDA kernels"
   elif [ -z "$ncu" ]; then
-    ev_skip ncu "no ncu on this machine"
+    ev_fail ncu "no ncu on this machine (looked on PATH, in /usr/local/cuda*, /opt/nvidia/nsight-compute)"
   elif [ ! -f "$EV_WORK/xcheck/roofbench/results.json" ]; then
     ev_skip ncu "the roofbench run with counters wrote no results"
   else
@@ -428,9 +436,13 @@ xcheck_steps() {
       case $(basename "$lib") in libnvperf_*) ;; *) ln -sf "$lib" "$ncu_libs/" ;; esac
     done
     path=$ncu_libs
-    local rest=${LD_LIBRARY_PATH#"${stage:-/nonexistent}/roofbench/lib"}
-    rest=${rest#:}
-    ev_step ncu 180 env LD_LIBRARY_PATH="$path${rest:+:$rest}" bash -c '"$@" >"'"$EV_WORK/xcheck/ncu.csv"'"' _ \
+    # (Wherever the archive's lib/ stands: unpack-build.sh may have put the toolkit's cuBLAS first.)
+    local rest
+    rest=$(ev_path_without "${stage:-/nonexistent}/roofbench/lib" "${LD_LIBRARY_PATH:-}")
+    # ncu writes its own ==PROF== and ==ERROR== lines to stdout, among the CSV: the step's log
+    # gets them too (crosscheck reads past them).
+    ev_step ncu 180 env LD_LIBRARY_PATH="$path${rest:+:$rest}" bash -c 'set -o pipefail; csv=$1; shift; "$@" | tee "$csv"' _ \
+      "$EV_WORK/xcheck/ncu.csv" \
       "$ncu" --csv --print-units base --clock-control none --metrics "$metrics" \
       "$roofbench" run --device "$device" --profile --quick --filter "$xc" \
       --ceilings-from "$EV_WORK/xcheck/roofbench" --out "$EV_WORK/xcheck/profiled" "${skip_args[@]}"

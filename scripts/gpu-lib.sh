@@ -7,6 +7,11 @@
 #   ev_step NAME SECONDS CMD... run CMD (output in $EV_WORK/NAME.log) under `timeout`, for at most
 #                               SECONDS and never past the stage's limit; one summary line
 #   ev_skip NAME WHY            a summary line for a step that did not run
+#   ev_fail NAME WHY            a summary line for a step that could not run and should have
+#                               (a tool missing on a GPU machine): counted as a failure
+#   ev_find_tool NAME [ROOT...] a CUDA tool's path (ncu, compute-sanitizer): PATH first, then its
+#                               usual homes under the ROOTs (default /usr/local and /opt); empty if none
+#   ev_path_without DIR LIST    a colon-separated LIST with every DIR entry taken out
 #   ev_note TEXT                a line of its own in the summary
 #   ev_remaining                seconds left before the stage's limit, less the packing reserve
 #   ev_gtest_filter BASE SKIP   a gtest filter that also leaves out what a --skip regex names
@@ -49,9 +54,46 @@ ev_note() { EV_LINES+=("$*"); echo "$EV_NAME: $*" >&2; }
 # The stage does not start: why, as the summary's first line (ev_end exits 2 after it).
 ev_refuse() { EV_REFUSED=$*; echo "$EV_NAME: REFUSED: $*" >&2; }
 
+# The summary line of a step that did not run: VERDICT NAME WHY.
+ev_line_not_run() { EV_LINES+=("$(printf '  %-8s %5s  %-16s %s' "$1" - "$2" "$3")"); }
+
 ev_skip() {
-  EV_LINES+=("$(printf '  %-8s %5s  %-16s %s' SKIPPED - "$1" "$2")")
+  ev_line_not_run SKIPPED "$1" "$2"
   echo "$EV_NAME: $1 skipped: $2" >&2
+}
+
+ev_fail() {
+  ev_line_not_run FAIL "$1" "$2"
+  EV_FAILED=$((EV_FAILED + 1))
+  echo "$EV_NAME: $1 failed: $2" >&2
+}
+
+# The toolkit puts ncu and compute-sanitizer in bin/ (as links) and in folders of their own;
+# Nsight Compute installed alone lives in /opt/nvidia/nsight-compute/VERSION/.
+# Where several versions are installed, the newest (by version order) of the first home that has one.
+ev_find_tool() {
+  local name=$1 root found pattern
+  shift
+  (($#)) || set -- /usr/local /opt
+  found=$(command -v "$name" 2>/dev/null) && [ -x "$found" ] && { echo "$found"; return 0; }
+  for root in "$@"; do
+    for pattern in "$root/cuda*/bin/$name" "$root/cuda*/nsight-compute*/$name" "$root/cuda*/$name/$name" \
+      "$root/nvidia/nsight-compute/*/$name"; do
+      found=$(compgen -G "$pattern" | while read -r f; do [ -x "$f" ] && [ -f "$f" ] && echo "$f"; done |
+        sort -V | tail -n 1)
+      [ -n "$found" ] && { echo "$found"; return 0; }
+    done
+  done
+  return 0
+}
+
+ev_path_without() {
+  local dir=$1 entry out="" entries=()
+  IFS=: read -ra entries <<<"$2"
+  for entry in "${entries[@]}"; do
+    [ -z "$entry" ] || [ "$entry" = "$dir" ] || out=${out:+$out:}$entry
+  done
+  echo "$out"
 }
 
 ev_step() {
@@ -111,9 +153,13 @@ ev_step() {
 ev_detail() {
   local log=$1 line
   # A tool that refused the machine (Nsight Compute, compute-sanitizer), in its own words.
+  # compute-sanitizer's count of errors, when not 0, before anything else it or the tests print.
+  line=$(grep -m1 -E 'ERROR SUMMARY: [1-9]' "$log")
+  [ -n "$line" ] && { echo "$line" | cut -c1-200; return; }
   line=$(grep -m1 -E '==ERROR==|========= Error|Device not supported|LibraryNotLoaded|ERR_NVGPUCTRPERM' "$log")
   [ -n "$line" ] && { echo "$line" | cut -c1-200; return; }
-  line=$(grep -E '^\[  (PASSED|FAILED|SKIPPED) \] [0-9]+ tests?' "$log" | tr '\n' ' ' | sed 's/, listed below://g')
+  # gtest pads the word to the bracket: "[  PASSED  ] 5 tests.", "[  SKIPPED ] 2 tests, listed below:"
+  line=$(grep -E '^\[ +(PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?' "$log" | tr '\n' ' ' | sed 's/, listed below://g')
   [ -n "$line" ] && { echo "$line" | sed 's/ *$//'; return; }
   line=$(grep -m1 -E '^GPU [0-9]+: ' "$log")
   [ -n "$line" ] && { echo "$line" | cut -c1-120; return; }

@@ -3,8 +3,9 @@
 # the CUDA toolkit but none of the Debian packages: roofbench, the test binaries that hold GPU
 # tests (gpu-tests.txt, written by CMake, names them; the host tests stay here, where CI runs
 # them and where the source tree some of them read is), and every shared library they need
-# except glibc's, the driver's and the toolkit's cuBLAS (libcublasLt alone is over 500 MB; the GPU
-# machine's toolkit has it), in lib/ (the binaries look there first).
+# except glibc's (its parts from a newer glibc do not load beside an older one), the driver's and
+# the toolkit's cuBLAS (libcublasLt alone is over 500 MB; the GPU machine's toolkit has it), in
+# lib/ (the binaries look there first).
 #   scripts/gpu-check.sh smoke|tests|numbers|repeat roofbench.tar.xz OUT   runs it there, a stage at a time
 # Usage: scripts/pack-build.sh [BUILD_DIR] [OUT.tar.xz]
 set -euo pipefail
@@ -28,7 +29,8 @@ fi
 cp "${bins[@]}" "$stage/roofbench/bin/"
 for b in "${bins[@]}"; do ldd "$b"; done | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
-    libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*|libcuda.so.*|libnvidia-*|libcublas*) ;;
+    libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|libutil.so.*|libresolv.so.*|libmvec.so.*|libanl.so.*) ;;
+    ld-linux*|libcuda.so.*|libnvidia-*|libcublas*) ;;
     *) cp -L "$lib" "$stage/roofbench/lib/" ;;
   esac
 done

@@ -35,20 +35,18 @@ else
 fi
 [ -x "$tests" ] || { ev_refuse "no test_cuda_kernels in $from (a build with CUDA?)"; ev_end; exit 2; }
 source "$here/env.sh"
-sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n1)
+sanitizer=$(ev_find_tool compute-sanitizer)
 [ -n "$sanitizer" ] || { ev_refuse "compute-sanitizer not found (it comes with the CUDA toolkit)"; ev_end; exit 2; }
 
 filter='Registry/CudaVariant.MatchesItsReferenceAtEveryTestSize/*:Registry/CudaGemmVariant.*'
 filter=$(ev_gtest_filter "$filter" "$skip")
+# Its tests need a GPU: a tool whose tests all skipped checked nothing, and its step fails.
+EV_EXPECT_GPU=1
 share=$(((limit - EV_RESERVE_S) / ${#tools[@]}))
 for tool in "${tools[@]}"; do
   extra=()
   [ "$tool" = memcheck ] && extra=(--leak-check full)
   ev_step "$tool" "$share" "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 50 \
     "$tests" --gtest_filter="$filter" --gtest_brief=1
-  if grep -q "no CUDA GPU visible" "$EV_WORK/$tool.log"; then
-    ev_note "$tool: the tests skipped (no CUDA GPU visible): nothing was checked"
-    EV_FAILED=$((EV_FAILED + 1))
-  fi
 done
 ev_end

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The parts of scripts/gpu-lib.sh that only a GPU machine exercises (the dress rehearsal runs on
+# the CPU, where every GPU test skips and no ncu or compute-sanitizer runs), fed the outputs those
+# tools really print: gtest's tally ("[  PASSED  ] 5 tests.", the word padded to the bracket),
+# compute-sanitizer's "========= ERROR SUMMARY: N errors", Nsight Compute's "==ERROR==" lines,
+# a GPU test binary that found no GPU, tools in their usual homes, and the library path that
+# Nsight Compute must see without the archive's libnvperf_*.
+# Usage: test_gpu_lib.sh
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$here/scripts/gpu-lib.sh"
+ev_begin "$tmp/out" lib 120
+trap 'rm -rf "$tmp" "$EV_WORK"' EXIT
+
+# ---------------------------------------------------------------- the one line worth reading
+# A GPU test binary's end (gtest 1.12, as on Debian 12 and as the archive carries it).
+cat >"$tmp/gtest.log" <<'EOF'
+[==========] 147 tests from 6 test suites ran. (41234 ms total)
+[  PASSED  ] 140 tests.
+[  SKIPPED ] 6 tests, listed below:
+[  SKIPPED ] CudaDevice.AFaultLosesTheDevice
+[  FAILED  ] 1 test, listed below:
+[  FAILED  ] Registry/CudaVariant.MatchesItsReferenceAtEveryTestSize/gemm_wgmma_bf16
+
+ 1 FAILED TEST
+EOF
+got=$(ev_detail "$tmp/gtest.log")
+[ "$got" = "[  PASSED  ] 140 tests. [  SKIPPED ] 6 tests [  FAILED  ] 1 test" ] ||
+  fail "gtest's tally is not the detail: '$got'"
+
+# compute-sanitizer over the same binary: its error count comes before the tests' tally.
+cat >"$tmp/memcheck.log" <<'EOF'
+========= COMPUTE-SANITIZER
+========= Invalid __global__ write of size 4 bytes
+=========     at relu_kernel+0x1b0
+[  PASSED  ] 87 tests.
+========= Error: process didn't terminate successfully
+========= ERROR SUMMARY: 3 errors
+EOF
+got=$(ev_detail "$tmp/memcheck.log")
+[ "$got" = "========= ERROR SUMMARY: 3 errors" ] || fail "a sanitizer's errors are not the detail: '$got'"
+sed -i -e 's/3 errors/0 errors/' -e '/Invalid __global__/d' -e '/terminate successfully/d' "$tmp/memcheck.log"
+got=$(ev_detail "$tmp/memcheck.log")
+[ "$got" = "[  PASSED  ] 87 tests." ] || fail "a clean sanitizer run does not show its tally: '$got'"
+
+# Nsight Compute refusing the counters, in its words (on stdout, among the CSV).
+printf '%s\n' '==PROF== Connected to process 4242 (/tmp/x/roofbench)' \
+  '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters' \
+  '"ID","Process ID","Kernel Name"' 'roofbench: 2 benchmarks measured, 0 failed, 0 ceilings' >"$tmp/ncu.log"
+got=$(ev_detail "$tmp/ncu.log")
+[[ $got == "==ERROR== ERR_NVGPUCTRPERM"* ]] || fail "ncu's refusal is not the detail: '$got'"
+
+# ---------------------------------------------------------------- steps on a GPU machine
+# A GPU test binary that saw no GPU skips every test and exits 0: on a GPU machine that checked
+# nothing, and the step fails; elsewhere (the rehearsal) it passes.
+skipping=$tmp/skipping
+printf '%s\n' '#!/bin/sh' "printf '%s\\n' '[  SKIPPED ] 3 tests, listed below:' 'test.cpp:12: Skipped' 'no CUDA GPU visible'" \
+  >"$skipping" && chmod +x "$skipping"
+EV_EXPECT_GPU=1
+ev_step gpu-tests 30 "$skipping"
+[ "$EV_FAILED" -eq 1 ] || fail "a GPU step whose tests all skipped was not counted as failed"
+[[ ${EV_LINES[-1]} == "  FAIL "*"no CUDA GPU visible: the tests skipped, nothing was checked"* ]] ||
+  fail "its summary line: '${EV_LINES[-1]}'"
+EV_EXPECT_GPU=0
+ev_step rehearsal 30 "$skipping"
+[ "$EV_FAILED" -eq 1 ] || fail "off a GPU, tests that skip were counted as failed"
+[[ ${EV_LINES[-1]} == "  PASS "* ]] || fail "off a GPU: '${EV_LINES[-1]}'"
+# A tool that should be there and is not.
+ev_fail ncu "no ncu on this machine"
+[ "$EV_FAILED" -eq 2 ] || fail "ev_fail was not counted"
+[[ ${EV_LINES[-1]} == "  FAIL "*"ncu"*"no ncu on this machine" ]] || fail "ev_fail's line: '${EV_LINES[-1]}'"
+
+# ---------------------------------------------------------------- finding the tools
+# The homes a CUDA image uses: the toolkit's own folders, Nsight Compute installed alone.
+root=$tmp/root
+mkdir -p "$root/cuda-13.0/nsight-compute-2025.3.1" "$root/cuda-13.0/compute-sanitizer" \
+  "$root/nvidia/nsight-compute/2025.3.1"
+for t in "$root/cuda-13.0/nsight-compute-2025.3.1/ncu" "$root/cuda-13.0/compute-sanitizer/compute-sanitizer"; do
+  printf '#!/bin/sh\n' >"$t" && chmod +x "$t"
+done
+# PATH: a folder for a tool "on PATH", and the two commands ev_find_tool needs, nothing else.
+emptypath=$tmp/emptybin:$tmp/sortbin
+mkdir -p "$tmp/emptybin" "$tmp/sortbin"
+ln -s "$(command -v sort)" "$tmp/sortbin/sort" && ln -s "$(command -v tail)" "$tmp/sortbin/tail"
+got=$(PATH=$emptypath ev_find_tool ncu "$root")
+[ "$got" = "$root/cuda-13.0/nsight-compute-2025.3.1/ncu" ] || fail "ncu in the toolkit's folder: '$got'"
+got=$(PATH=$emptypath ev_find_tool compute-sanitizer "$root")
+[ "$got" = "$root/cuda-13.0/compute-sanitizer/compute-sanitizer" ] || fail "compute-sanitizer: '$got'"
+rm "$root/cuda-13.0/nsight-compute-2025.3.1/ncu"
+printf '#!/bin/sh\n' >"$root/nvidia/nsight-compute/2025.3.1/ncu" && chmod +x "$root/nvidia/nsight-compute/2025.3.1/ncu"
+got=$(PATH=$emptypath ev_find_tool ncu "$root")
+[ "$got" = "$root/nvidia/nsight-compute/2025.3.1/ncu" ] || fail "ncu installed alone: '$got'"
+printf '#!/bin/sh\n' >"$tmp/emptybin/ncu" && chmod +x "$tmp/emptybin/ncu"
+got=$(PATH=$emptypath ev_find_tool ncu "$root")
+[ "$got" = "$tmp/emptybin/ncu" ] || fail "ncu on PATH does not come first: '$got'"
+# Two versions installed alone: the newer, by version order (2025.10 after 2025.9).
+mkdir -p "$root/nvidia/nsight-compute/2025.9.0" "$root/nvidia/nsight-compute/2025.10.0"
+for v in 2025.9.0 2025.10.0; do
+  printf '#!/bin/sh\n' >"$root/nvidia/nsight-compute/$v/ncu" && chmod +x "$root/nvidia/nsight-compute/$v/ncu"
+done
+got=$(PATH=$tmp/sortbin ev_find_tool ncu "$root")
+[ "$got" = "$root/nvidia/nsight-compute/2025.10.0/ncu" ] || fail "not the newest of three versions: '$got'"
+got=$(PATH=$emptypath ev_find_tool nosuchtool "$root")
+[ -z "$got" ] || fail "a missing tool was found: '$got'"
+
+# ---------------------------------------------------------------- Nsight Compute's library path
+# The archive's lib/ out, wherever unpack-build.sh left it (the toolkit's cuBLAS may come first).
+lib=/tmp/stage.X/roofbench/lib
+got=$(ev_path_without "$lib" "/usr/local/cuda/lib64:$lib:/opt/x")
+[ "$got" = "/usr/local/cuda/lib64:/opt/x" ] || fail "lib/ in the middle: '$got'"
+got=$(ev_path_without "$lib" "$lib")
+[ -z "$got" ] || fail "lib/ alone: '$got'"
+got=$(ev_path_without "$lib" "$lib:/a::$lib-other:$lib")
+[ "$got" = "/a:$lib-other" ] || fail "repeated, empty and look-alike entries: '$got'"
+got=$(cd "$tmp" && ev_path_without "$lib" "/usr/lib/*:$lib")
+[ "$got" = "/usr/lib/*" ] || fail "an entry that looks like a pattern was expanded: '$got'"
+echo "gpu-lib: all checks passed"
