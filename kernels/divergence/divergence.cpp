@@ -1,7 +1,10 @@
 // Control divergence's CPU analogue: a branch on random keys (the predictor fails half the time),
 // the same branch on sorted keys (it never fails), and no branch at all.
 // Run only this: roofbench run --device cpu --filter 'divergence/'
+#include <omp.h>
+
 #include <cmath>
+#include <cstdint>
 #include <memory>
 
 #include "roofbench/host_buffer.h"
@@ -9,18 +12,103 @@
 #include "kernels/divergence/divergence.h"
 
 namespace roofbench::divergence {
-namespace {
-
 // ---------------------------------------------------------------- kernels
 // A short body (four dependent FMAs, about 16 cycles) so that a mispredicted branch (about 15)
 // shows. The empty asm in each arm is a side effect the compiler may not merge or if-convert:
-// without it GCC turns the branch into a blend and all three variants run the same code.
+// without it GCC turns the branch into a blend and all three variants run the same code. Each
+// arm's asm is its own text: clang sinks identical asm out of both arms, and then merges them.
+// Branchless has one too, so that it stays scalar like the others (the FMA target brings AVX,
+// and a vectorized table lookup would measure SIMD against scalar, not a branch against none).
+namespace {
+
+// One element: kCpuIters FMAs on the constants of way `key` (0 or 1), through a branch or through
+// a table. __builtin_fmaf is one instruction inside a function compiled for FMA (std::fma is the
+// same once inlined, but an unoptimized build calls it) and a call into libm elsewhere.
+template <bool kBranchless>
+__attribute__((always_inline)) inline float element(float v, std::uint8_t key) {
+  if constexpr (kBranchless) {
+    const float a[2] = {coef_a(0), coef_a(1)}, b[2] = {coef_b(0), coef_b(1)};
+    const float ca = a[key], cb = b[key];
+    asm volatile("# no way" : "+x"(v));
+#pragma GCC unroll 4
+    for (int k = 0; k < kCpuIters; ++k) v = __builtin_fmaf(v, ca, cb);
+  } else if (key) {
+    asm volatile("# way 1" : "+x"(v));
+#pragma GCC unroll 4
+    for (int k = 0; k < kCpuIters; ++k) v = __builtin_fmaf(v, coef_a(1), coef_b(1));
+  } else {
+    asm volatile("# way 0" : "+x"(v));
+#pragma GCC unroll 4
+    for (int k = 0; k < kCpuIters; ++k) v = __builtin_fmaf(v, coef_a(0), coef_b(0));
+  }
+  return v;
+}
+
+template <bool kBranchless>
+__attribute__((always_inline)) inline void span(const float* __restrict__ x, const std::uint8_t* __restrict__ key,
+                                                float* __restrict__ y, std::int64_t begin, std::int64_t end) {
+  for (std::int64_t i = begin; i < end; ++i) y[i] = element<kBranchless>(x[i], key[i]);
+}
+
+// The span twice: for the FMA instruction (every x86 core this suite targets has it) and plain,
+// for a CPU without it. Each is called inside the parallel region, not around it: an outlined
+// OpenMP region does not always carry its function's target (clang's does not).
+using Span = void (*)(const float*, const std::uint8_t*, float*, std::int64_t, std::int64_t);
+#if defined(__x86_64__)
+template <bool kBranchless>
+__attribute__((target("fma"))) void span_fma_instruction(const float* x, const std::uint8_t* key, float* y,
+                                                         std::int64_t begin, std::int64_t end) {
+  span<kBranchless>(x, key, y, begin, end);
+}
+#endif
+template <bool kBranchless>
+void span_libm_fma(const float* x, const std::uint8_t* key, float* y, std::int64_t begin, std::int64_t end) {
+  span<kBranchless>(x, key, y, begin, end);
+}
+
+Span span_of(CpuFmaPath path, bool branchless) {
+#if defined(__x86_64__)
+  if (path == CpuFmaPath::instruction) return branchless ? &span_fma_instruction<true> : &span_fma_instruction<false>;
+#endif
+  return branchless ? &span_libm_fma<true> : &span_libm_fma<false>;
+}
+
+}  // namespace
+
+bool cpu_has_fma_instruction() {
+#if defined(__x86_64__)
+  return __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+void cpu_divergence_loop(CpuFmaPath path, bool branchless, const float* x, const std::uint8_t* key, float* y,
+                         std::int64_t n) {
+  if (path == CpuFmaPath::instruction && !cpu_has_fma_instruction())
+    throw InputError("cpu_divergence_loop: this CPU has no FMA instruction");
+  const Span f = span_of(path, branchless);
+  // One contiguous share per thread, as schedule(static) gives.
+#pragma omp parallel
+  {
+    const std::int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+    f(x, key, y, n * t / threads, n * (t + 1) / threads);
+  }
+}
+
+namespace {
+
 enum class How { divergent, uniform, branchless };
-constexpr int kIters = 4;
 
 class CpuDivergence final : public Instance {
  public:
-  CpuDivergence(const Params& p, How how) : how_(how), n_(param(p, "n")), x_(n_), y_(n_), key_(n_) {}
+  CpuDivergence(const Params& p, How how)
+      : how_(how),
+        n_(param(p, "n")),
+        x_(n_),
+        y_(n_),
+        key_(n_),
+        path_(cpu_has_fma_instruction() ? CpuFmaPath::instruction : CpuFmaPath::libm) {}
 
   void prepare(std::uint64_t seed) override {
     fill_uniform(x_.data(), n_, seed);
@@ -38,39 +126,12 @@ class CpuDivergence final : public Instance {
   }
 
   void run() override {
-    const float* __restrict__ x = x_.data();
-    const std::uint8_t* __restrict__ key = key_.data();
-    float* __restrict__ y = y_.data();
-    const std::int64_t n = n_;
-    if (how_ == How::branchless) {
-      const float a[2] = {coef_a(0), coef_a(1)}, b[2] = {coef_b(0), coef_b(1)};
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float ca = a[key[i]], cb = b[key[i]];
-        float v = x[i];
-        for (int k = 0; k < kIters; ++k) v = std::fma(v, ca, cb);
-        y[i] = v;
-      }
-      return;
-    }
-    const float a0 = coef_a(0), b0 = coef_b(0), a1 = coef_a(1), b1 = coef_b(1);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) {
-      float v = x[i];
-      if (key[i]) {
-        asm volatile("" : "+x"(v));
-        for (int k = 0; k < kIters; ++k) v = std::fma(v, a1, b1);
-      } else {
-        asm volatile("" : "+x"(v));
-        for (int k = 0; k < kIters; ++k) v = std::fma(v, a0, b0);
-      }
-      y[i] = v;
-    }
+    cpu_divergence_loop(path_, how_ == How::branchless, x_.data(), key_.data(), y_.data(), n_);
   }
 
   Verification verify() override {
     const std::uint8_t* key = key_.data();
-    return check_divergence(x_.data(), y_.data(), n_, kIters, [key](std::int64_t i) { return int{key[i]}; });
+    return check_divergence(x_.data(), y_.data(), n_, kCpuIters, [key](std::int64_t i) { return int{key[i]}; });
   }
 
  private:
@@ -78,6 +139,7 @@ class CpuDivergence final : public Instance {
   std::int64_t n_;
   HostBuffer<float> x_, y_;
   HostBuffer<std::uint8_t> key_;
+  CpuFmaPath path_;
 };
 
 // ---------------------------------------------------------------- registration
@@ -86,12 +148,12 @@ Variant make(How how, const char* name, const char* summary) {
   v.backend = Backend::cpu;
   v.unit = Unit::simd;
   v.summary = summary;
-  auto size = [](std::int64_t n) { return Params{{"n", n}, {"iters", kIters}, {"ways", 2}}; };
+  auto size = [](std::int64_t n) { return Params{{"n", n}, {"iters", kCpuIters}, {"ways", 2}}; };
   v.sizes = {size(1 << 24)};
   v.quick_sizes = {size(1 << 22)};
   v.test_sizes = {size(1), size(1000), size((1 << 16) + 3)};
   v.make = [how](const Params& p) {
-    if (param(p, "iters") != kIters || param(p, "ways") != 2)
+    if (param(p, "iters") != kCpuIters || param(p, "ways") != 2)
       throw InputError("the CPU divergence kernels run 4 FMAs on 2 ways");
     return std::make_unique<CpuDivergence>(p, how);
   };

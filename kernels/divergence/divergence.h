@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 
 #include "bench/registry.h"
 #include "roofbench/verify.h"
@@ -56,5 +57,18 @@ Verification check_divergence(const float* x, const float* y, std::int64_t n, in
                      chk.check(y[i], expected(x[i], way_of(i), iters), 0, [i] { return fmt::format("y[{}]", i); });
                    });
 }
+
+// ---------------------------------------------------------------- the CPU lesson's loop
+// (divergence.cpp): y[i] = kCpuIters FMAs on x[i] with way key[i]'s constants (0 or 1), reached
+// through a branch or, branchless, through a table, over [0, n) on every OpenMP thread. Two
+// builds of it: for the FMA instruction, and with libm's fmaf for a CPU without one (std::fma
+// outside an FMA target is a call, and the calls would be the lesson). Declared for the tests of
+// each path.
+inline constexpr int kCpuIters = 4;
+enum class CpuFmaPath { instruction, libm };
+bool cpu_has_fma_instruction();
+// Throws InputError for CpuFmaPath::instruction on a CPU without FMA.
+void cpu_divergence_loop(CpuFmaPath path, bool branchless, const float* x, const std::uint8_t* key, float* y,
+                         std::int64_t n);
 
 }  // namespace roofbench::divergence

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/divergence/divergence.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/elementwise/vmath.h"
 #include "roofbench/host_buffer.h"
@@ -221,6 +222,40 @@ TEST(Vmath, TheLoopsOfThisCpuAreItsWidestIsa) {
   const std::string isa = vmath::ops().isa;
   EXPECT_TRUE(cpu_has(isa)) << isa;
   if (cpu_has("avx512f")) EXPECT_EQ(isa, "avx512f");
+}
+
+// The CPU divergence loop on each path this CPU has (the FMA instruction's, libm's), branchy and
+// branchless, on random keys: every element exactly the host's FMAs of its way, across the
+// threads' shares (an odd size, so the shares are uneven).
+TEST(DivergenceLoop, EachPathIsExactlyTheHostsFmas) {
+  const std::int64_t n = 100003;
+  HostBuffer<float> x(n), y(n);
+  HostBuffer<std::uint8_t> key(n);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  for (std::int64_t i = 0; i < n; ++i) {
+    x.data()[i] = value(rng);
+    key.data()[i] = static_cast<std::uint8_t>(rng() & 1);
+  }
+  std::vector<divergence::CpuFmaPath> paths = {divergence::CpuFmaPath::libm};
+  if (divergence::cpu_has_fma_instruction()) paths.push_back(divergence::CpuFmaPath::instruction);
+  for (const auto path : paths) {
+    for (const bool branchless : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << (path == divergence::CpuFmaPath::libm ? "libm" : "instruction")
+                                        << (branchless ? ", branchless" : ", branchy"));
+      for (std::int64_t i = 0; i < n; ++i) y.data()[i] = std::nanf("");
+      divergence::cpu_divergence_loop(path, branchless, x.data(), key.data(), y.data(), n);
+      const Verification v = divergence::check_divergence(x.data(), y.data(), n, divergence::kCpuIters,
+                                                          [&](std::int64_t i) { return int{key.data()[i]}; });
+      EXPECT_TRUE(v.ok) << v.detail;
+      EXPECT_EQ(v.checked, n);
+    }
+  }
+  if (!divergence::cpu_has_fma_instruction()) {
+    EXPECT_THROW(divergence::cpu_divergence_loop(divergence::CpuFmaPath::instruction, false, x.data(), key.data(),
+                                                 y.data(), n),
+                 InputError);
+  }
 }
 
 }  // namespace

@@ -24,9 +24,13 @@
 #include <vector>
 
 #include "kernels/divergence/divergence.h"
+#include "tests/kernels/object_files.h"
 
 namespace roofbench {
 namespace {
+
+using roofbench::testing::object_of;
+using roofbench::testing::run_command;
 
 struct SassFunction {
   std::string name;                       // mangled
@@ -34,19 +38,6 @@ struct SassFunction {
   std::vector<std::string> instructions;  // "@!P0 BRA 0x1c0", "FFMA R0, R0, R5, 0.265625", ...
   std::vector<unsigned long> addresses;   // of each instruction, as cuobjdump prints it
 };
-
-std::string run_command(const std::string& cmd, int& status) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  if (!pipe) {
-    status = -1;
-    return {};
-  }
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe.get())) out.append(buf.data(), n);
-  status = pclose(pipe.release());
-  return out;
-}
 
 // Parses `cuobjdump -sass` output: "code for sm_XX" opens an architecture, "Function : NAME" a
 // function, and each instruction line is "/*0040*/  OPCODE OPERANDS ;  /* encoding */".
@@ -128,18 +119,6 @@ Shape shape_of(const SassFunction& f) {
   for (int w = 0; w < divergence::kMaxWays; ++w)
     if (seen[w]) s.ways_with_own_chain.push_back(w);
   return s;
-}
-
-// The object file CMake built from one of the kernels' sources ("divergence.cu"), found in the
-// list it wrote at generate time; empty, with *why set, when there is none.
-std::string object_of(const std::string& source, std::string* why) {
-  std::string object, path;
-  std::ifstream list(ROOFBENCH_KERNEL_OBJECTS);
-  const std::string tail = "/" + source + ".o";
-  while (std::getline(list, path))
-    if (path.size() >= tail.size() && path.compare(path.size() - tail.size(), tail.size(), tail) == 0) object = path;
-  *why = object.empty() ? "no " + source + " object in " + ROOFBENCH_KERNEL_OBJECTS : "";
-  return object;
 }
 
 // `cuobjdump FLAG` of a source's object, run once per source and flag per test binary.
