@@ -11,7 +11,8 @@ unpack_build() {
   # CUPTI dlopens libnvperf_host from the archive's lib/ (pack-build.sh puts it there).
   export LD_LIBRARY_PATH=$stage/roofbench/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   # cuBLAS is not in the archive (see pack-build.sh): use the toolkit's.
-  if ! ldd "$bin/roofbench" | grep -q 'libcublas.*=> /'; then
+  # (ldd's output captured first: a grep -q that leaves early fails the pipe under pipefail.)
+  if ! grep -q 'libcublas.*=> /' <<<"$(ldd "$bin/roofbench" 2>&1)"; then
     local lib
     # Files and links only, the toolkit's usual homes first: perf's build-id cache
     # (~/.debug/usr/local/cuda-*/lib/libcublasLt.so.13/) holds folders of the same names, and a

@@ -106,7 +106,10 @@ installed)
   step "the example, built against the installed package with find_package"
   configure_example "$tmp/example" -DCMAKE_PREFIX_PATH="$prefix"
   bin=$tmp/example/fused_op_bench
-  ldd "$bin" | grep -q "$prefix/lib/libroofbench.so" || { ldd "$bin"; fail "the example does not load the installed libroofbench"; }
+  # (ldd's output captured first: grep -q leaving at its first match would make ldd's next write
+  # fail, and under pipefail the pipe with it; under load that happened in CI.)
+  libs=$(ldd "$bin") || fail "ldd $bin exited $?"
+  grep -q "$prefix/lib/libroofbench.so" <<<"$libs" || { echo "$libs"; fail "the example does not load the installed libroofbench"; }
   check_list "$bin" "$have_cuda"
   step "the example runs on the CPU with --quick --no-builtin"
   "$bin" run --device cpu --quick --no-builtin --out "$tmp/results" >"$tmp/run.log" 2>&1 ||
@@ -186,7 +189,8 @@ deb)
   "$tmp/root/usr/bin/roofbench" --version >/dev/null || fail "the packaged CLI does not run from the scratch root"
   configure_example "$tmp/example" -DCMAKE_PREFIX_PATH="$tmp/root/usr"
   bin=$tmp/example/fused_op_bench
-  ldd "$bin" | grep -q "$tmp/root/usr/lib/.*libroofbench.so" || fail "the example does not load the packaged libroofbench"
+  libs=$(ldd "$bin") || fail "ldd $bin exited $?"
+  grep -q "$tmp/root/usr/lib/.*libroofbench.so" <<<"$libs" || { echo "$libs"; fail "the example does not load the packaged libroofbench"; }
   check_list "$bin" "$have_cuda"
   # (Its run is the installed mode's: the same library, the same example.)
   ;;
