@@ -31,6 +31,7 @@ const char* path_name(Path p) {
 class GpuLaunches final : public Instance {
  public:
   GpuLaunches(const Params& p, Path path) : reps_(param(p, "reps")), counter_(1) {
+    if (path != Path::kernel) launch::load_kernel(count_kernel);  // before the capture
     if (path == Path::graph_node)
       graph_ = std::make_unique<launch::CapturedGraph>([this](cudaStream_t s) { launches(s, reps_); });
     if (path == Path::graph) {

@@ -11,6 +11,16 @@
 
 namespace roofbench::launch {
 
+// Loads a kernel's module now. Under lazy loading (the default since CUDA 12.2) a kernel is
+// loaded at its first launch; when that launch is inside a capture, drivers before CUDA 12.3
+// invalidate the capture. A graph whose kernels may not have run yet (a filter that runs only
+// the graph form) loads them first; cudaFuncGetAttributes is the documented way to force it.
+template <class Kernel>
+void load_kernel(Kernel* kernel) {
+  cudaFuncAttributes attributes;
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+}
+
 class CapturedGraph {
  public:
   // Calls enqueue(stream) once, capturing what it launches on `stream`. When enqueue or the

@@ -15,6 +15,8 @@
 // below 8 in magnitude (13 significant bits) and FP32 holds it exactly; a missing step moves an
 // element by at least 1/1024.
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "bench/registry.h"
@@ -38,6 +40,17 @@ ROOFBENCH_HOST_DEVICE inline float step_constant(long long k) {
 inline void fill_chain_input(float* x, std::int64_t n, std::uint64_t seed) {
   fill_uniform(x, n, seed, -1.0, 1.0);
   for (std::int64_t i = 0; i < n; ++i) x[i] = std::round(x[i] * 256.0f) / 256.0f;
+}
+
+// `n` or `ops` of a chain, checked before anything is allocated: a chain of no step or no element
+// would leave y unwritten (and a grid of no block is a launch error). Up to 2^20 steps every partial
+// sum stays a multiple of 1/1024 below 2^13, exact in FP32.
+inline std::int64_t chain_param(const Params& p, const char* name) {
+  const std::int64_t v = param(p, name), hi = std::string(name) == "ops" ? std::int64_t{1} << 20 : std::int64_t{1} << 40;
+  if (v < 1 || v > hi)
+    throw std::invalid_argument("launch: " + std::string(name) + " = " + std::to_string(v) + " is outside [1, " +
+                                std::to_string(hi) + "]");
+  return v;
 }
 
 inline Verification check_chain(const float* x, const float* y, std::int64_t n, std::int64_t ops) {

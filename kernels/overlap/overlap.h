@@ -8,8 +8,10 @@
 //               chunk i computes, but a stream's next copy in waits for its last copy out;
 //   streams4    the same on four streams: copy in, compute and copy out of three chunks at once,
 //               so the time approaches that of the slowest of the three;
-//   pageable    streams4's calls from pageable (malloc'd) host memory: the driver stages each copy
-//               through a pinned buffer of its own and the host waits for it, so little overlaps.
+//   pageable    streams4's calls from pageable (not page-locked) host memory: the driver stages
+//               each copy through a pinned buffer of its own and the host waits for it, so little
+//               overlaps. (The suite's HostBuffer: arrays of 8 MiB and more ask for 2 MiB pages,
+//               MADV_HUGEPAGE, as the CPU kernels' arrays do; pageable all the same.)
 // The model places each form's passes against the PCIe ceilings measured in the same run
 // (pcie_h2d_pinned, pcie_d2h_pinned) and the FP32 and DRAM roofs: the serial sum, or for the
 // pipelined forms one chunk through all three plus (chunks - 1) at the slowest pass's pace

@@ -247,6 +247,22 @@ TEST(CpuLaunch, EachFormDeclaresTheSameStepsAndItsOwnLaunches) {
   EXPECT_EQ(per_op.level, Level::l1);
 }
 
+// A chain of no step or no element, or of more steps than stay exact, is refused before anything
+// is allocated (a user's --size), on the CPU and, through the same check, on the GPU.
+TEST(CpuLaunch, AChainOfNoStepOrNoElementIsRefused) {
+  const Variant& per_op = lesson("launch/per_op/fp32");
+  for (const Params& p : {Params{{"n", 1024}, {"ops", 0}}, Params{{"n", 0}, {"ops", 10}},
+                          Params{{"n", 1024}, {"ops", (1 << 20) + 1}}, Params{{"n", -1}, {"ops", 10}}}) {
+    try {
+      per_op.make(p);
+      ADD_FAILURE() << "n = " << param(p, "n") << ", ops = " << param(p, "ops") << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("is outside [1, "), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NE(per_op.make({{"n", 1}, {"ops", 1 << 20}}), nullptr);
+}
+
 // The check sees one step missing or done twice: the chain's sums are exact.
 TEST(CpuLaunch, TheCheckSeesAStepMissingOrDoneTwice) {
   const std::int64_t n = 1000, ops = 100;

@@ -152,7 +152,10 @@ TEST(CountersOnGpu, ThePipelinedFormsCopiesAndKernelsRunAtOnceOnSeveralStreams) 
     EXPECT_GT(t.overlap_s.at(i), 0.25 * t.span_s[i]) << "run " << i + 1;
   const KernelTrace& s = *serial.counters.trace;
   EXPECT_EQ(s.streams, 1u);
-  for (double o : s.overlap_s) EXPECT_EQ(o, 0.0);
+  // On one stream nothing overlaps; copy records are stamped by the copy engines and kernel
+  // records by the SMs' front end, so a few ns of skew at each of 47 hand-overs are allowed.
+  for (std::size_t i = 0; i < s.overlap_s.size(); ++i)
+    EXPECT_LT(s.overlap_s[i], 1e-3 * s.span_s.at(i)) << "run " << i + 1;
 }
 
 // The same chain: gpu__time_duration covers the profiled range (the same five kernels, one replay
