@@ -46,7 +46,7 @@ trap 'rm -f "$catalogue" "$results" "$baselines" "$visit"' EXIT
 build=$(dirname "$bin")
 if [ -x "$build/tests/test_cuda_kernels" ]; then
   {
-    echo "| # | where | command | estimate (of the 480 s limit) |"
+    echo "| # | where | command | estimate (of the stage's limit: 480 s, numbers 540 s) |"
     echo "|---|---|---|---|"
     echo "| 1 | here | \`scripts/pack-build.sh build/release .carry/roofbench.tar.xz\` | |"
     n=2

@@ -49,6 +49,14 @@ run_stage() {
 # arrays, several times per stage.
 lean=(--skip 'ceiling/(dram_(write|copy|triad|update)|l2_|l3_|fp64|math_|launch_)')
 
+# Each stage's default limit, as --plan states it (numbers gets 540 s: its estimate is some 450 s
+# before unpacking and planning).
+for st in smoke:480 tests:480 numbers:540 repeat:480; do
+  plan=$(bash "$check" "${st%%:*}" "$build" /dev/null --device cpu --plan "${lean[@]}" -- --filter saxpy 2>/dev/null)
+  grep -q "^gpu-check ${st%%:*}: estimate [0-9]* s of the ${st#*:} s limit" <<<"$plan" ||
+    fail "${st%%:*}: --plan does not give the ${st#*:} s limit: $plan"
+done
+
 # A stage whose estimate exceeds its limit does not start, and says so in its summary.
 run_stage refused 60 2 smoke "$tmp/roofbench.tar.xz" --device cpu --budget 30 -- --filter saxpy
 grep -q '^smoke: REFUSED: the estimate' "$out/smoke-summary.txt" || fail "refused: $(cat "$out/smoke-summary.txt")"
