@@ -216,6 +216,7 @@ BenchmarkResult declare(const Variant& v, const Params& params) {
   r.phases = v.work.phases(params);
   r.pipeline_chunks = v.work.pipeline_chunks(params);
   r.pipeline_streams = v.work.pipeline_streams(params);
+  r.pipeline_link = v.work.pipeline_link();
   r.work = v.work.derivation();
   r.vendor_reference = v.vendor_reference;
   r.timing_only = v.timing_only;

@@ -282,6 +282,7 @@ json benchmark_json(const BenchmarkResult& b) {
             {"phases", phases_json(b.phases)},
             {"pipeline_chunks", b.pipeline_chunks > 0 ? json(b.pipeline_chunks) : json(nullptr)},
             {"pipeline_streams", b.pipeline_streams > 0 ? json(b.pipeline_streams) : json(nullptr)},
+            {"pipeline_link", b.pipeline_link.empty() ? json(nullptr) : json(b.pipeline_link)},
             {"work", b.work},
             {"verified", b.verified()},
             {"timing_only", b.timing_only},
@@ -384,6 +385,13 @@ BenchmarkResult benchmark_from(const json& j) {
     b.pipeline_streams = it->is_number() ? it->get<double>() : 0;
     if (!(b.pipeline_streams >= 1) || !std::isfinite(b.pipeline_streams) || b.pipeline_chunks < 1)
       throw InputError("benchmark '" + b.name + "': \"pipeline_streams\" needs a number >= 1 and a pipeline");
+  }
+  if (auto it = j.find("pipeline_link"); it != j.end() && !it->is_null()) {  // absent before shared links
+    b.pipeline_link = it->is_string() ? it->get<std::string>() : "";
+    const bool copies = std::any_of(b.phases.begin(), b.phases.end(), [](const WorkPhase& ph) { return !ph.ceiling.empty(); });
+    if (!valid_function_name(b.pipeline_link) || b.pipeline_chunks < 1 || !copies)
+      throw InputError("benchmark '" + b.name +
+                       "': \"pipeline_link\" needs a ceiling's name, a pipeline and a pass that names a ceiling");
   }
   b.work = j.value("work", "");
   b.verification = verification_from(j.at("verification"));

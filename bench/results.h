@@ -129,6 +129,9 @@ struct BenchmarkResult {
   // another
   double pipeline_chunks = 0;
   double pipeline_streams = 0;  // the streams the chunks take turns on; 0: as many as it takes
+  // the bandwidth ceiling of the link the passes that name a ceiling share both ways at once
+  // (Work::shared_link: "pcie_duplex_pinned"); empty: none
+  std::string pipeline_link;
   std::string work;  // the one-line derivation of flops and bytes
   Verification verification;
   std::string error;                       // non-empty: failed, and carries no numbers

@@ -73,6 +73,15 @@ Work& Work::pipelined(Count chunks, std::optional<Count> streams) {
   return *this;
 }
 
+Work& Work::shared_link(const std::string& ceiling) {
+  if (!chunks_) throw std::logic_error("Work::shared_link('" + ceiling + "'): only a pipeline's passes share a link");
+  if (std::all_of(phase_ceilings_.begin(), phase_ceilings_.end(), [](const std::string& c) { return c.empty(); }))
+    throw std::logic_error("Work::shared_link('" + ceiling + "'): no pass names a bandwidth ceiling to share it");
+  if (ceiling.empty()) throw std::logic_error("Work::shared_link: the link's ceiling has no name");
+  link_ = ceiling;
+  return *this;
+}
+
 double Work::pipeline_streams(const Params& p) const {
   if (!chunks_ || !streams_) return 0;
   const double s = streams_->value(p);
@@ -205,8 +214,9 @@ std::string Work::derivation() const {
   if (!calls.empty()) out += "; math calls: " + calls;
   if (!launch_terms.empty()) out += "; launches: " + launch_terms;
   if (!phase_names_.empty()) {
-    out += chunks_ ? fmt::format("; in {} passes, pipelined over C = {} chunks{}:", phase_names_.size(), chunks_->text(),
-                                 streams_ ? " on S = " + streams_->text() + " streams" : "")
+    out += chunks_ ? fmt::format("; in {} passes, pipelined over C = {} chunks{}{}:", phase_names_.size(),
+                                 chunks_->text(), streams_ ? " on S = " + streams_->text() + " streams" : "",
+                                 link_.empty() ? "" : ", the copies sharing one link both ways (at " + link_ + ")")
                    : fmt::format("; in {} passes, one after another:", phase_names_.size());
     for (std::size_t i = 0; i < phase_names_.size(); ++i)
       out += (i ? ", " : " ") + phase_names_[i] + (phase_ceilings_[i].empty() ? "" : " (at " + phase_ceilings_[i] + ")");

@@ -120,12 +120,34 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
     sum += pass_times[k].first;
   }
   const bool stream_bound = chunks > 1 && b.pipeline_streams >= 1 && sum / b.pipeline_streams > pass_times[slowest].first;
+  // The copies may share one link both ways (Work::shared_link): in the steady state their bytes
+  // together move at no more than the link's rate with both directions busy, which is one more
+  // floor under the pace, charged to that ceiling when it is the highest.
+  double link_pace = 0;
+  const Ceiling* link = nullptr;
+  if (chunks > 1 && !b.pipeline_link.empty()) {
+    auto it = roofs.bandwidth_by_name.find(b.pipeline_link);
+    if (it == roofs.bandwidth_by_name.end()) return fail("no " + b.pipeline_link + " bandwidth ceiling was measured");
+    link = it->second;
+    double link_bytes = 0;
+    for (const WorkPhase& ph : b.phases)
+      if (!ph.ceiling.empty()) link_bytes += ph.bytes;
+    link_pace = link_bytes / link->value;
+  }
+  const double pace = stream_bound ? sum / b.pipeline_streams : pass_times[slowest].first;
+  const bool link_bound = link && link_pace > pace;
   for (std::size_t k = 0; k < pass_times.size(); ++k) {
     const auto& [t_k, bound] = pass_times[k];
-    const double steady = stream_bound ? t_k / b.pipeline_streams : (k == slowest ? t_k : 0.0);
+    const double steady = link_bound ? 0.0 : stream_bound ? t_k / b.pipeline_streams : (k == slowest ? t_k : 0.0);
     const double share = t_k / chunks + (chunks - 1) / chunks * steady;
     model_time += share;
     bound_time[bound] += share;
+  }
+  if (link_bound) {
+    const double share = (chunks - 1) / chunks * link_pace;
+    model_time += share;
+    bound_time["memory"] += share;
+    add_name(binding_names, link->name);
   }
   p.bandwidth_ceiling.clear();
   for (const auto& name : binding_names.empty() ? bandwidth_names : binding_names)

@@ -17,7 +17,9 @@
 // its own bandwidth ceiling (a copy over PCIe: pcie_h2d_pinned). A form whose passes run as a
 // pipeline over C chunks (Work::pipelined: copies and kernels on several streams) takes
 // Σ t_k / C + (C - 1) / C · max(max t_k, Σ t_k / S) instead of Σ t_k: one chunk through every
-// pass, the rest at the slowest pass's pace, or a stream's when its S streams are too few; its roof % is then the overlap efficiency, model time / measured.
+// pass, the rest at the slowest pass's pace, or a stream's when its S streams are too few; when
+// its copies share one link both ways (Work::shared_link), the pace is also at least their bytes
+// together over that link's ceiling. Its roof % is then the overlap efficiency, model / measured.
 // The roofs are the highest measured ceiling of each kind: the best bandwidth reached at each
 // memory level, the best FLOP rate of each precision on each unit, and the best call rate of
 // each math function.

@@ -66,6 +66,12 @@ class Work {
   // busy, a stream's chunk shared by S: Σ t_k / C + (C - 1) / C · max(max t_k, Σ t_k / S),
   // instead of Σ t_k. Without `streams`, as many as it takes. Needs named passes.
   Work& pipelined(Count chunks, std::optional<Count> streams = std::nullopt);
+  // The passes that name a bandwidth ceiling (the copies over a host link) share one link, whose
+  // rate with both directions busy at once is the bandwidth ceiling `ceiling` ("pcie_duplex_pinned":
+  // bytes both ways per second). In the pipeline's steady state their bytes together move no faster:
+  // the pace is also at least Σ bytes of those passes / that rate. Needs pipelined() first, and a
+  // pass that names a ceiling (throws std::logic_error otherwise).
+  Work& shared_link(const std::string& ceiling);
   // `count` items of `bytes_each` read from (written to) the memory level the variant declares,
   // `times` over (a cache ceiling reads one small buffer again and again).
   Work& read(const std::string& what, Count count, double bytes_each, Count times = 1);
@@ -103,6 +109,7 @@ class Work {
   std::vector<WorkPhase> phases(const Params& p) const;  // empty when no pass was named
   double pipeline_chunks(const Params& p) const;         // 0 when not pipelined
   double pipeline_streams(const Params& p) const;        // 0 when not pipelined or not limited
+  const std::string& pipeline_link() const { return link_; }  // empty when no link is shared
   // Each buffer once: the bytes of inputs the host makes and outputs it checks, about (the run's
   // time estimate charges the host for them, bench/plan.h).
   double host_bytes(const Params& p) const;
@@ -121,6 +128,7 @@ class Work {
   std::vector<Term> terms_;
   std::vector<std::string> phase_names_, phase_ceilings_;
   std::optional<Count> chunks_, streams_;
+  std::string link_;
   void add(Term t);
 };
 

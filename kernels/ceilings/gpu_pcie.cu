@@ -3,7 +3,9 @@
 // memory goes through a pinned staging buffer in the driver, one chunk at a time. (Pageable here is
 // the suite's HostBuffer: 2 MiB pages where the kernel allows, MADV_HUGEPAGE; not page-locked.)
 // Run only these: roofbench ceilings --device cuda:0
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "roofbench/cuda.h"
 #include "roofbench/host_buffer.h"
@@ -58,7 +60,66 @@ class GpuTransfer final : public Instance {
   std::vector<float> src_;
 };
 
+// Both ways at once: n floats to the GPU on one stream while n others come back on another, from
+// pinned memory, as a pipeline's copies in and out run (kernels/overlap/overlap.h). Its rate is the
+// bytes of both over the time of both: a link that is full duplex reaches the sum of the one-way
+// ceilings, one that is not stays below it. The streams are blocking ones: the timing events, on
+// the default stream, bracket both copies.
+class GpuDuplex final : public Instance {
+ public:
+  explicit GpuDuplex(const Params& p)
+      : n_(param(p, "n")), to_dev_(n_), from_dev_(n_), to_host_(static_cast<std::size_t>(n_)),
+        from_host_(static_cast<std::size_t>(n_)) {}
+  void prepare(std::uint64_t seed) override {
+    up_.resize(n_);
+    down_.resize(n_);
+    fill_small_ints(up_.data(), n_, seed);
+    fill_small_ints(down_.data(), n_, seed + 1);
+    std::copy(up_.begin(), up_.end(), to_host_.data());
+    to_dev_.poison();
+    from_dev_.upload(down_);
+    for (std::int64_t i = 0; i < n_; ++i) from_host_.data()[i] = poison_f32();
+  }
+  void run() override {
+    const std::size_t bytes = static_cast<std::size_t>(n_) * sizeof(float);
+    CUDA_CHECK(cudaMemcpyAsync(to_dev_.get(), to_host_.data(), bytes, cudaMemcpyHostToDevice, up_stream_.get()));
+    CUDA_CHECK(cudaMemcpyAsync(from_host_.data(), from_dev_.get(), bytes, cudaMemcpyDeviceToHost, down_stream_.get()));
+  }
+  Verification verify() override {
+    CUDA_CHECK(cudaDeviceSynchronize());  // the copy back lands in host memory
+    const auto d = to_dev_.download();
+    Verification up = check_stream(StreamOp::copy, up_.data(), nullptr, d.data(), n_, 0);
+    if (!up.ok) return up;
+    return check_stream(StreamOp::copy, down_.data(), nullptr, from_host_.data(), n_, 0);
+  }
+
+ private:
+  std::int64_t n_;
+  DeviceBuffer<float> to_dev_, from_dev_;
+  PinnedBuffer<float> to_host_, from_host_;
+  CudaStream up_stream_, down_stream_;
+  std::vector<float> up_, down_;
+};
+
 // ---------------------------------------------------------------- registration
+Variant make_duplex() {
+  Variant v = bandwidth_ceiling_variant("pcie_duplex_pinned", Backend::cuda, Level::pcie,
+                                        "a cudaMemcpyAsync of n floats to the GPU and one of n floats from it, on two "
+                                        "streams at once, pinned host memory, timed with events on the default stream");
+  v.work = Work()
+               .read<float>("n floats over the host link to the GPU", Count::param("n"))
+               .write<float>("n floats over the host link from the GPU, at the same time", Count::param("n"));
+  v.summary = "cudaMemcpyAsync both ways at once on two streams, pinned host memory: the link with both directions busy";
+  v.launches_kernels = false;    // copy engines only
+  v.launch_synchronizes = true;  // each sample starts after a synchronize
+  v.sizes = vector_sizes({1 << 26});
+  v.quick_sizes = vector_sizes({1 << 24});
+  v.test_sizes = vector_sizes({1, 4096 + 3, 1 << 20});
+  v.make = [](const Params& p) { return std::make_unique<GpuDuplex>(p); };
+  return v;
+}
+ROOFBENCH_REGISTER(make_duplex());
+
 Variant make(bool to_device, bool pinned) {
   const std::string dir = to_device ? "h2d" : "d2h", mem = pinned ? "pinned" : "pageable";
   Variant v = bandwidth_ceiling_variant("pcie_" + dir + "_" + mem, Backend::cuda, Level::pcie,

@@ -15,7 +15,8 @@
 // The model places each form's passes against the PCIe ceilings measured in the same run
 // (pcie_h2d_pinned, pcie_d2h_pinned) and the FP32 and DRAM roofs: the serial sum, or for the
 // pipelined forms one chunk through all three plus (chunks - 1) at the slowest pass's pace
-// (Work::pipelined); a pipelined form's roof % is its overlap efficiency. pageable is declared as
+// (Work::pipelined), the copies in and out together no faster than the link both ways
+// (pcie_duplex_pinned, Work::shared_link); a pipelined form's roof % is its overlap efficiency. pageable is declared as
 // streams4 is: the roof is what pinned memory allows, and its shortfall is the lesson.
 //
 // Exact arithmetic, so the check sees a chunk or an FMA pair missing: x holds multiples of 1/256 in
@@ -97,7 +98,10 @@ inline Variant overlap_variant(Form f) {
       .phase("D2H: y to the host", "pcie_d2h_pinned")
       .write<float>("y over PCIe", n);
   // Chunk i runs on stream i mod S: with S = 2 a stream's next copy in waits for its last copy out.
-  if (f != Form::serial) w.pipelined(Count::param("chunks"), Count(streams_of(f)));
+  // The copies in and out of a pipeline run at once, both ways over one link: together no faster
+  // than the link with both directions busy (pcie_duplex_pinned), often less than the sum of the
+  // two one-way ceilings.
+  if (f != Form::serial) w.pipelined(Count::param("chunks"), Count(streams_of(f))).shared_link("pcie_duplex_pinned");
   v.work = w;
   if (f != Form::serial) v.compared_with = "overlap/serial/fp32";
   // run() waits for the pageable copies; for one timing method across the lesson, every form's

@@ -516,4 +516,22 @@ TEST(ResultsJson, APipelineAndItsPassesCeilingsRoundTrip) {
   json bad = j;
   bad["benchmarks"][0]["phases"][0]["ceiling"] = "<script>";
   EXPECT_THROW(bad.get<Results>(), InputError);
+  // The link the copies share (Work::shared_link): a ceiling's name, on a pipeline with copies.
+  EXPECT_TRUE(j["benchmarks"][0]["pipeline_link"].is_null());
+  json linked = j;
+  linked["benchmarks"][0]["pipeline_link"] = "dram_copy";
+  EXPECT_EQ(linked.get<Results>().benchmarks[0].pipeline_link, "dram_copy");
+  EXPECT_EQ(json::parse(dump_results(linked.get<Results>()))["benchmarks"][0]["pipeline_link"], "dram_copy");
+  for (const json& v : {json("<script>"), json(""), json(3)}) {
+    json bad_link = linked;
+    bad_link["benchmarks"][0]["pipeline_link"] = v;
+    EXPECT_THROW(bad_link.get<Results>(), InputError) << v;
+  }
+  json no_copies = linked;  // a link, but no pass names a ceiling to share it
+  for (auto& ph : no_copies["benchmarks"][0]["phases"]) ph.erase("ceiling");
+  EXPECT_THROW(no_copies.get<Results>(), InputError);
+  json unpiped = linked;  // a link without a pipeline
+  unpiped["benchmarks"][0]["pipeline_chunks"] = nullptr;
+  unpiped["benchmarks"][0]["pipeline_streams"] = nullptr;
+  EXPECT_THROW(unpiped.get<Results>(), InputError);
 }

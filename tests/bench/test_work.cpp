@@ -135,4 +135,15 @@ TEST(Work, PipelinedPassesNameTheirCeilingsAndChunks) {
   EXPECT_NE(on_two.derivation().find("pipelined over C = chunks chunks on S = 2 streams:"), std::string::npos)
       << on_two.derivation();
   EXPECT_THROW(Work().phase("one").read<float>("x", n).pipelined(2).pipeline_chunks(p), std::logic_error);
+  // The copies' shared link: declared on a pipeline whose passes name ceilings, and said so.
+  EXPECT_EQ(w.pipeline_link(), "");
+  Work linked = w;
+  linked.shared_link("pcie_duplex_pinned");
+  EXPECT_EQ(linked.pipeline_link(), "pcie_duplex_pinned");
+  EXPECT_NE(linked.derivation().find(", the copies sharing one link both ways (at pcie_duplex_pinned):"),
+            std::string::npos)
+      << linked.derivation();
+  EXPECT_THROW(Work().phase("a").read<float>("x", n).phase("b").read<float>("x", n).shared_link("l"), std::logic_error);
+  EXPECT_THROW(Work().phase("a").read<float>("x", n).phase("b").read<float>("x", n).pipelined(2).shared_link("l"),
+               std::logic_error);  // no pass names a ceiling
 }

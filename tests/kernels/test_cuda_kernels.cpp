@@ -149,6 +149,31 @@ TEST(CudaRegistry, HasTheFoundationFamilies) {
     EXPECT_TRUE(names.count(n)) << n;
 }
 
+// Every ceiling an overlap form is placed against is one this registry measures: the copy
+// passes' one-way ceilings and, for the pipelined forms, the link both ways their copies share
+// (serial's copies never run at once: no link).
+TEST(CudaRegistry, EachOverlapFormNamesCeilingsTheRunMeasures) {
+  std::set<std::string> ceilings;
+  for (const auto* v : cuda_variants())
+    if (v->family == "ceiling") ceilings.insert(v->variant);
+  int forms = 0;
+  for (const auto* v : cuda_variants()) {
+    if (v->family != "overlap") continue;
+    ++forms;
+    const Params& p = v->quick_sizes.at(0);
+    for (const WorkPhase& ph : v->work.phases(p))
+      if (!ph.ceiling.empty()) EXPECT_TRUE(ceilings.count(ph.ceiling)) << v->base_name() << ": " << ph.ceiling;
+    const std::string& link = v->work.pipeline_link();
+    if (v->variant == "serial") {
+      EXPECT_EQ(link, "") << v->base_name();
+    } else {
+      EXPECT_EQ(link, "pcie_duplex_pinned") << v->base_name();
+      EXPECT_TRUE(ceilings.count(link)) << link;
+    }
+  }
+  EXPECT_EQ(forms, 4);
+}
+
 // The shared-memory ceiling is sized for 8 resident blocks per SM on 132 SMs: each block's
 // shared memory and the 1 KiB the hardware reserves per block must fit in Hopper's 228 KiB, with
 // 2048 threads at most (8 blocks of 32 KiB did not: 6 were resident, then a ragged second round).

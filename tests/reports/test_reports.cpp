@@ -137,6 +137,7 @@ TEST(Markdown, LessonsPredictTheSpeedupFromTheMathRoofWhereItBinds) {
 TEST(Markdown, TheOverlapLessonPredictsThePipelineAndReportsItsEfficiency) {
   Results r = sample_results();
   for (const char* name : {"pcie_h2d_pinned", "pcie_d2h_pinned"}) r.ceilings.push_back(pcie_ceiling(name, 50e9));
+  r.ceilings.push_back(pcie_ceiling("pcie_duplex_pinned", 100e9));  // full duplex: binds nothing
   Ceiling fma = compute_ceiling("fp32_fma_simt", Precision::fp32, 4e12);
   fma.unit = Unit::simt;
   r.ceilings.push_back(fma);
@@ -164,6 +165,16 @@ TEST(Markdown, TheOverlapLessonPredictsThePipelineAndReportsItsEfficiency) {
   EXPECT_EQ(rows[0].speedup, "2.60×");
   EXPECT_EQ(rows[0].predicted, "2.67×");
   EXPECT_EQ(rows[0].roof_pct, "94.4% (overlap efficiency 0.94)");
+  // A link that carries 80 GB/s both ways, not 100: the two copies' 8 MiB together pace the
+  // pipeline at 1.25 passes a vector, and the lesson's efficiency is held to that roof.
+  Results half_duplex = r;
+  for (Ceiling& c : half_duplex.ceilings)
+    if (c.name == "pcie_duplex_pinned") c.value = c.value_start = 80e9;
+  apply_model(half_duplex);
+  ASSERT_TRUE(half_duplex.benchmarks[1].placement);
+  EXPECT_NEAR(half_duplex.benchmarks[1].placement->model_time_s, 3 * pass / 16 + 15.0 / 16 * 1.25 * pass, 1e-12);
+  EXPECT_EQ(half_duplex.benchmarks[1].placement->bandwidth_ceiling,
+            "pcie_h2d_pinned, dram_update, pcie_d2h_pinned, pcie_duplex_pinned");
 }
 
 TEST(Html, HoldsTheChartAndBothTables) {

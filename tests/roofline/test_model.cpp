@@ -328,6 +328,47 @@ TEST(Model, APipelineOnTooFewStreamsGoesAtAStreamsPace) {
   EXPECT_EQ(r.benchmarks[0].placement->bound, "memory");  // the copies' 0.3 s of the 0.5 share the pace
 }
 
+// The copies share one link both ways (Work::shared_link). H2D 0.1 s and D2H 0.2 s one way each;
+// with both directions busy the link moves 8 GB/s in all, so their 2 GB together take 0.25 s a
+// vector: the pace is 0.25 s, not the slowest pass's 0.2 s, and the link is named as what binds.
+// At 20 GB/s both ways (0.1 s) the link binds nothing and the pace is 0.2 s again; on two streams
+// (0.25 s a stream's chunk) a link of the same pace does not take over. Unmeasured: not placed.
+TEST(Model, CopiesSharingALinkBothWaysGoNoFasterThanIt) {
+  auto with_link = [](double rate) {
+    Results r = with_pcie(sample_results());
+    r.ceilings.push_back(pcie_ceiling("pcie_duplex_pinned", rate));
+    return r;
+  };
+  BenchmarkResult shared = copy_compute_copy(0.3, 10);
+  shared.pipeline_link = "pcie_duplex_pinned";
+  Results slow = with_link(8e9), fast = with_link(20e9), two_streams = with_link(8e9);
+  slow.benchmarks = fast.benchmarks = {shared};
+  two_streams.benchmarks = {shared};
+  two_streams.benchmarks[0].pipeline_streams = 2;
+  apply_model(slow);
+  apply_model(fast);
+  apply_model(two_streams);
+  ASSERT_TRUE(slow.benchmarks[0].placement) << slow.benchmarks[0].warnings.at(0);
+  const Placement& p = *slow.benchmarks[0].placement;
+  EXPECT_NEAR(p.model_time_s, 0.05 + 0.9 * 0.25, 1e-12);
+  EXPECT_NEAR(p.roof_pct, 100 * 0.275 / 0.3, 1e-9);
+  EXPECT_EQ(p.bound, "memory");
+  EXPECT_EQ(p.bandwidth_ceiling, "pcie_h2d_pinned, pcie_d2h_pinned, pcie_duplex_pinned");
+  ASSERT_TRUE(fast.benchmarks[0].placement);
+  EXPECT_NEAR(fast.benchmarks[0].placement->model_time_s, 0.05 + 0.9 * 0.2, 1e-12);
+  EXPECT_EQ(fast.benchmarks[0].placement->bandwidth_ceiling.find("duplex"), std::string::npos);
+  ASSERT_TRUE(two_streams.benchmarks[0].placement);
+  EXPECT_NEAR(two_streams.benchmarks[0].placement->model_time_s, 0.05 + 0.9 * 0.25, 1e-12);
+  EXPECT_EQ(two_streams.benchmarks[0].placement->bandwidth_ceiling.find("duplex"), std::string::npos);
+  Results missing = with_pcie(sample_results());
+  missing.benchmarks = {shared};
+  apply_model(missing);
+  EXPECT_FALSE(missing.benchmarks[0].placement);
+  ASSERT_EQ(missing.benchmarks[0].warnings.size(), 1u);
+  EXPECT_NE(missing.benchmarks[0].warnings[0].find("no pcie_duplex_pinned bandwidth ceiling"), std::string::npos)
+      << missing.benchmarks[0].warnings[0];
+}
+
 TEST(Model, APassNamingACeilingThatWasNotMeasuredIsNotPlaced) {
   Results r = sample_results();  // no PCIe ceilings
   r.benchmarks = {copy_compute_copy(1.0, 4)};
