@@ -430,6 +430,7 @@ json ceiling_json(const Ceiling& c) {
           {"value_start", c.value_start},
           {"value_end", opt(c.value_end)},
           {"measurement_end", c.measurement_end ? measurement_json(*c.measurement_end) : json(nullptr)},
+          {"level_roof", c.level_roof},
           {"warnings", c.warnings}};
 }
 Ceiling ceiling_from(const json& j) {
@@ -445,6 +446,10 @@ Ceiling ceiling_from(const json& j) {
   if (!j.at("unit").is_null()) c.unit = unit_from_string(j.at("unit").get<std::string>());
   if (c.kind == CeilingKind::bandwidth && !c.level)
     throw InputError("bandwidth ceiling '" + c.name + "' has no level");
+  if (auto it = j.find("level_roof"); it != j.end() && !it->is_null()) {  // absent before it: true
+    if (!it->is_boolean()) throw InputError("ceiling '" + c.name + "': \"level_roof\" is not true or false");
+    c.level_roof = it->get<bool>();
+  }
   if (c.kind == CeilingKind::compute && (!c.precision || !c.unit))
     throw InputError("compute ceiling '" + c.name + "' has no precision or unit");
   if (auto it = j.find("function"); it != j.end() && !it->is_null()) c.function = it->get<std::string>();

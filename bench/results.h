@@ -178,6 +178,8 @@ struct Ceiling {
   double value_start = 0;                      // the rate of each pass; `value` is the higher one
   std::optional<double> value_end;
   std::vector<std::string> warnings;
+  // bandwidth: may be its level's roof (CeilingSpec::level_roof); false: used by name only
+  bool level_roof = true;
 };
 
 struct RidgePoint {

@@ -41,6 +41,7 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
   }
   if (c.kind == CeilingKind::bandwidth) {
     c.level = v.ceiling->level;
+    c.level_roof = v.ceiling->level_roof;
     c.value_unit = "B/s";
   } else if (c.kind == CeilingKind::transcendental) {
     c.precision = v.precision;

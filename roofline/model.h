@@ -21,8 +21,8 @@
 // its copies share one link both ways (Work::shared_link), the pace is also at least their bytes
 // together over that link's ceiling. Its roof % is then the overlap efficiency, model / measured.
 // The roofs are the highest measured ceiling of each kind: the best bandwidth reached at each
-// memory level, the best FLOP rate of each precision on each unit, and the best call rate of
-// each math function.
+// memory level (of the ceilings that may be its roof: not a link both ways, Ceiling::level_roof),
+// the best FLOP rate of each precision on each unit, and the best call rate of each math function.
 #include <cstdint>
 #include <map>
 #include <optional>

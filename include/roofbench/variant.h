@@ -56,6 +56,11 @@ struct CeilingSpec {
   Level level = Level::dram;  // bandwidth only
   std::string method;         // how it measures, one line, copied into results.json
   std::string function;       // transcendental only: the math function ("sin"), as kernels declare it
+  // bandwidth: the roof of its level when it is the best there (the chart's line, the ridge
+  // points, a kernel declared at that level). false: measured and used by name only, as a pass's
+  // or a shared link's ceiling (Work::phase, Work::shared_link): a host link both ways at once,
+  // whose bytes of two directions are no roof for a copy that goes one way.
+  bool level_roof = true;
 };
 
 struct Variant {

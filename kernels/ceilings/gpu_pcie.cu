@@ -1,5 +1,5 @@
 // Host-device transfer ceilings: cudaMemcpy of 256 MiB each way, from pinned (page-locked) and
-// from pageable host memory. Pinned memory is copied by the DMA engines directly; pageable
+// from pageable host memory, and 256 MiB both ways at once from pinned memory (pcie_duplex_pinned). Pinned memory is copied by the DMA engines directly; pageable
 // memory goes through a pinned staging buffer in the driver, one chunk at a time. (Pageable here is
 // the suite's HostBuffer: 2 MiB pages where the kernel allows, MADV_HUGEPAGE; not page-locked.)
 // Run only these: roofbench ceilings --device cuda:0
@@ -62,9 +62,11 @@ class GpuTransfer final : public Instance {
 
 // Both ways at once: n floats to the GPU on one stream while n others come back on another, from
 // pinned memory, as a pipeline's copies in and out run (kernels/overlap/overlap.h). Its rate is the
-// bytes of both over the time of both: a link that is full duplex reaches the sum of the one-way
-// ceilings, one that is not stays below it. The streams are blocking ones: the timing events, on
-// the default stream, bracket both copies.
+// bytes of both over the time of both, 2n over the slower copy: a full-duplex link reaches twice
+// the slower one-way ceiling, one that is not stays below it. The streams are blocking ones: the
+// timing events, on the default stream, bracket both copies. Bytes of two directions are no roof
+// for a copy one way: the ceiling is used by name only (Work::shared_link), never as the PCIe
+// level's roof (CeilingSpec::level_roof).
 class GpuDuplex final : public Instance {
  public:
   explicit GpuDuplex(const Params& p)
@@ -106,6 +108,7 @@ Variant make_duplex() {
   Variant v = bandwidth_ceiling_variant("pcie_duplex_pinned", Backend::cuda, Level::pcie,
                                         "a cudaMemcpyAsync of n floats to the GPU and one of n floats from it, on two "
                                         "streams at once, pinned host memory, timed with events on the default stream");
+  v.ceiling->level_roof = false;
   v.work = Work()
                .read<float>("n floats over the host link to the GPU", Count::param("n"))
                .write<float>("n floats over the host link from the GPU, at the same time", Count::param("n"));

@@ -12,7 +12,8 @@
 //
 // Exact arithmetic, so that the check can see one step missing or done twice: x holds multiples
 // of 1/256 in [-1, 1] and c_k = (k mod 7 + 1)/1024, so every partial sum is a multiple of 1/1024
-// below 8 in magnitude (13 significant bits) and FP32 holds it exactly; a missing step moves an
+// below 8 in magnitude at the registered sizes (ops ≤ 1000; 13 significant bits), and below 2^13
+// at the 2^20 steps chain_param allows (23 bits): FP32 holds it exactly; a missing step moves an
 // element by at least 1/1024.
 #include <cmath>
 #include <cstdint>
@@ -54,7 +55,7 @@ inline std::int64_t chain_param(const Params& p, const char* name) {
 }
 
 inline Verification check_chain(const float* x, const float* y, std::int64_t n, std::int64_t ops) {
-  double sum = 0;  // exact: a multiple of 1/1024 below 8
+  double sum = 0;  // exact: a multiple of 1/1024 below 2^13
   for (std::int64_t k = 0; k < ops; ++k) sum += step_constant(k);
   return check_all(tolerance_for(Precision::fp32), "every element vs x + Σ c_k, exact in FP32 and FP64", n,
                    [&](Checker& chk, std::int64_t i) { chk.check(y[i], static_cast<double>(x[i]) + sum, i); });

@@ -99,8 +99,8 @@ inline Variant overlap_variant(Form f) {
       .write<float>("y over PCIe", n);
   // Chunk i runs on stream i mod S: with S = 2 a stream's next copy in waits for its last copy out.
   // The copies in and out of a pipeline run at once, both ways over one link: together no faster
-  // than the link with both directions busy (pcie_duplex_pinned), often less than the sum of the
-  // two one-way ceilings.
+  // than the link with both directions busy (pcie_duplex_pinned), which is less than twice the
+  // slower one-way ceiling where the link is not full duplex.
   if (f != Form::serial) w.pipelined(Count::param("chunks"), Count(streams_of(f))).shared_link("pcie_duplex_pinned");
   v.work = w;
   if (f != Form::serial) v.compared_with = "overlap/serial/fp32";

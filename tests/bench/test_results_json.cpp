@@ -530,6 +530,19 @@ TEST(ResultsJson, APipelineAndItsPassesCeilingsRoundTrip) {
   json no_copies = linked;  // a link, but no pass names a ceiling to share it
   for (auto& ph : no_copies["benchmarks"][0]["phases"]) ph.erase("ceiling");
   EXPECT_THROW(no_copies.get<Results>(), InputError);
+  // A ceiling used by name only (a link both ways) says so, and keeps saying so; absent: a roof.
+  Results with_link = r;
+  with_link.ceilings.front().level_roof = false;
+  const json lj = json::parse(dump_results(with_link));
+  EXPECT_EQ(lj["ceilings"][0]["level_roof"], false);
+  EXPECT_EQ(lj["ceilings"][1]["level_roof"], true);
+  EXPECT_FALSE(lj.get<Results>().ceilings.front().level_roof);
+  json old = lj;
+  old["ceilings"][0].erase("level_roof");
+  EXPECT_TRUE(old.get<Results>().ceilings.front().level_roof);
+  json bad_roof = lj;
+  bad_roof["ceilings"][0]["level_roof"] = "no";
+  EXPECT_THROW(bad_roof.get<Results>(), InputError);
   json unpiped = linked;  // a link without a pipeline
   unpiped["benchmarks"][0]["pipeline_chunks"] = nullptr;
   unpiped["benchmarks"][0]["pipeline_streams"] = nullptr;

@@ -353,20 +353,48 @@ TEST(Model, CopiesSharingALinkBothWaysGoNoFasterThanIt) {
   EXPECT_NEAR(p.model_time_s, 0.05 + 0.9 * 0.25, 1e-12);
   EXPECT_NEAR(p.roof_pct, 100 * 0.275 / 0.3, 1e-9);
   EXPECT_EQ(p.bound, "memory");
-  EXPECT_EQ(p.bandwidth_ceiling, "pcie_h2d_pinned, pcie_d2h_pinned, pcie_duplex_pinned");
+  EXPECT_EQ(p.bandwidth_ceiling, "pcie_duplex_pinned, pcie_h2d_pinned, pcie_d2h_pinned");  // the link first
   ASSERT_TRUE(fast.benchmarks[0].placement);
   EXPECT_NEAR(fast.benchmarks[0].placement->model_time_s, 0.05 + 0.9 * 0.2, 1e-12);
   EXPECT_EQ(fast.benchmarks[0].placement->bandwidth_ceiling.find("duplex"), std::string::npos);
   ASSERT_TRUE(two_streams.benchmarks[0].placement);
   EXPECT_NEAR(two_streams.benchmarks[0].placement->model_time_s, 0.05 + 0.9 * 0.25, 1e-12);
   EXPECT_EQ(two_streams.benchmarks[0].placement->bandwidth_ceiling.find("duplex"), std::string::npos);
+  // Not measured: placed at the one-way pace, with a warning that says what was left out.
   Results missing = with_pcie(sample_results());
   missing.benchmarks = {shared};
   apply_model(missing);
-  EXPECT_FALSE(missing.benchmarks[0].placement);
+  ASSERT_TRUE(missing.benchmarks[0].placement);
+  EXPECT_NEAR(missing.benchmarks[0].placement->model_time_s, 0.05 + 0.9 * 0.2, 1e-12);
   ASSERT_EQ(missing.benchmarks[0].warnings.size(), 1u);
-  EXPECT_NE(missing.benchmarks[0].warnings[0].find("no pcie_duplex_pinned bandwidth ceiling"), std::string::npos)
+  EXPECT_NE(missing.benchmarks[0].warnings[0].find("roofline: no pcie_duplex_pinned bandwidth ceiling was measured"),
+            std::string::npos)
       << missing.benchmarks[0].warnings[0];
+  // The link carries the passes of its own level only: a kernel pass placed at dram_copy by name
+  // (8 GB at 80 GB/s: 0.1 s, under the copies' pace) adds nothing to the link's 2 GB.
+  BenchmarkResult named_dram = shared;
+  named_dram.phases[1].ceiling = "dram_copy";
+  Results dram = with_link(8e9);
+  dram.benchmarks = {named_dram};
+  apply_model(dram);
+  ASSERT_TRUE(dram.benchmarks[0].placement);
+  EXPECT_NEAR(dram.benchmarks[0].placement->model_time_s, 0.05 + 0.9 * 0.25, 1e-12);
+}
+
+// A link both ways is a ceiling by name only: though the best PCIe rate of the run, it is not the
+// PCIe level's roof (a copy one way is no faster for it), nor a ridge point's.
+TEST(Model, ALinkBothWaysIsNeverItsLevelsRoof) {
+  Results r = with_pcie(sample_results());
+  Ceiling duplex = pcie_ceiling("pcie_duplex_pinned", 19e9);
+  duplex.level_roof = false;
+  r.ceilings.push_back(duplex);
+  const Roofs roofs = select_roofs(r.ceilings);
+  ASSERT_TRUE(roofs.bandwidth.count(Level::pcie));
+  EXPECT_EQ(roofs.bandwidth.at(Level::pcie)->name, "pcie_h2d_pinned");
+  ASSERT_TRUE(roofs.bandwidth_by_name.count("pcie_duplex_pinned"));
+  for (const RidgePoint& rp : ridge_points(roofs)) EXPECT_NE(rp.bandwidth_ceiling, "pcie_duplex_pinned");
+  r.ceilings.back().level_roof = true;  // the same ceiling, were it a roof: it would be the one
+  EXPECT_EQ(select_roofs(r.ceilings).bandwidth.at(Level::pcie)->name, "pcie_duplex_pinned");
 }
 
 TEST(Model, APassNamingACeilingThatWasNotMeasuredIsNotPlaced) {
