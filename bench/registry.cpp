@@ -6,6 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/results.h"
 
 namespace roofbench {
 
@@ -67,6 +72,21 @@ bool register_variant(Variant v, const char* source, bool builtin) {
         bad_declaration(v, e.what());
       }
     }
+  {  // the names results.json carries, as its reader would refuse them
+    const Params& p = v.sizes.front();
+    std::vector<std::pair<std::string, std::string>> names;  // (what, name)
+    for (const WorkPhase& ph : v.work.phases(p))
+      if (!ph.ceiling.empty()) names.emplace_back("a pass's ceiling", ph.ceiling);
+    if (!v.work.pipeline_link().empty()) names.emplace_back("the shared link's ceiling", v.work.pipeline_link());
+    for (const auto& [function, calls] : v.work.transcendentals(p)) names.emplace_back("a math function", function);
+    for (const auto& [path, count] : v.work.launches(p)) names.emplace_back("a launch path", path);
+    if (v.ceiling && !v.ceiling->function.empty()) names.emplace_back("the ceiling's function", v.ceiling->function);
+    for (const auto& [what, name] : names)
+      if (!valid_declared_name(name))
+        bad_declaration(v, fmt::format("{} '{}' is not a name results.json can carry: [a-z0-9_.], at most {} characters",
+                                       what, name, kMaxDeclaredName)
+                               .c_str());
+  }
   if (!v.only_on.empty() && (v.backend != Backend::cuda || !std::regex_match(v.only_on, std::regex(R"(\d+\.\d+)"))))
     bad_declaration(v, "only_on is a compute capability such as 9.0, for CUDA variants");
   for (const auto& other : mutable_registry())

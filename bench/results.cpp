@@ -22,16 +22,18 @@ std::map<Level, double> Counters::intensity() const {
 
 using nlohmann::json;
 
-namespace {
-
-// A math function's name as kernels declare it ("sin", "sin.approx"): it reaches the reports.
-constexpr std::size_t kMaxFunctionName = 32;
-bool valid_function_name(const std::string& s) {
-  if (s.empty() || s.size() > kMaxFunctionName) return false;
+// A name as kernels declare it ("sin", "sin.approx", "pcie_h2d_pinned"): it reaches the reports.
+bool valid_declared_name(const std::string& s) {
+  if (s.empty() || s.size() > kMaxDeclaredName) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
   });
 }
+
+namespace {
+
+constexpr std::size_t kMaxFunctionName = kMaxDeclaredName;
+bool valid_function_name(const std::string& s) { return valid_declared_name(s); }
 
 template <class T>
 json opt(const std::optional<T>& v) {

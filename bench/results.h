@@ -182,6 +182,12 @@ struct Ceiling {
   bool level_roof = true;
 };
 
+// A name results.json carries from a declaration (a math function, a launch path, a pass's or a
+// shared link's ceiling): [a-z0-9_.], at most kMaxDeclaredName characters. The reader refuses any
+// other, so the registry refuses to declare one (register_variant).
+inline constexpr std::size_t kMaxDeclaredName = 32;
+bool valid_declared_name(const std::string& s);
+
 struct RidgePoint {
   std::string compute_ceiling, bandwidth_ceiling;
   double intensity = 0;  // FLOP/byte where the two roofs meet

@@ -102,6 +102,34 @@ TEST(RegistryDeathTest, TimingOnlyIsForAUsersKernelWithNoReference) {
                "roofbench's own kernels and the ceilings are always verified");
 }
 
+// A name results.json carries (a pass's ceiling, a shared link, a math function, a launch path)
+// that its reader would refuse is refused where it is declared, not in the file a run wrote.
+TEST(RegistryDeathTest, ANameTheResultsFileCannotCarryIsRefusedAtDeclaration) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto declared = [](Work w) {
+    Variant v = toy("named", Defect::none);
+    v.work = std::move(w);
+    return v;
+  };
+  const Count n = Count::param("n");
+  EXPECT_DEATH(register_variant(declared(Work().phase("in", "PCIe-in").read<float>("x", n).phase("k").read<float>("x", n)),
+                                "mine.cpp"),
+               "a pass's ceiling 'PCIe-in' is not a name results.json can carry: \\[a-z0-9_.\\], at most 32");
+  EXPECT_DEATH(register_variant(declared(Work()
+                                             .phase("in", "link_in")
+                                             .read<float>("x", n)
+                                             .phase("k")
+                                             .read<float>("x", n)
+                                             .pipelined(2)
+                                             .shared_link("Link Both Ways")),
+                                "mine.cpp"),
+               "the shared link's ceiling 'Link Both Ways' is not a name");
+  EXPECT_DEATH(register_variant(declared(Work().read<float>("x", n).transcendentals("Sin", n)), "mine.cpp"),
+               "a math function 'Sin' is not a name");
+  EXPECT_DEATH(register_variant(declared(Work().read<float>("x", n).launches(std::string(33, 'k'), 1)), "mine.cpp"),
+               "a launch path 'k+' is not a name");
+}
+
 TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {
   auto dev = make_cpu_device();
   const Variant v = toy("good", Defect::none);
