@@ -32,9 +32,6 @@ bool valid_declared_name(const std::string& s) {
 
 namespace {
 
-constexpr std::size_t kMaxFunctionName = kMaxDeclaredName;
-bool valid_function_name(const std::string& s) { return valid_declared_name(s); }
-
 template <class T>
 json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
@@ -309,9 +306,9 @@ std::map<std::string, double> calls_from(const json& j, const std::string& who,
   if (j.is_null()) return out;
   if (!j.is_object()) throw InputError(who + ": \"" + field + "\" is not an object");
   for (const auto& [fn, calls] : j.items()) {
-    if (!valid_function_name(fn) || !calls.is_number() || !(calls.get<double>() >= 0))
+    if (!valid_declared_name(fn) || !calls.is_number() || !(calls.get<double>() >= 0))
       throw InputError(who + ": \"" + field + "\" needs names ([a-z0-9_.], at most " +
-                       std::to_string(kMaxFunctionName) + " characters) and counts >= 0");
+                       std::to_string(kMaxDeclaredName) + " characters) and counts >= 0");
     out[fn] = calls.get<double>();
   }
   return out;
@@ -335,7 +332,7 @@ std::vector<WorkPhase> phases_from(const json& j, const BenchmarkResult& b) {
     ph.transcendentals = calls_from(p.value("transcendentals", json(nullptr)), "benchmark '" + b.name + "'");
     if (auto it = p.find("ceiling"); it != p.end() && !it->is_null()) {  // absent before per-pass ceilings
       ph.ceiling = it->get<std::string>();
-      if (!valid_function_name(ph.ceiling))
+      if (!valid_declared_name(ph.ceiling))
         throw InputError("benchmark '" + b.name + "': a pass's \"ceiling\" is not a ceiling name ([a-z0-9_.])");
     }
     flops += ph.flops;
@@ -391,7 +388,7 @@ BenchmarkResult benchmark_from(const json& j) {
   if (auto it = j.find("pipeline_link"); it != j.end() && !it->is_null()) {  // absent before shared links
     b.pipeline_link = it->is_string() ? it->get<std::string>() : "";
     const bool copies = std::any_of(b.phases.begin(), b.phases.end(), [](const WorkPhase& ph) { return !ph.ceiling.empty(); });
-    if (!valid_function_name(b.pipeline_link) || b.pipeline_chunks < 1 || !copies)
+    if (!valid_declared_name(b.pipeline_link) || b.pipeline_chunks < 1 || !copies)
       throw InputError("benchmark '" + b.name +
                        "': \"pipeline_link\" needs a ceiling's name, a pipeline and a pass that names a ceiling");
   }
@@ -455,12 +452,12 @@ Ceiling ceiling_from(const json& j) {
   if (c.kind == CeilingKind::compute && (!c.precision || !c.unit))
     throw InputError("compute ceiling '" + c.name + "' has no precision or unit");
   if (auto it = j.find("function"); it != j.end() && !it->is_null()) c.function = it->get<std::string>();
-  if (c.kind == CeilingKind::transcendental && (!c.function || !valid_function_name(*c.function) || !c.unit))
+  if (c.kind == CeilingKind::transcendental && (!c.function || !valid_declared_name(*c.function) || !c.unit))
     throw InputError("transcendental ceiling '" + c.name + "' has no unit or no function name ([a-z0-9_.], at most " +
-                     std::to_string(kMaxFunctionName) + " characters)");
-  if (c.kind == CeilingKind::launch && (!c.function || !valid_function_name(*c.function)))
+                     std::to_string(kMaxDeclaredName) + " characters)");
+  if (c.kind == CeilingKind::launch && (!c.function || !valid_declared_name(*c.function)))
     throw InputError("launch ceiling '" + c.name + "' has no launch path in \"function\" ([a-z0-9_.], at most " +
-                     std::to_string(kMaxFunctionName) + " characters)");
+                     std::to_string(kMaxDeclaredName) + " characters)");
   c.value = j.at("value").get<double>();
   c.value_unit = j.at("value_unit").get<std::string>();
   c.method = j.at("method").get<std::string>();

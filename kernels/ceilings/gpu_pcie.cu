@@ -1,6 +1,7 @@
 // Host-device transfer ceilings: cudaMemcpy of 256 MiB each way, from pinned (page-locked) and
-// from pageable host memory, and 256 MiB both ways at once from pinned memory (pcie_duplex_pinned). Pinned memory is copied by the DMA engines directly; pageable
-// memory goes through a pinned staging buffer in the driver, one chunk at a time. (Pageable here is
+// from pageable host memory, and 256 MiB both ways at once from pinned memory (pcie_duplex_pinned).
+// Pinned memory is copied by the DMA engines directly; pageable memory goes through a pinned
+// staging buffer in the driver, one chunk at a time. (Pageable here is
 // the suite's HostBuffer: 2 MiB pages where the kernel allows, MADV_HUGEPAGE; not page-locked.)
 // Run only these: roofbench ceilings --device cuda:0
 #include <algorithm>

@@ -18,7 +18,7 @@ constexpr std::int64_t kBlock = 4 * kVecs;
 
 class CpuChain final : public Instance {
  public:
-  CpuChain(const Params& p, Form f) : n_(chain_param(p, "n")), ops_(chain_param(p, "ops")), form_(f), x_(n_), y_(n_) {}
+  CpuChain(const Params& p, Form f) : n_(chain_n(p)), ops_(chain_ops(p)), form_(f), x_(n_), y_(n_) {}
 
   void prepare(std::uint64_t seed) override {
     fill_chain_input(x_.data(), n_, seed);

@@ -35,7 +35,7 @@ __global__ void fused_kernel(const float* __restrict__ x, float* __restrict__ y,
 // ---------------------------------------------------------------- launcher
 class GpuChain final : public Instance {
  public:
-  GpuChain(const Params& p, Form f) : n_(chain_param(p, "n")), ops_(chain_param(p, "ops")), form_(f), x_(n_), y_(n_) {
+  GpuChain(const Params& p, Form f) : n_(chain_n(p)), ops_(chain_ops(p)), form_(f), x_(n_), y_(n_) {
     // The per_op launches, captured once from a stream of their own (the kernel loaded first).
     if (form_ == Form::batched) {
       load_kernel(step_kernel);

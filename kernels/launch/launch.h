@@ -43,16 +43,20 @@ inline void fill_chain_input(float* x, std::int64_t n, std::uint64_t seed) {
   for (std::int64_t i = 0; i < n; ++i) x[i] = std::round(x[i] * 256.0f) / 256.0f;
 }
 
-// `n` or `ops` of a chain, checked before anything is allocated: a chain of no step or no element
-// would leave y unwritten (and a grid of no block is a launch error). Up to 2^20 steps every partial
-// sum stays a multiple of 1/1024 below 2^13, exact in FP32.
-inline std::int64_t chain_param(const Params& p, const char* name) {
-  const std::int64_t v = param(p, name), hi = std::string(name) == "ops" ? std::int64_t{1} << 20 : std::int64_t{1} << 40;
+// `n` or `ops` of a chain, in [1, hi], checked before anything is allocated: a chain of no step or
+// no element would leave y unwritten (and a grid of no block is a launch error).
+inline std::int64_t chain_param(const Params& p, const char* name, std::int64_t hi) {
+  const std::int64_t v = param(p, name);
   if (v < 1 || v > hi)
     throw std::invalid_argument("launch: " + std::string(name) + " = " + std::to_string(v) + " is outside [1, " +
                                 std::to_string(hi) + "]");
   return v;
 }
+
+// n: any buffer the machine can hold. ops: up to 2^20 steps every partial sum stays a multiple of
+// 1/1024 below 2^13, exact in FP32.
+inline std::int64_t chain_n(const Params& p) { return chain_param(p, "n", std::int64_t{1} << 40); }
+inline std::int64_t chain_ops(const Params& p) { return chain_param(p, "ops", std::int64_t{1} << 20); }
 
 inline Verification check_chain(const float* x, const float* y, std::int64_t n, std::int64_t ops) {
   double sum = 0;  // exact: a multiple of 1/1024 below 2^13

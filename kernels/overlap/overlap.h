@@ -16,8 +16,9 @@
 // (pcie_h2d_pinned, pcie_d2h_pinned) and the FP32 and DRAM roofs: the serial sum, or for the
 // pipelined forms one chunk through all three plus (chunks - 1) at the slowest pass's pace
 // (Work::pipelined), the copies in and out together no faster than the link both ways
-// (pcie_duplex_pinned, Work::shared_link); a pipelined form's roof % is its overlap efficiency. pageable is declared as
-// streams4 is: the roof is what pinned memory allows, and its shortfall is the lesson.
+// (pcie_duplex_pinned, Work::shared_link); a pipelined form's roof % is its overlap efficiency.
+// pageable is declared as streams4 is: the roof is what pinned memory allows, and its shortfall is
+// the lesson.
 //
 // Exact arithmetic, so the check sees a chunk or an FMA pair missing: x holds multiples of 1/256 in
 // [-1, 1]; each pair of steps is v ← a·v + 0, v ← a·v + d with a = -1 and d = 1/4096 given at run
