@@ -14,7 +14,9 @@ packages=(cmake ninja-build g++ git pkg-config
           # scripts/fuzz.sh: clang with libFuzzer and the sanitizers' runtimes, and its OpenMP
           clang libclang-rt-dev libomp-dev
           # scripts/slurm/ and its test, which starts a one-node Slurm cluster on this machine
-          slurm-wlm munge)
+          slurm-wlm munge
+          # taskset: the fleet test pins its throttled run to one CPU
+          util-linux)
 
 missing=()
 for p in "${packages[@]}"; do
