@@ -41,9 +41,11 @@ TEST(DeviceAll, EachChildRunsItsOneVisibleGpuIntoItsOwnFolder) {
   EXPECT_EQ(folder_name("node 7/gpu:0"), "node-7-gpu-0");
 }
 
-// A stand-in for roofbench: `sh stub.sh OUT SECONDS CODE` writes OUT.rec (its GPU, its start and
-// end in ns), prints a line, sleeps, and exits CODE; "kill" as CODE kills itself with SIGKILL. On
-// SIGTERM it writes OUT.term and exits 143, as a run stopped by SIGTERM does.
+// A stand-in for roofbench: `sh stub.sh OUT SECONDS CODE [N]` sets its SIGTERM trap (write
+// OUT.term, exit 143, as a run stopped by SIGTERM does), then writes OUT.rec (its GPU, its start and
+// end in ns), prints a line, sleeps, and exits CODE; "kill" as CODE kills itself with SIGKILL. With
+// N, it first waits (10 s at most) until N stubs of its folder have started, and writes OUT.barrier:
+// "met" if they had, "timeout" if not; children run one after another time out.
 class DeviceAllChildren : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -51,9 +53,18 @@ class DeviceAllChildren : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     stub_ = (dir_ / "stub.sh").string();
-    std::ofstream(stub_) << R"SH(out=$1; secs=$2; code=$3
-echo "$CUDA_VISIBLE_DEVICES $(date +%s%N)" > "$out.rec"
+    std::ofstream(stub_) << R"SH(out=$1; secs=$2; code=$3; want=$4
 trap 'kill $p 2>/dev/null; echo term > "$out.term"; exit 143' TERM
+if [ -n "$want" ]; then
+  touch "$out.started"
+  i=0; met=timeout
+  while [ $i -lt 1000 ]; do
+    if [ "$(ls "$(dirname "$out")" | grep -c '[.]started$')" -ge "$want" ]; then met=met; break; fi
+    sleep 0.01; i=$((i + 1))
+  done
+  echo $met > "$out.barrier"
+fi
+echo "$CUDA_VISIBLE_DEVICES $(date +%s%N)" > "$out.rec"
 echo "console of $out: working"
 sleep "$secs" & p=$!
 wait $p
@@ -65,12 +76,14 @@ exit "$code"
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  ChildRun child(int gpu, const std::string& secs, const std::string& code, bool log = false) {
+  ChildRun child(int gpu, const std::string& secs, const std::string& code, bool log = false,
+                 const std::string& barrier = "") {
     ChildRun c;
     c.gpu = gpu;
     c.visible = fmt::format("GPU-{}", gpu);
     c.out = (dir_ / fmt::format("gpu{}", gpu)).string();
     c.args = {stub_, c.out, secs, code};
+    if (!barrier.empty()) c.args.push_back(barrier);
     if (log) c.log = c.out + ".log";
     return c;
   }
@@ -111,20 +124,22 @@ TEST_F(DeviceAllChildren, OneAfterAnotherEachPinnedToItsGpuWithTheWorstExitCode)
 }
 
 TEST_F(DeviceAllChildren, AllAtOnceEachConsoleInItsOwnLog) {
-  std::vector<ChildRun> c{child(0, "0.5", "0", true), child(1, "0.5", "kill", true), child(2, "0.5", "0", true)};
+  std::vector<ChildRun> c{child(0, "0.2", "0", true, "3"), child(1, "0.2", "kill", true, "3"),
+                          child(2, "0.2", "0", true, "3")};
   std::ostringstream os;
   EXPECT_EQ(run_children(c, "/bin/sh", "sh", true, os), 128 + SIGKILL) << os.str();
-  // The three ran at once: each started before any ended.
-  long long last_start = 0, first_end = 0;
+  // The three ran at once: each saw all three started before it went on (a barrier, not start and
+  // end times, which a child started late on a loaded machine could order either way).
   for (int i = 0; i < 3; ++i) {
-    last_start = std::max(last_start, rec(i).start_ns);
-    first_end = i == 0 ? rec(i).end_ns : std::min(first_end, rec(i).end_ns);
+    std::ifstream barrier(dir_ / fmt::format("gpu{}.barrier", i));
+    std::string met;
+    barrier >> met;
+    EXPECT_EQ(met, "met") << "child " << i << " did not see the three started at once";
     std::ifstream log(c[i].log);
     std::stringstream text;
     text << log.rdbuf();
     EXPECT_NE(text.str().find(fmt::format("console of {}: done", c[i].out)), std::string::npos) << text.str();
   }
-  EXPECT_LT(last_start, first_end);
   EXPECT_EQ(c[1].code, 128 + SIGKILL);
   // The one that failed: said, with its console's last lines.
   EXPECT_NE(os.str().find("GPU 1 was killed by signal 9"), std::string::npos) << os.str();
@@ -164,12 +179,15 @@ TEST_F(DeviceAllChildren, SigtermToTheParentReachesTheChildRunningAndStartsNoMor
       std::ofstream(dir_ / "parent.out") << os.str();
       _exit(code);
     }
-    // Once the first child has started (and set its trap: its record comes after), stop the parent.
+    // Once every child that should be running has set its trap (its record comes after), stop the
+    // parent: all three at once, or the first alone.
+    const auto running = [&] {
+      return exists("gpu0.rec") && (!concurrent || (exists("gpu1.rec") && exists("gpu2.rec")));
+    };
     const auto t0 = std::chrono::steady_clock::now();
-    while (!exists(concurrent ? "gpu2.rec" : "gpu0.rec") &&
-           std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10))
+    while (!running() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10))
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // past the trap line
+    ASSERT_TRUE(running()) << "the children did not start within 10 s";
     ASSERT_EQ(::kill(parent, SIGTERM), 0);
     int status = 0;
     ASSERT_EQ(::waitpid(parent, &status, 0), parent);

@@ -185,20 +185,48 @@ for i in range(KILLS):
 after = {k: tally[k] - before[k] for k in tally}
 print(f"(2) {KILLS} kills at random moments in [0, {1.15 * full:.1f}] s (seed {SEED}): {after}")
 
-# ---- (3) two runs on one folder at once: one writes, the other is refused whole
+# ---- (3) two runs on one folder at once: one writes, the other is refused whole. Deterministic:
+# once the first holds the lock (its pid in .roofbench/lock) it is stopped, the second starts and
+# must be refused naming that pid, then the first goes on and writes a whole set. Started back to
+# back instead, the second could begin after the first's short run ended, and both wrote.
+lock = os.path.join(out, ".roofbench", "lock")
+
+
+def lock_holder():
+    try:
+        with open(lock) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
 for i in range(3):
-    procs = [subprocess.Popen(RUN + ["--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
-    results = [(p.wait(), p.stderr.read()) for p in procs]
-    codes = sorted(rc for rc, _ in results)
-    refused = [err for rc, err in results if rc == 2]
-    if codes != [0, 2] or "in use by another roofbench" not in refused[0]:
-        fail(f"two runs at once: exits {codes}, expected one 0 and one 2 with 'in use': {results}")
+    first = subprocess.Popen(RUN + ["--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while lock_holder() != str(first.pid) and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    os.kill(first.pid, signal.SIGSTOP)
+    if lock_holder() != str(first.pid):
+        os.kill(first.pid, signal.SIGCONT)
+        _, err = first.communicate()
+        fail(f"two runs at once ({i + 1}): the first run (pid {first.pid}) never wrote its pid into {lock}: "
+             f"exit {first.returncode}, lock holds '{lock_holder()}': {err}")
+    second = subprocess.run(RUN + ["--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            timeout=120)
+    os.kill(first.pid, signal.SIGCONT)
+    _, err = first.communicate()
+    rc = first.returncode
+    if second.returncode != 2 or f"in use by another roofbench (pid {first.pid})" not in second.stderr:
+        fail(f"two runs at once ({i + 1}): the second exited {second.returncode}, expected 2 naming pid "
+             f"{first.pid} 'in use by another roofbench': {second.stderr}")
+    if rc != 0:
+        fail(f"two runs at once ({i + 1}): the first, holding the lock, exited {rc}: {err}")
     state, now = check(prev, f"two runs at once ({i + 1})")
     if state != "new":
         fail(f"two runs at once: the folder shows '{state}' after the writer ended")
     prev = now
-print("(3) two runs on one folder at once, 3 times: one wrote a whole set, the other exited 2 before measuring")
+print("(3) two runs on one folder at once, 3 times: one wrote a whole set, the other exited 2 naming it, "
+      "before measuring")
 
 # ---- (4) a full disk: every write fails with ENOSPC
 rc, err = run({"ROOFBENCH_FAULT_ENOSPC": "1"})
