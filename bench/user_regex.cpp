@@ -52,10 +52,11 @@ std::regex user_regex(const std::string& option, const std::string& pattern) {
   try {
     return std::regex(pattern.empty() ? "." : pattern, flags);
   } catch (const std::regex_error& e) {
-    throw InputError(fmt::format("{} '{}' is not a valid regular expression{}", option, pattern,
-                                 e.code() == std::regex_constants::error_complexity
-                                     ? " here (back-references are not taken)"
-                                     : ""));
+    const char* why = e.code() == std::regex_constants::error_complexity ? " here (back-references are not taken)"
+                      : e.code() == std::regex_constants::error_space
+                          ? " here: too large once its repeats are expanded (nested counts multiply)"
+                          : "";
+    throw InputError(fmt::format("{} '{}' is not a valid regular expression{}", option, pattern, why));
   }
 }
 

@@ -59,6 +59,15 @@ TEST(UserRegex, DigitsLibstdcxxWouldOverflowOnAreRefusedBeforeCompiling) {
 }
 
 #if defined(__GLIBCXX__)
+// Each count within bounds, their product not: libstdc++ stops at its state limit, and the
+// message says why, quickly (the pattern's 10^6 copies are never made).
+TEST(UserRegex, NestedRepeatsTooLargeOnceExpandedAreRefusedWithTheReason) {
+  const std::string e = error_of("--filter", "(a{999}){999}");
+  EXPECT_NE(e.find("not a valid regular expression"), std::string::npos) << e;
+  EXPECT_NE(e.find("too large once its repeats are expanded"), std::string::npos) << e;
+  EXPECT_NO_THROW((void)user_regex("--filter", "(a{9}){9}"));
+}
+
 TEST(UserRegex, BackReferencesAreRefusedWithTheReason) {
   const std::string e = error_of("--filter", "(a)\\1");
   EXPECT_NE(e.find("back-references"), std::string::npos) << e;
