@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "roofbench/host_buffer.h"
 #include "roofbench/random.h"
@@ -154,7 +155,8 @@ Variant make(How how, const char* name, const char* summary) {
   v.test_sizes = {size(1), size(1000), size((1 << 16) + 3)};
   v.make = [how](const Params& p) {
     if (param(p, "iters") != kCpuIters || param(p, "ways") != 2)
-      throw InputError("the CPU divergence kernels run 4 FMAs on 2 ways");
+      throw InputError("the CPU divergence kernels run iters=" + std::to_string(kCpuIters) + " FMAs on ways=2, not iters=" +
+                       std::to_string(param(p, "iters")) + " on ways=" + std::to_string(param(p, "ways")));
     return std::make_unique<CpuDivergence>(p, how);
   };
   return v;

@@ -12,6 +12,7 @@
 #include "roofbench/half.h"
 #include "roofbench/random.h"
 #include "kernels/gemm/reference.h"
+#include "kernels/divergence/divergence.h"
 #include "kernels/launch/launch.h"
 #include "tests/testing.h"
 
@@ -213,6 +214,24 @@ TEST(LessonDeclarations, DivergenceVariantsDoTheSameWork) {
     EXPECT_DOUBLE_EQ(lesson(v).work.flops(p), 2.0 * 1000 * 4) << v;
     EXPECT_DOUBLE_EQ(lesson(v).work.bytes(p), 8000) << v;
   }
+}
+
+// The CPU divergence kernels are compiled for kCpuIters FMAs on two ways; a --size asking for other
+// counts is refused with the counts it asked for and the ones it can have, before anything is allocated.
+TEST(LessonDeclarations, CpuDivergenceRefusesOtherCountsNamingBoth) {
+  const Variant& v = lesson("divergence/divergent/fp32");
+  for (const Params& p : {Params{{"n", 1000}, {"iters", 8}, {"ways", 2}}, Params{{"n", 1000}, {"iters", 4}, {"ways", 32}}}) {
+    try {
+      v.make(p);
+      ADD_FAILURE() << "iters = " << param(p, "iters") << ", ways = " << param(p, "ways") << " was accepted";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("iters=" + std::to_string(divergence::kCpuIters) + " FMAs on ways=2"), std::string::npos) << what;
+      EXPECT_NE(what.find("not iters=" + std::to_string(param(p, "iters")) + " on ways=" + std::to_string(param(p, "ways"))),
+                std::string::npos) << what;
+    }
+  }
+  EXPECT_NE(v.make({{"n", 1000}, {"iters", divergence::kCpuIters}, {"ways", 2}}), nullptr);
 }
 
 TEST(LessonDeclarations, EveryComparedWithNamesARegisteredVariantOfTheSameBackend) {
