@@ -102,6 +102,30 @@ Failure explain_failure(int code, const std::string& call) {
   }
 }
 
+bool ends_session(int code) {
+  switch (code) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED: return true;
+    default: return false;
+  }
+}
+
+Failure explain_benchmark_failure(int code, const std::string& call) {
+  if (code == CUPTI_ERROR_NOT_SUPPORTED || code == CUPTI_ERROR_INVALID_DEVICE)
+    return {"CUPTI could not profile this benchmark's work (" + cupti_result_name(static_cast<CUptiResult>(code)) +
+                " from " + call + "); the benchmarks after it are profiled on their own",
+            ""};
+  return explain_failure(code, call);
+}
+
 std::string unsupported_reason(const DeviceSupport& s) {
   constexpr int kSupported = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
   if (s.overall == kSupported) return "";

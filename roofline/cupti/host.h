@@ -20,6 +20,17 @@ struct Failure {
 };
 Failure explain_failure(int cupti_result, const std::string& call);
 
+// Whether a failure met while profiling or tracing one benchmark holds for every later one too
+// (privileges, a virtualized or MIG device, another CUPTI client): then collection stops for the
+// session. CUPTI_ERROR_NOT_SUPPORTED and INVALID_DEVICE do not: the device passed
+// cuptiProfilerDeviceSupported when counters were opened, so there they mean this benchmark's
+// work (its streams, graphs or library calls) could not be profiled, and the next is tried.
+bool ends_session(int cupti_result);
+
+// explain_failure for one benchmark: the same line, except that the two results above say it was
+// this benchmark that could not be profiled, not the device.
+Failure explain_benchmark_failure(int cupti_result, const std::string& call);
+
 // cuptiProfilerDeviceSupported's answer, one CUpti_Profiler_Support_Level per field
 // (0 unknown, 1 unsupported, 2 disabled, 3 supported). Empty when supported, else why not.
 struct DeviceSupport {

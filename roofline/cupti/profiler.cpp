@@ -35,23 +35,6 @@ namespace {
 
 using cupti::CuptiError;
 
-// Failures that hold for every later benchmark too: once one is seen, collection stops.
-bool session_wide(CUptiResult r) {
-  switch (r) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_SUPPORTED: return true;
-    default: return false;
-  }
-}
-
 // The driver's current context, without linking libcuda (the binary must start on machines
 // with no driver at all): the runtime hands out the driver's entry point.
 CUcontext current_context() {
@@ -218,10 +201,10 @@ class RangeProfiler final : public CounterCollector {
       for (std::size_t i = 0; i < c.metrics.size(); ++i) c.values[c.metrics[i]] = values[i];
       cupti::derive(c);
     } catch (const CuptiError& e) {
-      const cupti::Failure f = cupti::explain_failure(e.code, e.call);
+      const cupti::Failure f = cupti::explain_benchmark_failure(e.code, e.call);
       c.error = f.reason;
       c.values.clear();
-      if (session_wide(e.code)) {
+      if (cupti::ends_session(e.code)) {
         disabled_ = f.reason;
         disabled_hint_ = f.hint;
       }
@@ -360,10 +343,10 @@ class RangeProfiler final : public CounterCollector {
       CUPTI_CHECK(cuptiActivityGetNumDroppedRecords(ctx_, 0, &dropped));
       if (dropped) throw std::runtime_error(fmt::format("CUPTI dropped {} activity record(s)", dropped));
     } catch (const CuptiError& e) {
-      const cupti::Failure f = cupti::explain_failure(e.code, e.call);
+      const cupti::Failure f = cupti::explain_benchmark_failure(e.code, e.call);
       t = KernelTrace{};
       t.error = f.reason;
-      if (session_wide(e.code)) trace_disabled_ = f.reason;
+      if (cupti::ends_session(e.code)) trace_disabled_ = f.reason;
     } catch (const std::exception& e) {
       t = KernelTrace{};
       t.error = std::string("kernel trace failed: ") + e.what();

@@ -113,6 +113,27 @@ TEST(CuptiFailure, EachFailureModeIsOneLineWithAFixWhereThereIsOne) {
   }
 }
 
+// A device-wide failure stops collection for the run; NOT_SUPPORTED met while profiling one
+// benchmark (the device already passed cuptiProfilerDeviceSupported) costs only that benchmark.
+TEST(CuptiFailure, OnlyDeviceWideFailuresEndTheSession) {
+  for (int code : {CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES,
+                   CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED, CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
+                   CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED, CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED,
+                   CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED, CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED,
+                   CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED, CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED})
+    EXPECT_TRUE(ends_session(code)) << code;
+  for (int code : {CUPTI_ERROR_NOT_SUPPORTED, CUPTI_ERROR_INVALID_DEVICE, CUPTI_ERROR_HARDWARE_BUSY,
+                   CUPTI_ERROR_INVALID_METRIC_NAME, CUPTI_ERROR_UNKNOWN, static_cast<CUptiResult>(999)})
+    EXPECT_FALSE(ends_session(code)) << code;
+  const Failure one = explain_benchmark_failure(CUPTI_ERROR_NOT_SUPPORTED, "cuptiRangeProfilerSetConfig");
+  EXPECT_NE(one.reason.find("this benchmark"), std::string::npos) << one.reason;
+  EXPECT_NE(one.reason.find("CUPTI_ERROR_NOT_SUPPORTED from cuptiRangeProfilerSetConfig"), std::string::npos) << one.reason;
+  EXPECT_EQ(one.reason.find("device does not support"), std::string::npos) << one.reason;
+  // Every other result reads as it does when counters are opened.
+  for (int code : {CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED, static_cast<CUptiResult>(999)})
+    EXPECT_EQ(explain_benchmark_failure(code, "x").reason, explain_failure(code, "x").reason) << code;
+}
+
 TEST(CuptiFailure, UnsupportedDevicesSayWhy) {
   DeviceSupport ok;
   EXPECT_EQ(unsupported_reason(ok), "");
