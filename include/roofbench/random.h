@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "roofbench/parallel.h"
 #include "roofbench/splitmix.h"
 
 namespace roofbench {

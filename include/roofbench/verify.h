@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "roofbench/parallel.h"
 #include "roofbench/types.h"
 
 namespace roofbench {

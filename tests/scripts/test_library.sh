@@ -27,6 +27,11 @@ configure_example() {
   cmake -S "$src/examples/fused_op" -B "$dir" -G Ninja "$@" >"$dir.configure.log" 2>&1 ||
     { tail -30 "$dir.configure.log"; fail "the example did not configure ($*)"; }
   cmake --build "$dir" >"$dir.build.log" 2>&1 || { tail -30 "$dir.build.log"; fail "the example did not build"; }
+  # roofbench/parallel.h warns a file compiled without OpenMP (its checks would run on one thread).
+  if grep -q "compiled without OpenMP" "$dir.build.log"; then
+    grep -B2 -A2 "compiled without OpenMP" "$dir.build.log" | head -20
+    fail "a file of the example was compiled without OpenMP"
+  fi
 }
 
 # check_run(RESULTS_DIR EXPECTED_BACKENDS): the user's kernels are there, verified and placed against
@@ -111,6 +116,15 @@ installed)
   libs=$(ldd "$bin") || fail "ldd $bin exited $?"
   grep -q "$prefix/lib/libroofbench.so" <<<"$libs" || { echo "$libs"; fail "the example does not load the installed libroofbench"; }
   check_list "$bin" "$have_cuda"
+  if [ "$have_cuda" = 1 ]; then
+    # Its CUDA file verifies on every core: roofbench::roofbench gave nvcc's host compiler -fopenmp,
+    # so check_all's loop there is an OpenMP region (GOMP_parallel), not a serial loop.
+    cuobj=$(find "$tmp/example" -name 'fused_op_cuda.cu.o' | head -1)
+    [ -n "$cuobj" ] || fail "no object of the example's CUDA file under $tmp/example"
+    syms=$(nm "$cuobj") || fail "nm $cuobj exited $?"  # (captured first: see ldd above)
+    grep -q 'GOMP_parallel' <<<"$syms" || fail "the example's CUDA file has no OpenMP region: its check runs on one thread"
+    echo "the example's CUDA file checks in an OpenMP region"
+  fi
   step "the example runs on the CPU with --quick --no-builtin"
   "$bin" run --device cpu --quick --no-builtin --out "$tmp/results" >"$tmp/run.log" 2>&1 ||
     { tail -30 "$tmp/run.log"; fail "the example's run exited $?"; }
