@@ -1,6 +1,8 @@
 // The launch lesson on the CPU (kernels/launch/launch.h): a chain of tiny steps as one OpenMP
 // parallel region per step (a fork and a join each: the CPU's launch), as one region, or fused
 // into one loop. Run only this: roofbench run --device cpu --filter 'launch/'
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -40,14 +42,19 @@ class CpuChain final : public Instance {
         }
         break;
       case Form::batched:
-        // One region; each thread runs every step over its own elements (the same static
-        // schedule each time, so no step needs a barrier before the next).
+        // One region; each thread runs every step over the same elements of its own, so no step
+        // needs a barrier before the next. The range is the thread's by construction: OpenMP
+        // promises two static `for` loops the same split only when neither is a `for simd`.
 #pragma omp parallel
-        for (std::int64_t k = 0; k < ops; ++k) {
-          const float c = step_constant(k);
-          const float* src = k == 0 ? x : y;
-#pragma omp for simd schedule(static) nowait
-          for (std::int64_t i = 0; i < n; ++i) y[i] = src[i] + c;
+        {
+          const std::int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+          const std::int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
+          for (std::int64_t k = 0; k < ops; ++k) {
+            const float c = step_constant(k);
+            const float* src = k == 0 ? x : y;
+#pragma omp simd
+            for (std::int64_t i = lo; i < hi; ++i) y[i] = src[i] + c;
+          }
         }
         break;
       case Form::fused:

@@ -300,3 +300,24 @@ TEST(CpuLaunch, TheCheckSeesAStepMissingOrDoneTwice) {
   EXPECT_FALSE(launch::check_chain(x.data(), missing.data(), n, ops).ok);
   EXPECT_FALSE(launch::check_chain(x.data(), twice.data(), n, ops).ok);
 }
+
+// The longest chain allowed (2^20 steps, sums near 2^12): every partial sum is still exact in FP32,
+// and the check is exact too, so the smallest step (1/1024) missing is seen there as well; a
+// relative FP32 tolerance would have let it through at that magnitude.
+TEST(CpuLaunch, TheCheckSeesTheSmallestStepMissingAtTheLongestChain) {
+  const std::int64_t n = 64, ops = std::int64_t{1} << 20;
+  std::vector<float> x(n), y(n);
+  launch::fill_chain_input(x.data(), n, 11);
+  double sum = 0;
+  for (std::int64_t k = 0; k < ops; ++k) sum += launch::step_constant(k);
+  ASSERT_GT(sum, 2048.0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    float v = x[i];
+    for (std::int64_t k = 0; k < ops; ++k) v += launch::step_constant(k);
+    ASSERT_EQ(static_cast<double>(v), static_cast<double>(x[i]) + sum) << i;  // exact, step by step
+    y[i] = v;
+  }
+  EXPECT_TRUE(launch::check_chain(x.data(), y.data(), n, ops).ok);
+  y[5] -= launch::step_constant(0);  // 1/1024
+  EXPECT_FALSE(launch::check_chain(x.data(), y.data(), n, ops).ok);
+}
