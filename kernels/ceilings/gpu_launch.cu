@@ -12,6 +12,7 @@
 #include "roofbench/cuda.h"
 #include "bench/registry.h"
 #include "kernels/launch/captured_graph.h"
+#include "kernels/launch/launch.h"
 #include "roofbench/verify.h"
 
 namespace roofbench::ceilings {
@@ -30,7 +31,9 @@ const char* path_name(Path p) {
 
 class GpuLaunches final : public Instance {
  public:
-  GpuLaunches(const Params& p, Path path) : reps_(param(p, "reps")), counter_(1) {
+  // reps: 1 to 2^20, as a chain's steps (none would launch nothing and check nothing), refused
+  // before the graph is captured.
+  GpuLaunches(const Params& p, Path path) : reps_(launch::chain_param(p, "reps", std::int64_t{1} << 20)), counter_(1) {
     if (path != Path::kernel) launch::load_kernel(count_kernel);  // before the capture
     if (path == Path::graph_node)
       graph_ = std::make_unique<launch::CapturedGraph>([this](cudaStream_t s) { launches(s, reps_); });

@@ -6,6 +6,7 @@
 // Run only these: roofbench ceilings --device cuda:0
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "roofbench/cuda.h"
@@ -15,11 +16,18 @@
 namespace roofbench::ceilings {
 namespace {
 
+// n, the elements a copy moves: at least one, checked before any buffer is sized from it.
+std::int64_t copy_elements(const Params& p) {
+  const std::int64_t n = param(p, "n");
+  if (n < 1) throw InputError("PCIe ceilings: n = " + std::to_string(n) + " must be at least 1");
+  return n;
+}
+
 // ---------------------------------------------------------------- launcher
 class GpuTransfer final : public Instance {
  public:
   GpuTransfer(const Params& p, bool to_device, bool pinned)
-      : n_(param(p, "n")),
+      : n_(copy_elements(p)),
         to_device_(to_device),
         pinned_(pinned),
         dev_(n_),
@@ -71,7 +79,7 @@ class GpuTransfer final : public Instance {
 class GpuDuplex final : public Instance {
  public:
   explicit GpuDuplex(const Params& p)
-      : n_(param(p, "n")), to_dev_(n_), from_dev_(n_), to_host_(static_cast<std::size_t>(n_)),
+      : n_(copy_elements(p)), to_dev_(n_), from_dev_(n_), to_host_(static_cast<std::size_t>(n_)),
         from_host_(static_cast<std::size_t>(n_)) {}
   void prepare(std::uint64_t seed) override {
     up_.resize(n_);

@@ -108,6 +108,28 @@ TEST(CudaGemm, TensorCoreVariantsRefuseRowsThatAreNot16ByteMultiplesBeforeTouchi
   EXPECT_GE(checked, 2);  // wmma fp16 and bf16 at least
 }
 
+TEST(CudaCeilings, LaunchAndPcieCeilingsRefuseAnEmptySizeBeforeTouchingTheGpu) {
+  // Runs without a GPU: reps and n are checked before any buffer, graph or CUDA call.
+  int launch = 0, pcie = 0;
+  for (const auto* v : cuda_variants()) {
+    if (v->family != "ceiling") continue;
+    const bool is_launch = v->variant.rfind("launch_", 0) == 0, is_pcie = v->variant.rfind("pcie_", 0) == 0;
+    if (!is_launch && !is_pcie) continue;
+    (is_launch ? launch : pcie) += 1;
+    for (std::int64_t bad : {0, -3}) {
+      try {
+        v->make(Params{{is_launch ? "reps" : "n", bad}});
+        ADD_FAILURE() << v->base_name() << " accepted " << bad;
+      } catch (const std::exception& e) {  // the size's own message, not a CUDA error
+        const std::string said = std::string(is_launch ? "reps = " : "n = ") + std::to_string(bad);
+        EXPECT_NE(std::string(e.what()).find(said), std::string::npos) << v->base_name() << ": " << e.what();
+      }
+    }
+  }
+  EXPECT_EQ(launch, 3);  // kernel, graph_node, graph
+  EXPECT_GE(pcie, 3);    // h2d and d2h pinned, duplex at least
+}
+
 TEST(CudaRegistry, HasTheGemmLadderInEveryPrecision) {
   std::set<std::string> names;
   for (const auto* v : cuda_variants()) names.insert(v->base_name());
