@@ -51,6 +51,11 @@ std::vector<const char*> c_names(const std::vector<std::string>& names) {
   return out;
 }
 
+// " (CUPTI_ERROR_X from call)": where a failure's line says it came from.
+std::string failure_at(int code, const std::string& call) {
+  return " (" + cupti_result_name(static_cast<CUptiResult>(code)) + " from " + call + ")";
+}
+
 }  // namespace
 
 std::vector<std::string> supported_chips() {
@@ -63,7 +68,7 @@ std::vector<std::string> supported_chips() {
 }
 
 Failure explain_failure(int code, const std::string& call) {
-  const std::string at = " (" + cupti_result_name(static_cast<CUptiResult>(code)) + " from " + call + ")";
+  const std::string at = failure_at(code, call);
   switch (code) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
       return {"no permission to read GPU performance counters" + at,
@@ -120,8 +125,8 @@ bool ends_session(int code) {
 
 Failure explain_benchmark_failure(int code, const std::string& call) {
   if (code == CUPTI_ERROR_NOT_SUPPORTED || code == CUPTI_ERROR_INVALID_DEVICE)
-    return {"CUPTI could not profile this benchmark's work (" + cupti_result_name(static_cast<CUptiResult>(code)) +
-                " from " + call + "); the benchmarks after it are profiled on their own",
+    return {"CUPTI could not profile this benchmark's work" + failure_at(code, call) +
+                "; the benchmarks after it are profiled on their own",
             ""};
   return explain_failure(code, call);
 }

@@ -11,8 +11,8 @@
 #include "bench/harness.h"
 #include "roofbench/half.h"
 #include "roofbench/random.h"
-#include "kernels/gemm/reference.h"
 #include "kernels/divergence/divergence.h"
+#include "kernels/gemm/reference.h"
 #include "kernels/launch/launch.h"
 #include "tests/testing.h"
 
