@@ -1,6 +1,7 @@
 // Hopper wgmma GEMM (sm_90a), BF16 and FP16 inputs with FP32 accumulation: from wmma, the tensor
 // memory accelerator (TMA) copies whole tiles into swizzled shared memory, and each consumer
-// warpgroup issues asynchronous 64x128x16 warpgroup MMAs straight from shared memory.
+// warpgroup issues asynchronous 64x256x16 warpgroup MMAs (64x128x16 in gemm/wgmma_bn128) straight
+// from shared memory.
 // Run only this: roofbench run --device cuda:0 --filter 'gemm/wgmma'
 #include <cuda.h>
 #include <cudaTypedefs.h>

@@ -140,12 +140,15 @@ inline std::vector<Params> fixed_tile_sweep() {
 }
 
 // Test shapes for kernels that copy rows in 16-byte chunks (K and N multiples of 8), ragged
-// against every tile here, with more K tiles than any pipeline has stages.
+// against every tile here, with more K tiles than any pipeline has stages. 130x264x1096 is checked
+// entry by entry (M·N <= 65536) through 18 K tiles of 64, so that every stage of a 4-stage
+// pipeline is refilled at least three times and its barriers wait on both parities.
 inline std::vector<Params> aligned_test_shapes() {
   return {{{"M", 64}, {"N", 64}, {"K", 64}},
           {{"M", 1}, {"N", 8}, {"K", 8}},
           {{"M", 200}, {"N", 136}, {"K", 72}},
           {{"M", 300}, {"N", 264}, {"K", 136}},
+          {{"M", 130}, {"N", 264}, {"K", 1096}},
           {{"M", 300}, {"N", 264}, {"K", 392}}};
 }
 
