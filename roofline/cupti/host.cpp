@@ -222,7 +222,23 @@ std::shared_ptr<const MetricConfig> MetricHost::configure(const std::vector<std:
   add.pHostObject = g.h;
   add.ppMetricNames = ptrs.data();
   add.numMetrics = ptrs.size();
-  CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
+  // Every name is known here, so a refusal is of the list as a whole (device-level metrics mixed
+  // with per-SM ones, reference §7.1): the user's input, said in one line, not an internal error.
+  if (const CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS) {
+    std::string list;
+    bool device_level = false;
+    for (const auto& n : names) {
+      list += (list.empty() ? "" : ",") + n;
+      for (const char* prefix : {"nvlrx__", "nvltx__", "pcie__", "c2c__"})
+        if (n.rfind(prefix, 0) == 0) device_level = true;
+    }
+    throw InputError(fmt::format(
+        "metrics: CUPTI will not schedule {} together on {}{}{}", list, chip_,
+        failure_at(r, "cuptiProfilerHostConfigAddMetrics"),
+        device_level && names.size() > 1
+            ? "; NVLink, C2C and PCIe metrics are device-level and go in a list of their own (a run of their own)"
+            : ""));
+  }
   auto size = CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
   size.pHostObject = g.h;
   CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));

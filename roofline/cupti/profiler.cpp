@@ -142,11 +142,16 @@ class RangeProfiler final : public CounterCollector {
   const std::string& reason() const { return disabled_; }
   const std::string& hint() const { return disabled_hint_; }
 
-  // Throws InputError for --metrics names the chip does not have. With counters off there is
-  // nothing to collect, but a misspelt name is still worth saying, when CUPTI named the chip.
+  // Throws InputError for --metrics names the chip does not have, or a list CUPTI will not
+  // schedule together. With counters off there is nothing to collect, but a misspelt name is
+  // still worth saying, when CUPTI named the chip.
   void require_user_metrics() {
     if (user_.empty()) return;
-    if (host_) return host_->require_known(user_, "--metrics");
+    if (host_) {
+      host_->require_known(user_, "--metrics");
+      config(user_);  // kept for the run: every benchmark uses this configuration
+      return;
+    }
     if (chip_.empty()) return;
     std::unique_ptr<cupti::MetricHost> host;
     try {
@@ -155,6 +160,7 @@ class RangeProfiler final : public CounterCollector {
       return;  // a chip CUPTI has no metrics for: disabled_ already says so
     }
     host->require_known(user_, "--metrics");
+    host->configure(user_);
   }
 
   std::vector<std::string> metrics_for(const BenchmarkResult& b) override {
@@ -304,6 +310,7 @@ class RangeProfiler final : public CounterCollector {
       disable.kernels = true;
       CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
       disable.copies = true;
+      dropped_records();  // the count is since the last call: this benchmark's starts at zero
       for (int run = 0; run < kTraceRuns; ++run) {
         if (cold) dev.flush_cache();
         dev.synchronize();
@@ -339,9 +346,8 @@ class RangeProfiler final : public CounterCollector {
         t.busy_s.push_back(cc.busy_s);
         t.overlap_s.push_back(cc.overlap_s);
       }
-      std::size_t dropped = 0;
-      CUPTI_CHECK(cuptiActivityGetNumDroppedRecords(ctx_, 0, &dropped));
-      if (dropped) throw std::runtime_error(fmt::format("CUPTI dropped {} activity record(s)", dropped));
+      if (const std::size_t dropped = dropped_records())
+        throw std::runtime_error(fmt::format("CUPTI dropped {} activity record(s)", dropped));
     } catch (const CuptiError& e) {
       const cupti::Failure f = cupti::explain_benchmark_failure(e.code, e.call);
       t = KernelTrace{};
@@ -353,6 +359,15 @@ class RangeProfiler final : public CounterCollector {
     }
     g_records = nullptr;
     return t;
+  }
+
+  // Activity records dropped since the last call (each call resets the count). Buffers are
+  // global since CUDA 6.0, so the queue that counts is the global one (a null context), as in
+  // CUPTI's samples, whose buffer callback gets a null context.
+  static std::size_t dropped_records() {
+    std::size_t dropped = 0;
+    CUPTI_CHECK(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped));
+    return dropped;
   }
 
   // One configuration per distinct metric list, kept for the session: it owns the host object
@@ -368,7 +383,7 @@ class RangeProfiler final : public CounterCollector {
                               const cupti::MetricConfig& cfg) {
     const std::vector<std::string>& metrics = cfg.metrics();
     const int expected_passes = cfg.passes();
-    // Declared before the Disable guard, so they outlive cuptiRangeProfilerDisable: the counter
+    // Declared before the Session guard, so they outlive cuptiRangeProfilerDisable: the counter
     // data image belongs to the range profiler object until it is disabled.
     std::vector<const char*> names;
     for (const auto& m : metrics) names.push_back(m.c_str());
@@ -377,14 +392,31 @@ class RangeProfiler final : public CounterCollector {
     en.ctx = ctx_;
     CUPTI_CHECK(cuptiRangeProfilerEnable(&en));
     CUpti_RangeProfiler_Object* obj = en.pRangeProfilerObject;
-    struct Disable {
+    // Undone in reverse whatever fails: a range left pushed is popped and a started profiler
+    // stopped before it is disabled. One that will not disable stays enabled on the context, so
+    // counters end for the session, saying why.
+    struct Session {
       CUpti_RangeProfiler_Object* obj;
-      ~Disable() {
+      std::string* disabled;
+      bool started = false, pushed = false;
+      ~Session() {
+        if (pushed) {
+          auto p = CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+          p.pRangeProfilerObject = obj;
+          CUPTI_CHECK_NOEXCEPT(cuptiRangeProfilerPopRange(&p));
+        }
+        if (started) {
+          auto p = CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+          p.pRangeProfilerObject = obj;
+          CUPTI_CHECK_NOEXCEPT(cuptiRangeProfilerStop(&p));
+        }
         auto p = CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
         p.pRangeProfilerObject = obj;
-        CUPTI_CHECK_NOEXCEPT(cuptiRangeProfilerDisable(&p));
+        if (const CUptiResult r = cuptiRangeProfilerDisable(&p); r != CUPTI_SUCCESS && disabled->empty())
+          *disabled = "CUPTI's range profiler could not be disabled after a benchmark's counters (" +
+                      cupti::cupti_result_name(r) + " from cuptiRangeProfilerDisable); no later benchmark is profiled";
       }
-    } disable{obj};
+    } session{obj, &disabled_};
 
     auto sz = CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
     sz.pRangeProfilerObject = obj;
@@ -426,17 +458,24 @@ class RangeProfiler final : public CounterCollector {
       auto st = CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
       st.pRangeProfilerObject = obj;
       CUPTI_CHECK(cuptiRangeProfilerStart(&st));
+      session.started = true;
       auto push = CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
       push.pRangeProfilerObject = obj;
       push.pRangeName = "roofbench";
       CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
+      session.pushed = true;
       inst.run();
+      // The range closes after every stream the run used is done: nothing promises that CUPTI's
+      // end-of-range marker waits for work queued on streams other than the one it goes into.
+      dev.synchronize();
       auto pop = CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
       pop.pRangeProfilerObject = obj;
       CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
+      session.pushed = false;
       auto stop = CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
       stop.pRangeProfilerObject = obj;
       CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+      session.started = false;
       dev.synchronize();
       all_submitted = stop.isAllPassSubmitted != 0;
     }

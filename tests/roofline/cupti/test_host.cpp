@@ -86,6 +86,26 @@ TEST(CuptiHost, UnknownNamesAreRefusedWithTheirNearNames) {
   EXPECT_EQ(host.passes({"dram__bytes_read.sum"}), 1);
 }
 
+TEST(CuptiHost, DeviceLevelMetricsMixedWithPerSmOnesAreRefusedAsInput) {
+  MetricHost host(kHopperChip);
+  // Each list alone is fine; together CUPTI refuses them (reference §7.1: NVLink, C2C and PCIe
+  // metrics are device-level).
+  EXPECT_GE(host.passes({"nvlrx__bytes.sum"}), 1);
+  EXPECT_GE(host.passes({"dram__bytes_read.sum"}), 1);
+  try {
+    host.configure({"nvlrx__bytes.sum", "dram__bytes_read.sum"});
+    FAIL() << "a list CUPTI cannot schedule was configured";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("will not schedule nvlrx__bytes.sum,dram__bytes_read.sum together on GH100"), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("from cuptiProfilerHostConfigAddMetrics"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("device-level"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line";
+  }
+  EXPECT_EQ(host.passes({"dram__bytes_read.sum"}), 1);  // the host is still usable
+}
+
 TEST(CuptiHost, EveryBaseMetricIsListedOnce) {
   MetricHost host(kHopperChip);
   const auto& all = host.base_metrics();
