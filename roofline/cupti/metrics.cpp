@@ -51,6 +51,37 @@ std::string tensor_ops(Precision input) {
   return input == Precision::bf16 ? "sm__ops_path_tensor_src_bf16_dst_fp32.sum" : "sm__ops_path_tensor_src_fp16.sum";
 }
 
+// A tensor-path counter's place in CUPTI's tree: sm__ops_path_tensor_[op_<instruction>_]<rest>.sum.
+// A name without op_ holds every instruction's count of the same <rest>, and <rest> holds each
+// longer <rest>_... (src_fp16 holds src_fp16_dst_fp16 and _dst_fp32; either holds its
+// _sparsity_on and _sparsity_off). Other rollups than .sum are not counts of ops.
+struct TensorPath {
+  std::string op, rest;
+};
+
+std::optional<TensorPath> tensor_path(const std::string& name) {
+  static const std::string prefix = "sm__ops_path_tensor_", suffix = ".sum";
+  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return std::nullopt;
+  TensorPath t;
+  t.rest = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (t.rest.rfind("op_", 0) == 0) {
+    const std::size_t end = t.rest.find('_', 3);
+    if (end == std::string::npos) return std::nullopt;
+    t.op = t.rest.substr(3, end - 3);
+    t.rest.erase(0, end + 1);
+  }
+  return t;
+}
+
+// Whether `outer`'s count includes all of `inner`'s (a different name).
+bool holds(const TensorPath& outer, const TensorPath& inner) {
+  if (!outer.op.empty() && outer.op != inner.op) return false;
+  if (outer.op == inner.op && outer.rest == inner.rest) return false;
+  return inner.rest == outer.rest || inner.rest.rfind(outer.rest + "_", 0) == 0;
+}
+
 std::optional<double> value(const Counters& c, const std::string& name) {
   auto it = c.values.find(name);
   if (it == c.values.end()) return std::nullopt;
@@ -175,9 +206,15 @@ void derive(Counters& c) {
              x == 'h' ? "2·hadd + 2·hmul + 4·hfma (SASS, per thread)"
                       : fmt::format("{0}add + {0}mul + 2·{0}fma (SASS, per thread)", x));
   }
+  // Tensor ops: each counter that no other listed one holds, so that a list with an aggregate
+  // and its parts (a user's --metrics) counts each op once.
+  std::vector<std::pair<const std::string*, TensorPath>> tensor;
   for (const auto& [name, v] : c.values)
-    if (name.rfind("sm__ops_path_tensor_", 0) == 0 && name.size() > 4 && name.compare(name.size() - 4, 4, ".sum") == 0)
-      add_term(v, name + " (tensor ops)");
+    if (auto t = tensor_path(name)) tensor.emplace_back(&name, std::move(*t));
+  for (const auto& [name, t] : tensor) {
+    const bool held = std::any_of(tensor.begin(), tensor.end(), [&](const auto& o) { return holds(o.second, t); });
+    if (!held) add_term(c.values.at(*name), *name + " (tensor ops)");
+  }
   if (any) {
     c.flops = flops;
     c.flops_formula = formula;

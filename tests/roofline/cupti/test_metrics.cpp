@@ -99,6 +99,33 @@ TEST(Derive, TensorOpsAreFlopsAndSumWithCudaCoreFlops) {
   EXPECT_NE(c.flops_formula.find("tensor ops"), std::string::npos);
 }
 
+TEST(Derive, TensorCountersThatHoldOthersAreNotAddedTwice) {
+  // A user's list with CUPTI's aggregates and their parts: src_fp16 holds every instruction's
+  // FP16 ops (HMMA 60 + HGMMA 40), op_hmma_src_fp16 holds its _dst_fp32 part, and a name holds its
+  // _sparsity_off part. Each op is counted once: 100 FP16 + 10 BF16.
+  Counters c;
+  c.values = {{"sm__ops_path_tensor_src_fp16.sum", 100},
+              {"sm__ops_path_tensor_op_hmma_src_fp16.sum", 60},
+              {"sm__ops_path_tensor_op_hgmma_src_fp16.sum", 40},
+              {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", 60},
+              {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", 10},
+              {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum", 10},
+              {"sm__ops_path_tensor_src_fp16.avg", 1}};  // not a count of ops
+  derive(c);
+  ASSERT_TRUE(c.flops);
+  EXPECT_DOUBLE_EQ(*c.flops, 110);
+  EXPECT_EQ(c.flops_formula,
+            "sm__ops_path_tensor_src_bf16_dst_fp32.sum (tensor ops) + sm__ops_path_tensor_src_fp16.sum (tensor ops)");
+  // Parts alone, siblings that hold nothing of each other: both count. src_int1 does not hold
+  // a name that only begins with its letters.
+  c.values = {{"sm__ops_path_tensor_op_hmma_src_fp16.sum", 60},
+              {"sm__ops_path_tensor_op_hgmma_src_fp16.sum", 40},
+              {"sm__ops_path_tensor_src_int1.sum", 5},
+              {"sm__ops_path_tensor_src_int16.sum", 7}};
+  derive(c);
+  EXPECT_DOUBLE_EQ(*c.flops, 112);
+}
+
 TEST(Derive, BytesPerLevelAndIntensities) {
   // Recorded shape of a SAXPY over 2^26 floats: 12 bytes per element at HBM.
   const double n = 67108864;
