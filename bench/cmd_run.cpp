@@ -230,11 +230,14 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   r.counters = counters ? counters->status() : counter_status;
 
   const Estimate estimate = estimate_run(plan, opt, creq.enabled, omp_get_max_threads());
+  const auto warm_jobs = std::count_if(plan.jobs.begin(), plan.jobs.end(), [](const Job& j) { return j.variant->warm; });
   std::cout << fmt::format(
       "roofbench {} on {}: {} benchmarks ({}), cache {}\n", ROOFBENCH_VERSION, device_line(r), plan.jobs.size(),
       plan.start_ceilings ? fmt::format("{} ceilings first{}", plan.start_ceilings, ceilings_only ? "" : " and again last")
                           : fmt::format("{} ceilings from {}", r.ceilings.size(), a.ceilings_from),
-      opt.cold_cache ? fmt::format("flushed with {} before every sample", si(dev->flush_bytes(), "B")) : "warm");
+      opt.cold_cache ? fmt::format("flushed with {} before every sample{}", si(dev->flush_bytes(), "B"),
+                                   warm_jobs ? fmt::format(" (not for the {} declared warm)", warm_jobs) : "")
+                     : "warm");
   std::cout << "estimate: at most " << estimate.explain() << "\n";
   for (const auto& n : r.not_run) std::cout << fmt::format("left out: {} ({})\n", n.benchmark, n.why);
   if (counters && counter_status.value("available", false)) {

@@ -126,7 +126,8 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
       const AfterMeasure after = [&](Instance& inst, BenchmarkResult& r) {
         progress.measured(r);
         if (counters && job.tag.empty() && first && job.variant->launches_kernels) {
-          counters->collect(dev, inst, r, opt.seed, opt.cold_cache);
+          // Profiled in the cache state it was timed in (a warm variant: warm whatever the run says).
+          counters->collect(dev, inst, r, opt.seed, r.measurement ? r.measurement->cold_cache : opt.cold_cache);
           progress.counted(r);
           if (!r.counters->error.empty()) lost->check(dev, res->name);  // a kernel fault under the profiler
         }

@@ -243,7 +243,8 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
   BenchmarkResult r = declare(v, params);
   std::unique_ptr<Instance> inst;
   const int placements = std::max(1, opt.placements);
-  const MeasureOptions slice = placement_slice(opt);
+  MeasureOptions slice = placement_slice(opt);
+  if (v.warm) slice.cold_cache = false;  // its subject is not memory: never flushed (Variant::warm)
   try {
     for (int p = 0; p < placements; ++p) {
       if (p > 0) inst.reset();  // its memory goes back before the next instance takes some

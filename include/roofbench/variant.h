@@ -103,6 +103,12 @@ struct Variant {
   // launch (bench/launch_timing.h).
   bool launch_synchronizes = false;
   Launch launch() const { return launch_synchronizes ? Launch::synchronous : Launch::hidden; }
+  // True to be timed with warm caches in every run (no flush before a sample): for work whose
+  // subject is not memory traffic and whose data stays in a cache by design (the launch lesson's
+  // few KiB, declared at L1 or L2, and the launch-rate roofs it is placed under), where a flush
+  // would add a DRAM round trip, and on the CPU a sleeping core's wake-up, to every sample.
+  // results.json says so in the measurement (`cold_cache: false`).
+  bool warm = false;
 
   std::string base_name() const;  // family/variant/precision
   std::string name(const Params& p) const { return base_name() + "/" + params_to_string(p); }

@@ -53,6 +53,7 @@ Variant make() {
   v.precision = Precision::fp64;  // the counters' precision in the check; the ceiling has none
   v.backend = Backend::cpu;
   v.level = Level::l1;
+  v.warm = true;  // timed as the launch lesson it is the roof of (Variant::warm)
   v.reference = "each thread's counter equals the regions opened";
   v.summary = fmt::format("OpenMP parallel regions back to back on all {} threads, a counter each", cpu.threads);
   const Count reps = Count::param("reps");

@@ -260,14 +260,14 @@ class ScriptedDevice final : public Device {
   std::vector<std::string> limits;
   std::vector<Launch> launches;  // how each sample was asked to start
   std::function<void(int)> after_run = [](int) {};  // called after run i, e.g. to request a stop
-  int runs = 0, clock_reads = 0;
+  int runs = 0, clock_reads = 0, flushes = 0;
 
   Backend backend() const override { return Backend::cpu; }
   std::string name() const override { return "scripted"; }
   nlohmann::json describe() const override { return {{"kind", "cpu"}, {"name", "scripted"}}; }
   std::string timer() const override { return "script"; }
   std::size_t flush_bytes() const override { return 0; }
-  void flush_cache() override {}
+  void flush_cache() override { ++flushes; }
   double time_run(Instance& inst, Launch launch) override {
     launches.push_back(launch);
     inst.run();
@@ -424,10 +424,12 @@ TEST(GbenchRunner, RunsUnderGoogleBenchmarkWithRatesAsCounters) {
 class RecordingCollector final : public CounterCollector {
  public:
   std::vector<std::string> collected;
+  std::vector<bool> cold;  // the cache state each was profiled in
   std::vector<std::string> metrics_for(const BenchmarkResult&) override { return {"gpu__time_duration.sum"}; }
   int passes_for(const std::vector<std::string>&) override { return 1; }
-  void collect(Device&, Instance&, BenchmarkResult& b, std::uint64_t, bool) override {
+  void collect(Device&, Instance&, BenchmarkResult& b, std::uint64_t, bool cold_cache) override {
     collected.push_back(b.name);
+    cold.push_back(cold_cache);
     Counters c;
     c.metrics = {"gpu__time_duration.sum"};
     c.values = {{"gpu__time_duration.sum", 1000.0}};
@@ -455,6 +457,22 @@ TEST(GbenchRunner, CountersOnceForEveryUntaggedJobThatLaunchesKernels) {
   EXPECT_TRUE(out.results[0].result.counters->ok());
   EXPECT_FALSE(out.results[1].result.counters);
   EXPECT_FALSE(out.results[2].result.counters);
+}
+
+TEST(GbenchRunner, CountersAreTakenInTheCacheStateTheSamplesWere) {
+  auto dev = make_cpu_device();
+  Variant cold = toy("cold", Defect::none), warm = toy("warm", Defect::none);
+  warm.warm = true;
+  RecordingCollector rec;
+  std::ostringstream progress;
+  ConsoleProgress console(progress);
+  MeasureOptions o = fast();
+  ASSERT_TRUE(o.cold_cache);
+  const JobsOutput out = run_jobs(*dev, {{&cold, cold.sizes[0]}, {&warm, warm.sizes[0]}}, o, {}, console, &rec);
+  ASSERT_EQ(out.results.size(), 2u);
+  EXPECT_EQ(rec.collected, (std::vector<std::string>{"toy/cold/fp32/n:1024", "toy/warm/fp32/n:1024"}));
+  EXPECT_EQ(rec.cold, (std::vector<bool>{true, false}));
+  EXPECT_FALSE(out.results[1].result.measurement->cold_cache);
 }
 
 TEST(GbenchRunner, AFailureThatLosesTheDeviceStopsTheRestAndNamesTheCulprit) {
@@ -630,6 +648,26 @@ TEST(Measure, EachSampleStartsTheWayItsVariantDeclares) {
   EXPECT_EQ(b.measurement->launch, "synchronous");
   ASSERT_FALSE(dev.launches.empty());
   for (Launch l : dev.launches) EXPECT_EQ(l, Launch::synchronous);
+}
+
+TEST(Measure, AWarmVariantIsNeverFlushedAndItsMeasurementSaysSo) {
+  // A run that asks for cold caches: every run of an ordinary variant (warm-ups and samples)
+  // follows a flush; a variant declared warm (the launch lesson) gets none, and says so.
+  ScriptedDevice dev;
+  MeasureOptions o = scripted_options();
+  ASSERT_TRUE(o.cold_cache);
+  Variant cold = toy("cold", Defect::none), warm = toy("warm", Defect::none);
+  warm.warm = true;
+  const BenchmarkResult a = run_benchmark(dev, cold, cold.sizes[0], o);
+  ASSERT_TRUE(a.verified()) << a.error;
+  EXPECT_TRUE(a.measurement->cold_cache);
+  EXPECT_EQ(dev.flushes, static_cast<int>(a.measurement->samples_s.size()) + o.warmup_runs);
+  dev.flushes = 0;
+  const BenchmarkResult b = run_benchmark(dev, warm, warm.sizes[0], o);
+  ASSERT_TRUE(b.verified()) << b.error;
+  EXPECT_FALSE(b.measurement->cold_cache);
+  EXPECT_EQ(dev.flushes, 0);
+  EXPECT_GE(b.measurement->samples_s.size(), static_cast<std::size_t>(o.min_samples));
 }
 
 TEST(Measure, AStopRequestEndsTheMeasurementAtTheNextSample) {

@@ -247,6 +247,18 @@ TEST(LessonDeclarations, EveryComparedWithNamesARegisteredVariantOfTheSameBacken
 }
 
 // ---------------------------------------------------------------- launch
+// Dispatch is their subject, so the launch forms and the launch-rate roofs (both backends) are
+// timed warm; nothing else is.
+TEST(CpuLaunch, OnlyTheLaunchFormsAndTheirRoofsAreTimedWarm) {
+  int warm = 0;
+  for (const auto& v : registry()) {
+    const bool launch_roof = v.ceiling && v.ceiling->kind == CeilingKind::launch;
+    EXPECT_EQ(v.warm, v.family == "launch" || launch_roof) << v.base_name();
+    warm += v.warm;
+  }
+  EXPECT_GE(warm, 4);  // CPU: three forms and the omp_region roof
+}
+
 // The same steps in each form; only how they are launched differs: ops regions, one, one.
 TEST(CpuLaunch, EachFormDeclaresTheSameStepsAndItsOwnLaunches) {
   const Params p = {{"n", 1024}, {"ops", 1000}};

@@ -1,6 +1,8 @@
 // roofbench compare on synthetic results with known changes and known noise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "reports/compare.h"
 #include "roofline/model.h"
 #include "tests/testing.h"
@@ -176,6 +178,22 @@ TEST(Compare, EnvironmentDifferencesAreReported) {
   EXPECT_NE(std::find(what.begin(), what.end(), "driver_version"), what.end());
   EXPECT_NE(std::find(what.begin(), what.end(), "settings.quick"), what.end());
   EXPECT_NE(std::find(what.begin(), what.end(), "measured clock (median before the samples)"), what.end());
+}
+
+TEST(Compare, ABenchmarkTimedColdOnOneSideAndWarmOnTheOtherSaysSo) {
+  // A baseline made before its variant was declared warm (the launch lesson): the row says why
+  // the two sides may differ, and a row timed alike on both sides says nothing of it.
+  const Results base = with({timed("a", noisy_samples(2e-3, 0.01, 30, 1)), timed("b", noisy_samples(1e-3, 0.01, 30, 2))});
+  Results fresh = with({timed("a", noisy_samples(1e-3, 0.01, 30, 3)), timed("b", noisy_samples(1e-3, 0.01, 30, 4))});
+  fresh.benchmarks[0].measurement->cold_cache = false;
+  const Comparison c = compare_results(base, fresh, {});
+  auto says = [](const CompareRow& r) {
+    return std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+      return n == "BASE was timed cold, NEW warm: not like for like";
+    });
+  };
+  EXPECT_TRUE(says(row(c, "a")));
+  EXPECT_FALSE(says(row(c, "b")));
 }
 
 TEST(Compare, NothingInCommonIsAnInputError) {
