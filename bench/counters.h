@@ -19,7 +19,9 @@ class CounterCollector {
   virtual ~CounterCollector() = default;
   // The metrics a benchmark gets: the user's list (--metrics), else its default set.
   virtual std::vector<std::string> metrics_for(const BenchmarkResult& b) = 0;
-  // Replay passes a metric list needs on this device.
+  // Replay passes a metric list needs on this device; 0 when CUPTI will not configure a default
+  // set here (each benchmark's counters then say why). Throws InputError for a --metrics list
+  // CUPTI will not schedule.
   virtual int passes_for(const std::vector<std::string>& metrics) = 0;
   // Counters of one run of `inst`, into b.counters, with the collector's own warnings (a kernel
   // trace that failed, or that disagrees with b's event timing) in b.warnings. Before every

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "roofbench/types.h"
 #include "roofline/cupti/cupti_check.h"
@@ -222,20 +223,27 @@ std::shared_ptr<const MetricConfig> MetricHost::configure(const std::vector<std:
   add.pHostObject = g.h;
   add.ppMetricNames = ptrs.data();
   add.numMetrics = ptrs.size();
-  // Every name is known here, so a refusal is of the list as a whole (device-level metrics mixed
-  // with per-SM ones, reference §7.1): the user's input, said in one line, not an internal error.
   if (const CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS) {
-    std::string list;
-    bool device_level = false;
-    for (const auto& n : names) {
-      list += (list.empty() ? "" : ",") + n;
-      for (const char* prefix : {"nvlrx__", "nvltx__", "pcie__", "c2c__"})
-        if (n.rfind(prefix, 0) == 0) device_level = true;
+    // Every name is known here. With the device's counter-availability image, the refusal may be
+    // the device's (counters another client holds): that stays a CUPTI failure, which costs the
+    // counters, not the run. Refused by the chip alone, it is the list as a whole (device-level
+    // metrics mixed with per-SM ones, reference §7.1): the user's input, said in one line.
+    if (!availability_.empty()) {
+      HostGuard bare{make_host(chip_, {})};
+      add.pHostObject = bare.h;
+      if (cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS)
+        throw CuptiError(r, "cuptiProfilerHostConfigAddMetrics",
+                         cupti_result_name(r) + " from cuptiProfilerHostConfigAddMetrics with this device's counter "
+                                                "availability (the chip alone takes the list)");
     }
+    std::size_t device_level = 0;
+    for (const auto& n : names)
+      for (const char* prefix : {"nvlrx__", "nvltx__", "pcie__", "c2c__"})
+        if (n.rfind(prefix, 0) == 0) ++device_level;
     throw InputError(fmt::format(
-        "metrics: CUPTI will not schedule {} together on {}{}{}", list, chip_,
+        "metrics: CUPTI will not schedule {} together on {}{}{}", fmt::join(names, ","), chip_,
         failure_at(r, "cuptiProfilerHostConfigAddMetrics"),
-        device_level && names.size() > 1
+        device_level > 0 && device_level < names.size()
             ? "; NVLink, C2C and PCIe metrics are device-level and go in a list of their own (a run of their own)"
             : ""));
   }

@@ -51,12 +51,14 @@ std::string tensor_ops(Precision input) {
   return input == Precision::bf16 ? "sm__ops_path_tensor_src_bf16_dst_fp32.sum" : "sm__ops_path_tensor_src_fp16.sum";
 }
 
-// A tensor-path counter's place in CUPTI's tree: sm__ops_path_tensor_[op_<instruction>_]<rest>.sum.
-// A name without op_ holds every instruction's count of the same <rest>, and <rest> holds each
-// longer <rest>_... (src_fp16 holds src_fp16_dst_fp16 and _dst_fp32; either holds its
-// _sparsity_on and _sparsity_off). Other rollups than .sum are not counts of ops.
+// The ops a tensor-path counter counts, by CUPTI's naming:
+// sm__ops_path_tensor_[op_<instruction>_]src_<type>[_dst_<type>][_sparsity_<on|off>].sum, each part
+// left out meaning all of them (src_fp16 counts HMMA's and HGMMA's, to FP16 and to FP32, sparse
+// or not). A name of another shape counts only what it names. Other rollups than .sum are not
+// counts of ops.
 struct TensorPath {
-  std::string op, rest;
+  std::vector<std::string> parts;  // op, src, dst, sparsity; "" for all
+  bool shaped = true;              // false: not of the shape above
 };
 
 std::optional<TensorPath> tensor_path(const std::string& name) {
@@ -64,22 +66,43 @@ std::optional<TensorPath> tensor_path(const std::string& name) {
   if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
       name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
     return std::nullopt;
+  std::string rest = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
   TensorPath t;
-  t.rest = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  if (t.rest.rfind("op_", 0) == 0) {
-    const std::size_t end = t.rest.find('_', 3);
-    if (end == std::string::npos) return std::nullopt;
-    t.op = t.rest.substr(3, end - 3);
-    t.rest.erase(0, end + 1);
+  t.parts.assign(4, "");
+  // Cut "_<key>_<value>" off the end, last key first.
+  auto take = [&rest](const std::string& key, std::string& into) {
+    const std::size_t at = rest.rfind("_" + key + "_");
+    if (at == std::string::npos) return;
+    into = rest.substr(at + key.size() + 2);
+    rest.erase(at);
+  };
+  take("sparsity", t.parts[3]);
+  take("dst", t.parts[2]);
+  if (rest.rfind("op_", 0) == 0) {
+    const std::size_t end = rest.find("_src_");
+    t.parts[0] = rest.substr(3, end == std::string::npos ? std::string::npos : end - 3);
+    rest.erase(0, end == std::string::npos ? rest.size() : end + 1);
   }
+  if (rest.rfind("src_", 0) == 0) t.parts[1] = rest.substr(4);
+  t.shaped = !t.parts[1].empty();
   return t;
 }
 
-// Whether `outer`'s count includes all of `inner`'s (a different name).
+// Whether `outer` counts every op `inner` does (two different names).
 bool holds(const TensorPath& outer, const TensorPath& inner) {
-  if (!outer.op.empty() && outer.op != inner.op) return false;
-  if (outer.op == inner.op && outer.rest == inner.rest) return false;
-  return inner.rest == outer.rest || inner.rest.rfind(outer.rest + "_", 0) == 0;
+  if (!outer.shaped || !inner.shaped) return false;
+  for (std::size_t i = 0; i < 4; ++i)
+    if (!outer.parts[i].empty() && outer.parts[i] != inner.parts[i]) return false;
+  return true;
+}
+
+// Whether some op is counted by both (two different names, neither holding the other: for
+// op_hmma_src_fp16 and src_fp16_dst_fp32, HMMA's FP16 to FP32).
+bool overlap(const TensorPath& a, const TensorPath& b) {
+  if (!a.shaped || !b.shaped) return false;
+  for (std::size_t i = 0; i < 4; ++i)
+    if (!a.parts[i].empty() && !b.parts[i].empty() && a.parts[i] != b.parts[i]) return false;
+  return true;
 }
 
 std::optional<double> value(const Counters& c, const std::string& name) {
@@ -207,15 +230,26 @@ void derive(Counters& c) {
                       : fmt::format("{0}add + {0}mul + 2·{0}fma (SASS, per thread)", x));
   }
   // Tensor ops: each counter that no other listed one holds, so that a list with an aggregate
-  // and its parts (a user's --metrics) counts each op once.
-  std::vector<std::pair<const std::string*, TensorPath>> tensor;
+  // and its parts (a user's --metrics) counts each op once. Two left that count some of the
+  // same ops without either holding the other leave FLOPs underived, and say why.
+  std::vector<std::pair<const std::string*, TensorPath>> tensor, counted;
   for (const auto& [name, v] : c.values)
     if (auto t = tensor_path(name)) tensor.emplace_back(&name, std::move(*t));
-  for (const auto& [name, t] : tensor) {
-    const bool held = std::any_of(tensor.begin(), tensor.end(), [&](const auto& o) { return holds(o.second, t); });
-    if (!held) add_term(c.values.at(*name), *name + " (tensor ops)");
+  for (const auto& e : tensor) {
+    const bool held = std::any_of(tensor.begin(), tensor.end(),
+                                  [&](const auto& o) { return o.first != e.first && holds(o.second, e.second); });
+    if (!held) counted.push_back(e);
   }
-  if (any) {
+  std::string overlapping;
+  for (std::size_t i = 0; i < counted.size() && overlapping.empty(); ++i)
+    for (std::size_t j = i + 1; j < counted.size() && overlapping.empty(); ++j)
+      if (overlap(counted[i].second, counted[j].second))
+        overlapping = fmt::format("not derived: {} and {} count some of the same tensor ops", *counted[i].first,
+                                  *counted[j].first);
+  for (const auto& [name, t] : counted) add_term(c.values.at(*name), *name + " (tensor ops)");
+  if (!overlapping.empty()) {
+    c.flops_formula = overlapping;
+  } else if (any) {
     c.flops = flops;
     c.flops_formula = formula;
   }

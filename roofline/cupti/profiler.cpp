@@ -149,7 +149,13 @@ class RangeProfiler final : public CounterCollector {
     if (user_.empty()) return;
     if (host_) {
       host_->require_known(user_, "--metrics");
-      config(user_);  // kept for the run: every benchmark uses this configuration
+      try {
+        config(user_);  // kept for the run: every benchmark uses this configuration
+      } catch (const CuptiError& e) {  // the device's, not the list's (that is an InputError)
+        const cupti::Failure f = cupti::explain_failure(e.code, e.call);
+        disabled_ = f.reason;
+        disabled_hint_ = f.hint;
+      }
       return;
     }
     if (chip_.empty()) return;
@@ -160,7 +166,10 @@ class RangeProfiler final : public CounterCollector {
       return;  // a chip CUPTI has no metrics for: disabled_ already says so
     }
     host->require_known(user_, "--metrics");
-    host->configure(user_);
+    try {
+      host->configure(user_);
+    } catch (const CuptiError&) {  // counters are off already; only the list's own fault is said
+    }
   }
 
   std::vector<std::string> metrics_for(const BenchmarkResult& b) override {
@@ -179,7 +188,16 @@ class RangeProfiler final : public CounterCollector {
     return out;
   }
 
-  int passes_for(const std::vector<std::string>& metrics) override { return config(metrics).passes(); }
+  int passes_for(const std::vector<std::string>& metrics) override {
+    try {
+      return config(metrics).passes();
+    } catch (const CuptiError&) {  // this device's refusal: each benchmark's counters say it
+      return 0;
+    } catch (const InputError&) {
+      if (!user_.empty()) throw;  // checked before the run already; a default set is not the user's
+      return 0;
+    }
+  }
 
   void collect(Device& dev, Instance& inst, BenchmarkResult& b, std::uint64_t seed, bool cold) override {
     b.counters = counters(dev, inst, b, seed, cold);
@@ -412,9 +430,13 @@ class RangeProfiler final : public CounterCollector {
         }
         auto p = CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
         p.pRangeProfilerObject = obj;
-        if (const CUptiResult r = cuptiRangeProfilerDisable(&p); r != CUPTI_SUCCESS && disabled->empty())
-          *disabled = "CUPTI's range profiler could not be disabled after a benchmark's counters (" +
-                      cupti::cupti_result_name(r) + " from cuptiRangeProfilerDisable); no later benchmark is profiled";
+        if (const CUptiResult r = cuptiRangeProfilerDisable(&p); r != CUPTI_SUCCESS && disabled->empty()) {
+          try {
+            *disabled = "CUPTI's range profiler could not be disabled after a benchmark's counters (" +
+                        cupti::cupti_result_name(r) + " from cuptiRangeProfilerDisable); no later benchmark is profiled";
+          } catch (...) {  // a destructor: out of memory here must not end the process
+          }
+        }
       }
     } session{obj, &disabled_};
 

@@ -123,7 +123,19 @@ TEST(Derive, TensorCountersThatHoldOthersAreNotAddedTwice) {
               {"sm__ops_path_tensor_src_int1.sum", 5},
               {"sm__ops_path_tensor_src_int16.sum", 7}};
   derive(c);
+  ASSERT_TRUE(c.flops);
   EXPECT_DOUBLE_EQ(*c.flops, 112);
+  // Two that share some ops, neither holding the other (HMMA's FP16 to FP32 is in both): no sum
+  // is right, so FLOPs are left underived and the formula says why.
+  for (const char* other : {"sm__ops_path_tensor_src_fp16_dst_fp32.sum", "sm__ops_path_tensor_src_fp16_sparsity_on.sum"}) {
+    c.values = {{"sm__ops_path_tensor_op_hmma_src_fp16.sum", 60},
+                {other, 50},
+                {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 5}};
+    derive(c);
+    EXPECT_FALSE(c.flops) << other;
+    EXPECT_NE(c.flops_formula.find("not derived: "), std::string::npos) << c.flops_formula;
+    EXPECT_NE(c.flops_formula.find(other), std::string::npos) << c.flops_formula;
+  }
 }
 
 TEST(Derive, BytesPerLevelAndIntensities) {
