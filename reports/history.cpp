@@ -182,6 +182,32 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
         bh.roofs = fmt::format("against the best: {}", *why);
       }
   }
+  // A benchmark two runs timed differently (cold in one, warm in the other: a variant declared
+  // warm since) is not compared like for like: a step or a comparison with the best across that
+  // change is UNSURE, with why.
+  auto timed = [&h](int run, const std::string& name) {
+    return find_benchmark(h.runs[static_cast<std::size_t>(run)].results, name)->measurement->cold_cache;
+  };
+  auto unlike = [&](const BenchmarkHistory& bh, int from, int to, Verdict verdict) -> std::optional<std::string> {
+    if (verdict != Verdict::slower && verdict != Verdict::faster) return std::nullopt;
+    const bool a = timed(from, bh.name), b = timed(to, bh.name);
+    if (a == b) return std::nullopt;
+    return fmt::format("timed {} in run {} and {} in run {}: not like for like", a ? "cold" : "warm", from + 1,
+                       b ? "cold" : "warm", to + 1);
+  };
+  for (auto& bh : h.benchmarks) {
+    for (auto& s : bh.steps)
+      if (auto why = unlike(bh, s.from, s.to, s.verdict)) {
+        s.verdict = Verdict::unsure;
+        bh.roofs = *why;
+      }
+    if (bh.vs_best)
+      if (auto why = unlike(bh, bh.best, bh.latest, bh.vs_best_verdict)) {
+        bh.vs_best_verdict = Verdict::unsure;
+        bh.vs_best_reason = *why;
+        bh.roofs = *why;
+      }
+  }
   for (auto& bh : h.benchmarks) {
     bh.flag = "ok";
     const bool last_step_slower = !bh.steps.empty() && bh.steps.back().verdict == Verdict::slower;

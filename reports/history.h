@@ -39,7 +39,9 @@ struct BenchmarkHistory {
   std::optional<Evidence> vs_best;          // latest against best
   Verdict vs_best_verdict = Verdict::unsure;
   std::string vs_best_reason;
-  std::string roofs;  // why a step or the comparison with the best was the machine's (roofs moved too)
+  // Why a step or the comparison with the best is not the code's: its roofs moved too (the
+  // machine's), or the two runs timed it differently (cold in one, warm in the other).
+  std::string roofs;
   std::string flag;   // "STEP", "CREEP", "REGRESSED" or "ok"
   double threshold = 0;
 };

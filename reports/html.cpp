@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "reports/format.h"
 #include "reports/tables.h"
 #include "reports/report.h"
@@ -62,6 +64,21 @@ code { font-size: 12px; }
 
   kv_table("Device", r.device);
   kv_table("Settings", r.settings);
+  // Variants declared warm are never flushed, whatever cold_cache says: name them under it.
+  std::vector<std::string> warm;
+  auto note_warm = [&warm](const std::string& name, const Measurement& m) {
+    if (!m.cold_cache && std::find(warm.begin(), warm.end(), name) == warm.end()) warm.push_back(name);
+  };
+  if (r.settings.value("cold_cache", false)) {
+    for (const auto& c : r.ceilings) note_warm("ceiling " + c.name, c.measurement);
+    for (const auto& b : r.benchmarks)
+      if (b.measurement) note_warm(b.family + "/" + b.variant + "/" + to_string(b.precision), *b.measurement);
+  }
+  if (!warm.empty()) {
+    s += "<p class=\"meta\">Timed warm (declared so: their subject is not memory), no flush before a sample:";
+    for (std::size_t i = 0; i < warm.size(); ++i) s += (i ? ", " : " ") + ("<code>" + xml_escape(warm[i]) + "</code>");
+    s += "</p>\n";
+  }
 
   const LadderTable ladder = gemm_ladder(r);
   if (!ladder.rows.empty()) {

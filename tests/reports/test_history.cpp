@@ -108,6 +108,26 @@ TEST(History, AStepItsRoofsMadeTooIsTheMachinesNotTheCodes) {
       << text;
 }
 
+TEST(History, AStepAcrossAChangeFromColdToWarmTimingIsNotTheCodes) {
+  // Twice as fast in the last run, which timed it warm (a variant declared warm since): not a
+  // verdict on the code. The same step timed alike is FASTER.
+  std::vector<HistoryRun> runs = runs_of({{"launch", {2, 2, 1}}, {"other", {2, 2, 1}}});
+  for (auto& b : runs.back().results.benchmarks)
+    if (b.variant == "launch") b.measurement->cold_cache = false;
+  const History h = build_history(runs, {});
+  const BenchmarkHistory& l = of(h, "launch");
+  EXPECT_EQ(l.steps.back().verdict, Verdict::unsure);
+  EXPECT_EQ(l.vs_best_verdict, Verdict::unsure);  // the best (run 1) was timed cold too
+  EXPECT_EQ(l.vs_best_reason, "timed cold in run 1 and warm in run 3: not like for like");
+  EXPECT_EQ(of(h, "other").steps.back().verdict, Verdict::faster);
+  // And slower across the change: no STEP flag for it.
+  runs = runs_of({{"launch", {1, 1, 2}}});
+  runs.back().results.benchmarks[0].measurement->cold_cache = false;
+  const History s = build_history(runs, {});
+  EXPECT_EQ(of(s, "launch").flag, "ok");
+  EXPECT_EQ(of(s, "launch").steps.back().verdict, Verdict::unsure);
+}
+
 TEST(History, SteadyNoiseAndImprovementsAreNotFlagged) {
   const History h = build_history(runs_of({{"noise", {1, 1.01, 0.99, 1.005, 1}}, {"better", {1, 0.9, 0.8, 0.8, 0.8}}}), {});
   EXPECT_EQ(of(h, "noise").flag, "ok");

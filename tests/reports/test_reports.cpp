@@ -193,6 +193,19 @@ TEST(Html, HoldsTheChartAndBothTables) {
   EXPECT_GT(count(html, "<g class=\"point\""), 0u);
 }
 
+TEST(Html, NamesTheVariantsTimedWarmInARunThatFlushed) {
+  Results r = report_sample();
+  r.settings["cold_cache"] = true;
+  EXPECT_EQ(render_html(r).find("Timed warm"), std::string::npos);  // every measurement cold
+  for (auto& b : r.benchmarks)
+    if (b.measurement && b.name == "gemm/a/fp32/n:1") b.measurement->cold_cache = false;
+  const std::string html = render_html(r);
+  const auto at = html.find("Timed warm");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_NE(html.find("<code>gemm/a/fp32</code>", at), std::string::npos) << html.substr(at, 300);
+  EXPECT_EQ(count(html, "<code>gemm/a/fp32</code>"), 1u);
+}
+
 TEST(Console, PrintsEveryBenchmarkWithItsStatus) {
   const std::string out = render_console(report_sample(), /*verbose=*/true);
   EXPECT_NE(out.find("gemm/a/fp32/n:1"), std::string::npos);
