@@ -74,12 +74,9 @@ void print_counter_plan(CounterCollector& cc, const std::vector<Job>& jobs, std:
     const int passes = cc.passes_for(metrics);
     std::string who = names.front();
     if (names.size() > 1) who += fmt::format(" and {} more", names.size() - 1);
-    if (passes == 0)
-      out << fmt::format("  {} metric{}, not configured on this device (each benchmark's counters say why): {}\n",
-                         metrics.size(), metrics.size() == 1 ? "" : "s", who);
-    else
-      out << fmt::format("  {} metric{}, {} pass{}: {}\n", metrics.size(), metrics.size() == 1 ? "" : "s", passes,
-                         passes == 1 ? "" : "es", who);
+    const std::string how = passes == 0 ? "not configured on this device (each benchmark's counters say why)"
+                                        : fmt::format("{} pass{}", passes, passes == 1 ? "" : "es");
+    out << fmt::format("  {} metric{}, {}: {}\n", metrics.size(), metrics.size() == 1 ? "" : "s", how, who);
   }
 }
 

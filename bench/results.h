@@ -107,6 +107,7 @@ struct BenchmarkResult {
   std::string name;  // family/variant/precision/params
   std::string family, variant;
   Precision precision = Precision::fp32;
+  std::string base_name() const { return family + "/" + variant + "/" + to_string(precision); }  // as Variant's
   Backend backend = Backend::cpu;
   Unit unit = Unit::simd;     // the compute unit it runs on
   Level level = Level::dram;  // the memory level its bytes are declared at

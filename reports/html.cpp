@@ -72,7 +72,7 @@ code { font-size: 12px; }
   if (r.settings.value("cold_cache", false)) {
     for (const auto& c : r.ceilings) note_warm("ceiling " + c.name, c.measurement);
     for (const auto& b : r.benchmarks)
-      if (b.measurement) note_warm(b.family + "/" + b.variant + "/" + to_string(b.precision), *b.measurement);
+      if (b.measurement) note_warm(b.base_name(), *b.measurement);
   }
   if (!warm.empty()) {
     s += "<p class=\"meta\">Timed warm (declared so: their subject is not memory), no flush before a sample:";

@@ -98,12 +98,11 @@ LadderTable gemm_ladder(const Results& r) {
 
 
 std::vector<LessonRow> lessons(const Results& r) {
-  auto base_name = [](const BenchmarkResult& b) { return b.family + "/" + b.variant + "/" + to_string(b.precision); };
   std::vector<LessonRow> rows;
   for (const auto& b : r.benchmarks) {
     if (b.compared_with.empty() || !b.measured() || !b.measurement) continue;
     for (const auto& a : r.benchmarks) {
-      if (base_name(a) != b.compared_with || a.params != b.params || !a.measured() || !a.measurement) continue;
+      if (a.base_name() != b.compared_with || a.params != b.params || !a.measured() || !a.measurement) continue;
       const double t = b.measurement->stats.median, ta = a.measurement->stats.median;
       // Forms that declare launches: the time per launch beside the time ("1.52 ms, 1.52 us per launch").
       auto timed = [](const BenchmarkResult& x, double median) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -57,8 +58,8 @@ std::string tensor_ops(Precision input) {
 // or not). A name of another shape counts only what it names. Other rollups than .sum are not
 // counts of ops.
 struct TensorPath {
-  std::vector<std::string> parts;  // op, src, dst, sparsity; "" for all
-  bool shaped = true;              // false: not of the shape above
+  std::array<std::string, 4> parts;  // op, src, dst, sparsity; "" for all
+  bool shaped() const { return !parts[1].empty(); }  // every name of the shape above has a src
 };
 
 std::optional<TensorPath> tensor_path(const std::string& name) {
@@ -68,7 +69,6 @@ std::optional<TensorPath> tensor_path(const std::string& name) {
     return std::nullopt;
   std::string rest = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
   TensorPath t;
-  t.parts.assign(4, "");
   // Cut "_<key>_<value>" off the end, last key first.
   auto take = [&rest](const std::string& key, std::string& into) {
     const std::size_t at = rest.rfind("_" + key + "_");
@@ -84,13 +84,12 @@ std::optional<TensorPath> tensor_path(const std::string& name) {
     rest.erase(0, end == std::string::npos ? rest.size() : end + 1);
   }
   if (rest.rfind("src_", 0) == 0) t.parts[1] = rest.substr(4);
-  t.shaped = !t.parts[1].empty();
   return t;
 }
 
 // Whether `outer` counts every op `inner` does (two different names).
 bool holds(const TensorPath& outer, const TensorPath& inner) {
-  if (!outer.shaped || !inner.shaped) return false;
+  if (!outer.shaped() || !inner.shaped()) return false;
   for (std::size_t i = 0; i < 4; ++i)
     if (!outer.parts[i].empty() && outer.parts[i] != inner.parts[i]) return false;
   return true;
@@ -99,7 +98,7 @@ bool holds(const TensorPath& outer, const TensorPath& inner) {
 // Whether some op is counted by both (two different names, neither holding the other: for
 // op_hmma_src_fp16 and src_fp16_dst_fp32, HMMA's FP16 to FP32).
 bool overlap(const TensorPath& a, const TensorPath& b) {
-  if (!a.shaped || !b.shaped) return false;
+  if (!a.shaped() || !b.shaped()) return false;
   for (std::size_t i = 0; i < 4; ++i)
     if (!a.parts[i].empty() && !b.parts[i].empty() && a.parts[i] != b.parts[i]) return false;
   return true;

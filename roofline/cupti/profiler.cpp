@@ -121,9 +121,7 @@ class RangeProfiler final : public CounterCollector {
     try {
       open_profiler();
     } catch (const CuptiError& e) {
-      const cupti::Failure f = cupti::explain_failure(e.code, e.call);
-      disabled_ = f.reason;
-      disabled_hint_ = f.hint;
+      end_counters(cupti::explain_failure(e.code, e.call));
       host_.reset();
     } catch (const InputError& e) {  // a chip this CUPTI has no metrics for
       disabled_ = e.what();
@@ -152,9 +150,7 @@ class RangeProfiler final : public CounterCollector {
       try {
         config(user_);  // kept for the run: every benchmark uses this configuration
       } catch (const CuptiError& e) {  // the device's, not the list's (that is an InputError)
-        const cupti::Failure f = cupti::explain_failure(e.code, e.call);
-        disabled_ = f.reason;
-        disabled_hint_ = f.hint;
+        end_counters(cupti::explain_failure(e.code, e.call));
       }
       return;
     }
@@ -228,10 +224,7 @@ class RangeProfiler final : public CounterCollector {
       const cupti::Failure f = cupti::explain_benchmark_failure(e.code, e.call);
       c.error = f.reason;
       c.values.clear();
-      if (cupti::ends_session(e.code)) {
-        disabled_ = f.reason;
-        disabled_hint_ = f.hint;
-      }
+      if (cupti::ends_session(e.code)) end_counters(f);
     } catch (const std::exception& e) {
       c.error = std::string("counter collection failed: ") + e.what();
       c.values.clear();
@@ -377,6 +370,12 @@ class RangeProfiler final : public CounterCollector {
     }
     g_records = nullptr;
     return t;
+  }
+
+  // Counters off for the rest of the session, with why and the fix where there is one.
+  void end_counters(const cupti::Failure& f) {
+    disabled_ = f.reason;
+    disabled_hint_ = f.hint;
   }
 
   // Activity records dropped since the last call (each call resets the count). Buffers are
