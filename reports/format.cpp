@@ -129,10 +129,58 @@ std::string provenance_line(const Results& r) {
   if (p.value("git_dirty", false)) commit += " (dirty)";
   std::string line = fmt::format("roofbench {} · commit {} · {} · host {}", p.value("roofbench_version", "?"), commit,
                                  p.value("utc_time", "?"), p.value("host", "?"));
-  if (const auto w = p.find("wall_s"); w != p.end() && w->is_number() && w->get<double>() >= 0)
-    line += fmt::format(" · run {:.0f} s", w->get<double>());
+  if (const auto t = run_time(r)) {
+    line += fmt::format(" · run {:.0f} s", t->wall_s);
+    if (t->parts > 1) line += fmt::format(" in {} parts", t->parts);
+    if (t->timed_s > 0)
+      line += fmt::format(", {} of it in timed samples ({:.1f}×)", duration(t->timed_s), t->wall_s / t->timed_s);
+  }
   if (r.partial) line += " · " + partial_text(*r.partial);
   return line;
+}
+
+namespace {
+std::optional<double> wall_of(const nlohmann::json& provenance) {
+  const auto w = provenance.find("wall_s");
+  if (w == provenance.end() || !w->is_number() || w->get<double>() < 0) return std::nullopt;
+  return w->get<double>();
+}
+double sum_of(const Measurement& m) {
+  double s = 0;
+  for (double x : m.samples_s) s += x;
+  return s;
+}
+}  // namespace
+
+std::optional<RunTime> run_time(const Results& r) {
+  RunTime t;
+  // Whether the ceilings' samples were taken by the runs this file stands for.
+  bool measured_ceilings = false;
+  if (const auto from = r.provenance.find("merged_from"); from != r.provenance.end() && from->is_array()) {
+    if (from->empty()) return std::nullopt;
+    t.parts = from->size();
+    for (const auto& part : *from) {
+      const auto w = part.is_object() ? wall_of(part) : std::nullopt;
+      if (!w) return std::nullopt;
+      t.wall_s += *w;
+      const auto settings = part.is_object() ? part.find("settings") : part.end();
+      if (settings == part.end() || !settings->is_object() || !settings->contains("ceilings_from"))
+        measured_ceilings = true;
+    }
+  } else {
+    const auto w = wall_of(r.provenance);
+    if (!w) return std::nullopt;
+    t.wall_s = *w;
+    measured_ceilings = !(r.settings.is_object() && r.settings.contains("ceilings_from"));
+  }
+  for (const auto& b : r.benchmarks)
+    if (b.measurement) t.timed_s += sum_of(*b.measurement);
+  if (measured_ceilings)
+    for (const auto& c : r.ceilings) {
+      t.timed_s += sum_of(c.measurement);
+      if (c.measurement_end) t.timed_s += sum_of(*c.measurement_end);
+    }
+  return t;
 }
 
 std::string partial_text(const Partial& p) {

@@ -1,5 +1,6 @@
 #pragma once
 // Number and text formatting shared by every printer.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,19 @@ std::string ceiling_value(const Ceiling& c);  // "41.2 GB/s"
 std::string device_line(const Results& r);  // "NVIDIA H200 (cuda, sm 9.0, 132 SMs)"
 std::string provenance_line(const Results& r);  // ends with partial_text() for a partial run
 std::string partial_text(const Partial& p);      // "PARTIAL: 12 of 40 benchmarks finished (stopped by SIGTERM)"
+
+// How long a run took, and how much of that was spent inside timed samples: every benchmark's,
+// and the ceilings' (both passes) where the file's own runs measured them rather than took them
+// --ceilings-from another file. A merged file's parts ran one after another, so their times add
+// up. The rest is the suite's own cost: inputs, reference checks, warm-ups, flushes, counter
+// passes, starting the device. nullopt when the file, or one of its parts, does not say how long
+// it ran (written before wall_s was recorded).
+struct RunTime {
+  double wall_s = 0;
+  double timed_s = 0;
+  std::size_t parts = 1;  // > 1: a merged file
+};
+std::optional<RunTime> run_time(const Results& r);
 
 // Rate columns of a benchmark: GFLOP/s and GB/s as text; "—" where not meaningful.
 std::string flop_rate_text(const BenchmarkResult& b);

@@ -378,3 +378,54 @@ TEST(ProvenanceLine, SaysHowLongTheRunTookWhenTheFileKnows) {
   r.provenance["wall_s"] = "soon";  // not a number: left out, not thrown
   EXPECT_EQ(provenance_line(r).find(" · run "), std::string::npos) << provenance_line(r);
 }
+
+// The suite's own cost beside the time it measured: the run's wall time against the seconds
+// inside its timed samples, the ceilings' only where the run measured them, and a merged file's
+// parts added up.
+TEST(ProvenanceLine, SaysHowMuchOfTheRunWasInTimedSamples) {
+  Results r = sample_results();  // four ceilings of one 1 s sample each
+  r.benchmarks = {kernel("a", 1e9, 1e9, 2.0), kernel("b", 1e9, 1e9, 0.5)};  // three samples each: 7.5 s
+  r.benchmarks.push_back(kernel("failed", 1e9, 1e9, 1.0));
+  r.benchmarks.back().measurement.reset();  // failed before it was timed
+  r.ceilings[0].measurement_end = measurement_of({1.0, 1.5});  // the end pass: 2.5 s more
+  r.provenance["wall_s"] = 42.0;
+  auto t = run_time(r);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_DOUBLE_EQ(t->wall_s, 42.0);
+  EXPECT_DOUBLE_EQ(t->timed_s, 7.5 + 4.0 + 2.5);
+  EXPECT_EQ(t->parts, 1u);
+  EXPECT_NE(provenance_line(r).find(" · run 42 s, 14.0 s of it in timed samples (3.0×)"), std::string::npos)
+      << provenance_line(r);
+
+  // Ceilings taken --ceilings-from another file were timed by that file's run, not this one.
+  Results borrowed = r;
+  borrowed.settings["ceilings_from"] = {{"path", "ceilings/results.json"}};
+  EXPECT_DOUBLE_EQ(run_time(borrowed)->timed_s, 7.5);
+  EXPECT_NE(provenance_line(borrowed).find(" · run 42 s, 7.50 s of it in timed samples (5.6×)"), std::string::npos)
+      << provenance_line(borrowed);
+
+  // Merged: the parts' wall times add up; the ceilings count when a part measured them.
+  Results merged = r;
+  merged.provenance.erase("wall_s");
+  merged.provenance["merged_from"] = {
+      {{"path", "ceilings"}, {"settings", {{"quick", true}}}, {"wall_s", 10.0}},
+      {{"path", "gemm"}, {"settings", {{"ceilings_from", {{"path", "ceilings"}}}}}, {"wall_s", 32.0}}};
+  EXPECT_DOUBLE_EQ(run_time(merged)->wall_s, 42.0);
+  EXPECT_DOUBLE_EQ(run_time(merged)->timed_s, 14.0);
+  EXPECT_NE(provenance_line(merged).find(" · run 42 s in 2 parts, 14.0 s of it in timed samples (3.0×)"),
+            std::string::npos)
+      << provenance_line(merged);
+  merged.provenance["merged_from"][0]["settings"]["ceilings_from"] = {{"path", "elsewhere"}};
+  EXPECT_DOUBLE_EQ(run_time(merged)->timed_s, 7.5);
+  // A part that does not say how long it ran leaves the whole figure out, rather than a sum short of it.
+  merged.provenance["merged_from"][1].erase("wall_s");
+  EXPECT_FALSE(run_time(merged).has_value());
+  EXPECT_EQ(provenance_line(merged).find(" · run "), std::string::npos) << provenance_line(merged);
+
+  // A run with nothing timed says how long it ran and no ratio.
+  Results nothing = sample_results();
+  nothing.ceilings.clear();
+  nothing.provenance["wall_s"] = 3.0;
+  EXPECT_NE(provenance_line(nothing).find(" · run 3 s"), std::string::npos) << provenance_line(nothing);
+  EXPECT_EQ(provenance_line(nothing).find("timed samples"), std::string::npos) << provenance_line(nothing);
+}
