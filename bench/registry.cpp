@@ -81,12 +81,16 @@ bool register_variant(Variant v, const char* source, bool builtin) {
     for (const auto& [function, calls] : v.work.transcendentals(p)) names.emplace_back("a math function", function);
     for (const auto& [path, count] : v.work.launches(p)) names.emplace_back("a launch path", path);
     if (v.ceiling && !v.ceiling->function.empty()) names.emplace_back("the ceiling's function", v.ceiling->function);
+    if (v.ceiling && !v.ceiling->reference_for.empty())
+      names.emplace_back("the ceiling it is the reference for", v.ceiling->reference_for);
     for (const auto& [what, name] : names)
       if (!valid_declared_name(name))
         bad_declaration(v, fmt::format("{} '{}' is not a name results.json can carry: [a-z0-9_.], at most {} characters",
                                        what, name, kMaxDeclaredName)
                                .c_str());
   }
+  if (v.ceiling && v.ceiling->reference_for == v.ceiling->name)
+    bad_declaration(v, "a ceiling cannot be the reference for itself (CeilingSpec::reference_for)");
   if (!v.only_on.empty() && (v.backend != Backend::cuda || !std::regex_match(v.only_on, std::regex(R"(\d+\.\d+)"))))
     bad_declaration(v, "only_on is a compute capability such as 9.0, for CUDA variants");
   for (const auto& other : mutable_registry())

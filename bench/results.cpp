@@ -430,6 +430,7 @@ json ceiling_json(const Ceiling& c) {
           {"value_end", opt(c.value_end)},
           {"measurement_end", c.measurement_end ? measurement_json(*c.measurement_end) : json(nullptr)},
           {"level_roof", c.level_roof},
+          {"reference_for", c.reference_for ? json(*c.reference_for) : json(nullptr)},
           {"warnings", c.warnings}};
 }
 Ceiling ceiling_from(const json& j) {
@@ -448,6 +449,12 @@ Ceiling ceiling_from(const json& j) {
   if (auto it = j.find("level_roof"); it != j.end() && !it->is_null()) {  // absent before it: true
     if (!it->is_boolean()) throw InputError("ceiling '" + c.name + "': \"level_roof\" is not true or false");
     c.level_roof = it->get<bool>();
+  }
+  if (auto it = j.find("reference_for"); it != j.end() && !it->is_null()) {  // absent before it: none
+    if (!it->is_string() || !valid_declared_name(it->get<std::string>()))
+      throw InputError("ceiling '" + c.name + "': \"reference_for\" is not a ceiling's name ([a-z0-9_.], at most " +
+                       std::to_string(kMaxDeclaredName) + " characters)");
+    c.reference_for = it->get<std::string>();
   }
   if (c.kind == CeilingKind::compute && (!c.precision || !c.unit))
     throw InputError("compute ceiling '" + c.name + "' has no precision or unit");

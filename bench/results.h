@@ -181,6 +181,9 @@ struct Ceiling {
   std::vector<std::string> warnings;
   // bandwidth: may be its level's roof (CeilingSpec::level_roof); false: used by name only
   bool level_roof = true;
+  // A vendor routine's ceiling (CeilingSpec::reference_for): the suite's own ceiling it is the
+  // reference for ("dram_copy").
+  std::optional<std::string> reference_for;
 };
 
 // A name results.json carries from a declaration (a math function, a launch path, a pass's or a

@@ -46,6 +46,7 @@ std::string render_console(const Results& r, bool verbose) {
     s += fmt::format("{:<22} {:>14} {:>24} {:>28} {:>8}\n", ceiling_label(c), ceiling_value(c), ceiling_passes(c),
                      ref.value, ref.ratio);
   }
+  for (const auto& line : vendor_reference_lines(r)) s += "against the vendor's own: " + line + "\n";
   s += "\n";
 
   std::size_t w = 9;

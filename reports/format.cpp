@@ -222,6 +222,19 @@ CeilingReference ceiling_reference(const Ceiling& c) {
           fmt::format("{:.1f}%", 100 * c.value / rv->value)};
 }
 
+std::vector<std::string> vendor_reference_lines(const Results& r) {
+  std::vector<std::string> lines;
+  for (const auto& vendor : r.ceilings) {
+    if (!vendor.reference_for || vendor.value <= 0) continue;
+    const auto ours = std::find_if(r.ceilings.begin(), r.ceilings.end(),
+                                   [&](const Ceiling& c) { return c.name == *vendor.reference_for; });
+    if (ours == r.ceilings.end()) continue;
+    lines.push_back(fmt::format("{} {} is {:.2f}× {} {}", ceiling_label(*ours), ceiling_value(*ours),
+                                ours->value / vendor.value, ceiling_label(vendor), ceiling_value(vendor)));
+  }
+  return lines;
+}
+
 std::string ratio_text(double measured, double declared) {
   return declared > 0 ? fmt::format("{:.2f}×", measured / declared) : "—";
 }

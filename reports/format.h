@@ -43,6 +43,12 @@ struct RunTime {
 };
 std::optional<RunTime> run_time(const Results& r);
 
+// The suite's own ceilings beside the vendor routines measured as their references in the same
+// run (Ceiling::reference_for), in the order of the file: one line each, plain text,
+// "DRAM copy 3.05 TB/s is 1.02× DRAM memcpy 2.99 TB/s". A reference whose ceiling is not in the
+// file (skipped, or failed) gets no line.
+std::vector<std::string> vendor_reference_lines(const Results& r);
+
 // Rate columns of a benchmark: GFLOP/s and GB/s as text; "—" where not meaningful.
 std::string flop_rate_text(const BenchmarkResult& b);
 std::string byte_rate_text(const BenchmarkResult& b);

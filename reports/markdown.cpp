@@ -63,6 +63,11 @@ std::string render_markdown(const Results& r) {
                      ref.ratio.empty() ? "—" : ref.ratio);
   }
   s += "\n";
+  if (const auto vendor = vendor_reference_lines(r); !vendor.empty()) {
+    s += "**Against the vendor's own routines**, measured in the same run:";
+    for (std::size_t i = 0; i < vendor.size(); ++i) s += (i ? "; " : " ") + md_cell(vendor[i]);
+    s += "\n\n";
+  }
 
   s += render_markdown_ladder(r);
 

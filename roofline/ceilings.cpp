@@ -33,6 +33,7 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
   c.value_start = rate(c.measurement);
   c.value = c.value_start;
   c.warnings = b.warnings;
+  if (!v.ceiling->reference_for.empty()) c.reference_for = v.ceiling->reference_for;
   if (end) {
     c.measurement_end = *end->measurement;
     c.value_end = rate(*c.measurement_end);

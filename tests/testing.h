@@ -15,7 +15,7 @@ namespace roofbench::testing {
 
 // For runs whose test looks at anything but the ceilings: --skip this, and the CPU measures three
 // (DRAM read, L1, FP32 FMA: still a roofline) in a second instead of ten in a quarter of a minute.
-inline constexpr const char* kFewCeilings = "ceiling/(dram_(write|copy|triad|update)|l2|l3|fp64|math_)";
+inline constexpr const char* kFewCeilings = "ceiling/(dram_(write|copy|memcpy|triad|update)|l2|l3|fp64|math_)";
 
 inline Measurement measurement_of(std::vector<double> samples) {
   Measurement m;

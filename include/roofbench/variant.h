@@ -61,6 +61,10 @@ struct CeilingSpec {
   // or a shared link's ceiling (Work::phase, Work::shared_link): a host link both ways at once,
   // whose bytes of two directions are no roof for a copy that goes one way.
   bool level_roof = true;
+  // A vendor routine measured as a ceiling (cudaMemcpy, the C library's memcpy): the name of the
+  // suite's own ceiling it is the reference for ("dram_copy"). The reports give that ceiling as a
+  // ratio to it, both measured in the same run; empty for the suite's own loops.
+  std::string reference_for;
 };
 
 struct Variant {

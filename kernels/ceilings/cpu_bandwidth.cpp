@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -150,7 +151,9 @@ Isa isa() {
 // ---------------------------------------------------------------- launcher
 class CpuStream final : public Instance {
  public:
-  CpuStream(StreamOp op, const Params& p) : op_(op), n_(param(p, "n")), isa_(isa()) {
+  // vendor: the C library's memcpy in place of the copy loop (the copy ceiling's reference).
+  CpuStream(StreamOp op, const Params& p, bool vendor = false)
+      : op_(op), n_(param(p, "n")), isa_(isa()), vendor_(vendor && op == StreamOp::copy) {
     if (n_ % 16 != 0) throw InputError("stream ceilings need n to be a multiple of 16");
     if (op_ != StreamOp::write) x_ = HostBuffer<float>(n_);
     if (op_ == StreamOp::triad) c_ = HostBuffer<float>(n_);
@@ -187,7 +190,10 @@ class CpuStream final : public Instance {
           ROOFBENCH_DISPATCH(write, y, value_, ch);
           break;
         case StreamOp::copy:
-          ROOFBENCH_DISPATCH(copy, x, y, ch);
+          if (vendor_)
+            std::memcpy(y + ch.begin, x + ch.begin, static_cast<std::size_t>(ch.end - ch.begin) * sizeof(float));
+          else
+            ROOFBENCH_DISPATCH(copy, x, y, ch);
           break;
         case StreamOp::triad:
           ROOFBENCH_DISPATCH(triad, x, c, y, kTriadScalar, ch);
@@ -209,6 +215,7 @@ class CpuStream final : public Instance {
   StreamOp op_;
   std::int64_t n_;
   Isa isa_;
+  bool vendor_;
   HostBuffer<float> x_, c_, y_;
   float value_ = 1;
   double sum_ = -1;
@@ -302,6 +309,26 @@ ROOFBENCH_REGISTER(make(StreamOp::write));
 ROOFBENCH_REGISTER(make(StreamOp::copy));
 ROOFBENCH_REGISTER(make(StreamOp::triad));
 ROOFBENCH_REGISTER(make(StreamOp::update));
+
+// The vendor's copy beside the suite's: the C library's memcpy, each thread copying its own chunk
+// of the same arrays. The reports give the copy ceiling as a ratio to it (a copy loop slower than
+// memcpy is no roof); it is a roof of its own where it is the faster.
+Variant make_memcpy() {
+  const std::int64_t n = dram_elements();
+  Variant v = bandwidth_ceiling_variant(
+      "dram_memcpy", Backend::cpu, Level::dram,
+      "all cores, std::memcpy of one contiguous chunk per thread (the C library's choice of stores), " +
+          dram_arrays_method(n));
+  v.ceiling->reference_for = stream_ceiling_name(StreamOp::copy, Level::dram);
+  v.work = stream_work(StreamOp::copy);
+  v.summary = "the C library's memcpy on all cores, a chunk per thread: the reference for the copy ceiling";
+  v.sizes = vector_sizes({n});
+  v.quick_sizes = v.sizes;
+  v.test_sizes = vector_sizes({16, 4096 + 16, (1 << 20) + 48});
+  v.make = [](const Params& p) { return std::make_unique<CpuStream>(StreamOp::copy, p, /*vendor=*/true); };
+  return v;
+}
+ROOFBENCH_REGISTER(make_memcpy());
 
 // Half of each level per thread (L3: half of it shared by all threads), so that the slice
 // stays resident beside the stack and the loop; enough passes to move about 1 GiB per run.

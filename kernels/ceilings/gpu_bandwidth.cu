@@ -58,7 +58,9 @@ __global__ void update_kernel(float4* __restrict__ y, long long n4) {
 // ---------------------------------------------------------------- launcher
 class GpuStream final : public Instance {
  public:
-  GpuStream(StreamOp op, const Params& p) : op_(op), n_(param(p, "n")) {
+  // vendor: cudaMemcpyAsync device to device in place of the copy kernel (its reference).
+  GpuStream(StreamOp op, const Params& p, bool vendor = false)
+      : op_(op), n_(param(p, "n")), vendor_(vendor && op == StreamOp::copy) {
     if (n_ % 4 != 0) throw InputError("GPU stream ceilings need n to be a multiple of 4");
     blocks_ = grid_stride_blocks(n_ / 4, kThreads);
     if (op_ != StreamOp::write) x_ = DeviceBuffer<float>(n_);
@@ -100,6 +102,13 @@ class GpuStream final : public Instance {
         write_kernel<<<blocks_, kThreads>>>(reinterpret_cast<float4*>(y_.get()), n4, value_);
         break;
       case StreamOp::copy:
+        if (vendor_) {
+          // On the default stream like the kernels, so the timing events bracket it; device to
+          // device, it does not wait for the host.
+          CUDA_CHECK(cudaMemcpyAsync(y_.get(), x_.get(), static_cast<std::size_t>(n_) * sizeof(float),
+                                     cudaMemcpyDeviceToDevice, 0));
+          break;
+        }
         copy_kernel<<<blocks_, kThreads>>>(reinterpret_cast<const float4*>(x_.get()),
                                            reinterpret_cast<float4*>(y_.get()), n4);
         break;
@@ -127,6 +136,7 @@ class GpuStream final : public Instance {
  private:
   StreamOp op_;
   std::int64_t n_;
+  bool vendor_;
   unsigned blocks_ = 1;
   DeviceBuffer<float> x_, c_, y_;
   DeviceBuffer<unsigned long long> sum_;
@@ -150,6 +160,26 @@ ROOFBENCH_REGISTER(make(StreamOp::write));
 ROOFBENCH_REGISTER(make(StreamOp::copy));
 ROOFBENCH_REGISTER(make(StreamOp::triad));
 ROOFBENCH_REGISTER(make(StreamOp::update));
+
+// The vendor's copy beside the suite's: cudaMemcpy device to device over the same arrays. The
+// reports give the copy ceiling as a ratio to it (target: at least 1.0x); it is a roof of its own
+// where it is the faster. The driver may move it with a copy engine rather than a kernel, so
+// `run --counters` does not profile it (nothing may be there to count).
+Variant make_memcpy() {
+  Variant v = bandwidth_ceiling_variant("dram_memcpy", Backend::cuda, Level::dram,
+                                        "cudaMemcpyAsync device to device on the default stream, arrays of n floats "
+                                        "(>= 5x the L2 each)");
+  v.ceiling->reference_for = stream_ceiling_name(StreamOp::copy, Level::dram);
+  v.work = stream_work(StreamOp::copy);
+  v.summary = "cudaMemcpy device to device: the reference for the copy ceiling";
+  v.sizes = vector_sizes({1LL << 28});
+  v.quick_sizes = vector_sizes({1LL << 26});
+  v.test_sizes = vector_sizes({4, 4096 + 4, 1 << 20});
+  v.launches_kernels = false;
+  v.make = [](const Params& p) { return std::make_unique<GpuStream>(StreamOp::copy, p, /*vendor=*/true); };
+  return v;
+}
+ROOFBENCH_REGISTER(make_memcpy());
 
 }  // namespace
 }  // namespace roofbench::ceilings

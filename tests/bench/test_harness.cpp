@@ -128,6 +128,16 @@ TEST(RegistryDeathTest, ANameTheResultsFileCannotCarryIsRefusedAtDeclaration) {
                "a math function 'Sin' is not a name");
   EXPECT_DEATH(register_variant(declared(Work().read<float>("x", n).launches(std::string(33, 'k'), 1)), "mine.cpp"),
                "a launch path 'k+' is not a name");
+  // A vendor routine's ceiling names the suite's own it is the reference for, never itself.
+  auto vendor_for = [](const std::string& ours) {
+    Variant v = toy("vendor", Defect::none);
+    v.ceiling = CeilingSpec{"vendor_copy", CeilingKind::bandwidth, Level::dram, "the vendor's copy"};
+    v.ceiling->reference_for = ours;
+    return v;
+  };
+  EXPECT_DEATH(register_variant(vendor_for("DRAM copy"), "mine.cpp"),
+               "the ceiling it is the reference for 'DRAM copy' is not a name");
+  EXPECT_DEATH(register_variant(vendor_for("vendor_copy"), "mine.cpp"), "a ceiling cannot be the reference for itself");
 }
 
 TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {

@@ -543,6 +543,19 @@ TEST(ResultsJson, APipelineAndItsPassesCeilingsRoundTrip) {
   json bad_roof = lj;
   bad_roof["ceilings"][0]["level_roof"] = "no";
   EXPECT_THROW(bad_roof.get<Results>(), InputError);
+  // A vendor routine's ceiling names the suite's own it is the reference for; absent: none.
+  EXPECT_TRUE(lj["ceilings"][0]["reference_for"].is_null());
+  EXPECT_FALSE(old.get<Results>().ceilings.front().reference_for.has_value());
+  Results with_vendor = r;
+  with_vendor.ceilings.front().reference_for = "dram_copy";
+  const json vj = json::parse(dump_results(with_vendor));
+  EXPECT_EQ(vj["ceilings"][0]["reference_for"], "dram_copy");
+  EXPECT_EQ(vj.get<Results>().ceilings.front().reference_for, std::optional<std::string>("dram_copy"));
+  for (const json& v : {json("DRAM copy"), json(""), json(3)}) {
+    json bad_vendor = vj;
+    bad_vendor["ceilings"][0]["reference_for"] = v;
+    EXPECT_THROW(bad_vendor.get<Results>(), InputError) << v;
+  }
   json unpiped = linked;  // a link without a pipeline
   unpiped["benchmarks"][0]["pipeline_chunks"] = nullptr;
   unpiped["benchmarks"][0]["pipeline_streams"] = nullptr;

@@ -123,7 +123,7 @@ TEST(Cli, SkipLeavesOutCeilingsAndSizesAndListsThemAsNotRun) {
   // The way around a benchmark that takes the device down: leave it out, ceilings included (all
   // but the two this test looks for and the FMA peak, so that it stays short).
   const fs::path out = fresh("rb_skip");
-  const std::string skip = "ceiling/(l[123]_read|fp64_fma|dram_(read|write|triad|update)|math_|launch_)|M:512";
+  const std::string skip = "ceiling/(l[123]_read|fp64_fma|dram_(read|write|memcpy|triad|update)|math_|launch_)|M:512";
   const CmdResult r =
       rb("run --device cpu --quick --budget 0.2 --filter gemm/blocked --skip '" + skip + "' --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
@@ -616,7 +616,7 @@ TEST(CliCounters, ARunWithoutCountersSaysWhyAndKeepsItsTimings) {
   // The ceilings it needs to place saxpy, not the others (the DRAM ones are 512 MiB arrays on a VM
   // that reports a 260 MiB LLC).
   const CmdResult r = rb("run --device cpu --quick --budget 0.2 --counters --filter stream/saxpy "
-                         "--skip 'ceiling/(dram_(write|copy|triad|update)|l[123]_|fp64|math_|launch_)' --out " +
+                         "--skip 'ceiling/(dram_(write|copy|memcpy|triad|update)|l[123]_|fp64|math_|launch_)' --out " +
                          out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(slurp(out / "results.json"));

@@ -246,6 +246,36 @@ TEST(LessonDeclarations, EveryComparedWithNamesARegisteredVariantOfTheSameBacken
   EXPECT_GE(pairs, 7);  // CPU: 2 fusion, 2 lowprec, 1 recompute, 2 divergence
 }
 
+// Each backend measures its vendor's copy (the C library's memcpy, cudaMemcpy device to device)
+// beside its own copy ceiling, with the same declared work, as that ceiling's reference: a roof
+// of its own too where it is the faster. Only the GPU's may move without a kernel, so counters
+// leave it out.
+TEST(CeilingDeclarations, EachBackendMeasuresItsVendorsCopyAsTheCopyCeilingsReference) {
+  const Params p = {{"n", 1 << 20}};
+  for (Backend backend : {Backend::cpu, Backend::cuda}) {
+    const Variant *ours = nullptr, *vendor = nullptr;
+    for (const auto& v : registry()) {
+      if (v.backend != backend || !v.ceiling) continue;
+      if (v.ceiling->name == "dram_copy") ours = &v;
+      if (!v.ceiling->reference_for.empty()) {
+        EXPECT_EQ(vendor, nullptr) << "a second vendor ceiling: " << v.base_name();
+        vendor = &v;
+      }
+    }
+    ASSERT_NE(ours, nullptr) << to_string(backend);
+    ASSERT_NE(vendor, nullptr) << to_string(backend);
+    EXPECT_EQ(vendor->ceiling->name, "dram_memcpy");
+    EXPECT_EQ(vendor->ceiling->reference_for, "dram_copy");
+    EXPECT_EQ(vendor->ceiling->kind, CeilingKind::bandwidth);
+    EXPECT_EQ(vendor->ceiling->level, Level::dram);
+    EXPECT_TRUE(vendor->ceiling->level_roof);
+    EXPECT_DOUBLE_EQ(vendor->work.bytes(p), ours->work.bytes(p));
+    EXPECT_DOUBLE_EQ(vendor->work.bytes(p), 8.0 * (1 << 20));
+    EXPECT_EQ(vendor->sizes, ours->sizes);
+    EXPECT_EQ(vendor->launches_kernels, backend == Backend::cpu);
+  }
+}
+
 // ---------------------------------------------------------------- launch
 // Dispatch is their subject, so the launch forms and the launch-rate roofs (both backends) are
 // timed warm; nothing else is.

@@ -206,6 +206,29 @@ TEST(Html, NamesTheVariantsTimedWarmInARunThatFlushed) {
   EXPECT_EQ(count(html, "<code>gemm/a/fp32</code>"), 1u);
 }
 
+// The copy ceiling beside the vendor's copy measured in the same run, in every report; nothing
+// where the run has no vendor routine, or not the ceiling it is the reference for.
+TEST(Reports, GiveTheSuitesOwnCeilingAsARatioToTheVendorsRoutine) {
+  Results r = report_sample();  // dram_copy at 80 GB/s
+  EXPECT_TRUE(vendor_reference_lines(r).empty());
+  EXPECT_EQ(render_markdown(r).find("vendor's own"), std::string::npos);
+  Ceiling memcpy_ceiling = bandwidth_ceiling("dram_memcpy", 64e9);
+  memcpy_ceiling.reference_for = "dram_copy";
+  r.ceilings.push_back(memcpy_ceiling);
+  const auto lines = vendor_reference_lines(r);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "DRAM copy 80.0 GB/s is 1.25× DRAM memcpy 64.0 GB/s");
+  EXPECT_NE(render_markdown(r).find("**Against the vendor's own routines**, measured in the same run: " + lines[0]),
+            std::string::npos)
+      << render_markdown(r);
+  EXPECT_NE(render_html(r).find("in the same run: " + lines[0]), std::string::npos);
+  EXPECT_NE(render_console(r, false).find("against the vendor's own: " + lines[0]), std::string::npos);
+  // The copy ceiling skipped: the vendor's stands alone, with no ratio to show.
+  r.ceilings.erase(std::find_if(r.ceilings.begin(), r.ceilings.end(),
+                                [](const Ceiling& c) { return c.name == "dram_copy"; }));
+  EXPECT_TRUE(vendor_reference_lines(r).empty());
+}
+
 TEST(Console, PrintsEveryBenchmarkWithItsStatus) {
   const std::string out = render_console(report_sample(), /*verbose=*/true);
   EXPECT_NE(out.find("gemm/a/fp32/n:1"), std::string::npos);
