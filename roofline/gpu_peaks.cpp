@@ -67,6 +67,17 @@ std::optional<ReferenceValue> gpu_theoretical(const nlohmann::json& device, cons
                                       "measured around the samples",
                                       n, v, sm_clock_hz / 1e9)};
   }
+  // Shared memory: 32 banks, each 4 bytes wide and one access per clock, so 128 bytes per clock
+  // per SM from compute capability 5.0 through 9.0 (CUDA C++ Programming Guide, shared memory).
+  if (c.kind == CeilingKind::bandwidth && c.level == Level::smem) {
+    const std::string v = cc->get<std::string>();
+    if (v.empty() || v[0] < '5' || v.size() > 3 || v > "9.0") return std::nullopt;
+    const auto n = sms->get<std::int64_t>();
+    return ReferenceValue{static_cast<double>(n) * 128 * sm_clock_hz,
+                          fmt::format("{} SMs x 128 B/clock/SM (32 banks x 4 bytes, compute capability {}) x {:.3f} "
+                                      "GHz SM clock measured around the samples",
+                                      n, v, sm_clock_hz / 1e9)};
+  }
   if (c.kind != CeilingKind::compute || !c.precision || !c.unit) return std::nullopt;
   const Rate* r = find_rate(cc->get<std::string>(), *c.precision, *c.unit);
   if (!r) return std::nullopt;

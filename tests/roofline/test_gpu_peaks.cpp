@@ -47,3 +47,21 @@ TEST(GpuPeaks, NothingWithoutTheFactsItNeeds) {
   Ceiling bw = roofbench::testing::bandwidth_ceiling("dram_copy", 1e12);
   EXPECT_FALSE(gpu_theoretical(h200(), bw, 1.98e9));
 }
+
+// The shared-memory ceiling's reference: 128 bytes per clock per SM (32 four-byte banks), the
+// issue's "near 128 B/clk/SM" as a ratio in the ceilings table. No other memory level has one.
+TEST(GpuPeaks, SharedMemoryMovesHundredTwentyEightBytesPerClockPerSm) {
+  Ceiling smem = roofbench::testing::bandwidth_ceiling("smem_read", 30e12);
+  smem.level = Level::smem;
+  const auto t = gpu_theoretical(h200(), smem, 1.98e9);
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->value, 132.0 * 128 * 1.98e9);  // 33.5 TB/s
+  EXPECT_NE(t->source.find("128 B/clock/SM"), std::string::npos) << t->source;
+  EXPECT_NE(t->source.find("1.980 GHz"), std::string::npos) << t->source;
+  nlohmann::json blackwell = h200();
+  blackwell["compute_capability"] = "10.0";  // not in the range the guide's figure is for
+  EXPECT_FALSE(gpu_theoretical(blackwell, smem, 1.98e9));
+  Ceiling l2 = roofbench::testing::bandwidth_ceiling("l2_read", 10e12);
+  l2.level = Level::l2;
+  EXPECT_FALSE(gpu_theoretical(h200(), l2, 1.98e9));
+}
