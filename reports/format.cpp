@@ -216,10 +216,16 @@ std::string ceiling_passes(const Ceiling& c) {
 }
 
 CeilingReference ceiling_reference(const Ceiling& c) {
-  const auto& rv = c.datasheet ? c.datasheet : c.theoretical;
-  if (!rv) return {};
-  return {si(rv->value, c.value_unit) + (c.datasheet ? " (datasheet)" : " (theoretical)"),
-          fmt::format("{:.1f}%", 100 * c.value / rv->value)};
+  CeilingReference out;
+  auto add = [&](const std::optional<ReferenceValue>& rv, const char* what) {
+    if (!rv || rv->value <= 0) return;
+    const char* sep = out.value.empty() ? "" : ", ";
+    out.value += sep + si(rv->value, c.value_unit) + " (" + what + ")";
+    out.ratio += sep + fmt::format("{:.1f}%", 100 * c.value / rv->value);
+  };
+  add(c.datasheet, "datasheet");
+  add(c.theoretical, "theoretical");
+  return out;
 }
 
 std::vector<std::string> vendor_reference_lines(const Results& r) {

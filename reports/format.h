@@ -54,8 +54,10 @@ std::string flop_rate_text(const BenchmarkResult& b);
 std::string byte_rate_text(const BenchmarkResult& b);
 std::string status_text(const BenchmarkResult& b);  // "ok", "FAILED: ..."
 
-// A ceiling's comparison value: "235 GFLOP/s (theoretical)" and "99.9%"; both empty when the
-// ceiling has neither a datasheet nor a theoretical value.
+// A ceiling's comparison values: "235 GFLOP/s (theoretical)" and "99.9%"; with both a datasheet
+// and a theoretical value, both in that order ("67.0 TFLOP/s (datasheet), 59.5 TFLOP/s
+// (theoretical)" and "88.8%, 99.9%": a GPU's datasheet is at its boost clock, the theoretical at
+// the clock measured around the samples); both empty when the ceiling has neither.
 struct CeilingReference {
   std::string value, ratio;
 };

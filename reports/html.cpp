@@ -46,7 +46,7 @@ code { font-size: 12px; }
   };
 
   s += "<h2>Ceilings (measured in this run)</h2>\n<table>\n<tr><th>ceiling</th><th>measured</th><th>datasheet</th>"
-       "<th>theoretical</th><th>measured / reference</th><th>start / end of run</th><th>median "
+       "<th>theoretical</th><th>measured / datasheet, theoretical</th><th>start / end of run</th><th>median "
        "time</th><th>method</th></tr>\n";
   for (const auto& c : r.ceilings) {
     const CeilingReference ref = ceiling_reference(c);

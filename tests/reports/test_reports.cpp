@@ -206,6 +206,27 @@ TEST(Html, NamesTheVariantsTimedWarmInARunThatFlushed) {
   EXPECT_EQ(count(html, "<code>gemm/a/fp32</code>"), 1u);
 }
 
+// A GPU's datasheet peak is at its boost clock, the theoretical one at the clock measured around
+// the samples: where a ceiling has both, the tables give both ratios, datasheet first.
+TEST(Reports, ACeilingWithADatasheetAndATheoreticalPeakIsGivenAsARatioToEach) {
+  Results r = report_sample();
+  Ceiling& fma = *std::find_if(r.ceilings.begin(), r.ceilings.end(), [](const Ceiling& c) { return c.name == "fp32_fma"; });
+  fma.datasheet = ReferenceValue{1.25e12, "a datasheet"};  // measured 1 TFLOP/s
+  EXPECT_EQ(ceiling_reference(fma).value, "1.25 TFLOP/s (datasheet)");
+  EXPECT_EQ(ceiling_reference(fma).ratio, "80.0%");
+  fma.theoretical = ReferenceValue{1.05e12, "SMs x 256 FLOP/clock/SM x the measured clock"};
+  EXPECT_EQ(ceiling_reference(fma).value, "1.25 TFLOP/s (datasheet), 1.05 TFLOP/s (theoretical)");
+  EXPECT_EQ(ceiling_reference(fma).ratio, "80.0%, 95.2%");
+  EXPECT_NE(render_markdown(r).find("| 1.25 TFLOP/s (datasheet), 1.05 TFLOP/s (theoretical) | 80.0%, 95.2% |"),
+            std::string::npos)
+      << render_markdown(r);
+  fma.datasheet.reset();
+  EXPECT_EQ(ceiling_reference(fma).ratio, "95.2%");
+  fma.theoretical.reset();
+  EXPECT_TRUE(ceiling_reference(fma).value.empty());
+  EXPECT_TRUE(ceiling_reference(fma).ratio.empty());
+}
+
 // The copy ceiling beside the vendor's copy measured in the same run, in every report; nothing
 // where the run has no vendor routine, or not the ceiling it is the reference for.
 TEST(Reports, GiveTheSuitesOwnCeilingAsARatioToTheVendorsRoutine) {
