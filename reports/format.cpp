@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "bench/stats.h"
 
 namespace roofbench {
 
@@ -239,6 +240,35 @@ std::vector<std::string> vendor_reference_lines(const Results& r) {
                                 ours->value / vendor.value, ceiling_label(vendor), ceiling_value(vendor)));
   }
   return lines;
+}
+
+std::optional<Spread> spread_of(const Results& r, double min_median_s, double target) {
+  Spread s;
+  s.min_median_s = min_median_s;
+  s.target = target;
+  std::vector<double> rel;
+  for (const auto& b : r.benchmarks) {
+    if (!b.measurement || b.measurement->stats.median < min_median_s) continue;
+    const double x = b.measurement->stats.rel_iqr();
+    rel.push_back(x);
+    if (x <= target) ++s.within;
+    if (rel.size() == 1 || x > s.widest_rel_iqr) {
+      s.widest_rel_iqr = x;
+      s.widest = b.name;
+    }
+  }
+  if (rel.empty()) return std::nullopt;
+  s.kernels = rel.size();
+  s.median_rel_iqr = quantile(rel, 0.5);
+  return s;
+}
+
+std::string spread_text(const Spread& s) {
+  return fmt::format("of the {} kernel{} with a median of at least {}, {} {} an IQR within {:.1f}% of the median "
+                     "(median {:.2f}%; widest {:.1f}%, {})",
+                     s.kernels, s.kernels == 1 ? "" : "s", duration(s.min_median_s), s.within,
+                     s.within == 1 ? "has" : "have", 100 * s.target, 100 * s.median_rel_iqr, 100 * s.widest_rel_iqr,
+                     s.widest);
 }
 
 std::string ratio_text(double measured, double declared) {

@@ -157,6 +157,8 @@ code { font-size: 12px; }
     s += td(b.work) + "</tr>\n";
   }
   s += "</table>\n";
+  if (const auto spread = spread_of(r))
+    s += "<p class=\"meta\">Spread: " + xml_escape(spread_text(*spread)) + "</p>\n";
   const auto warnings = all_warnings(r);
   if (!warnings.empty()) s += "<h2>Warnings</h2>\n<ul>\n";
   for (const auto& [what, warning] : warnings)

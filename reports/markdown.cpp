@@ -94,6 +94,7 @@ std::string render_markdown(const Results& r) {
                      c.flop_rate, c.byte_rate, c.intensity, c.roof_pct, md_cell(c.bound), md_cell(c.waves),
                      md_cell(status_text(b)));
   }
+  if (const auto spread = spread_of(r)) s += "\n**Spread**: " + md_cell(spread_text(*spread)) + "\n";
   const auto warnings = all_warnings(r);
   if (!warnings.empty()) s += "\n**Warnings**\n\n";
   for (const auto& [what, warning] : warnings) s += fmt::format("- {}: {}\n", md_code(what), md_cell(warning));

@@ -206,6 +206,38 @@ TEST(Html, NamesTheVariantsTimedWarmInARunThatFlushed) {
   EXPECT_EQ(count(html, "<code>gemm/a/fp32</code>"), 1u);
 }
 
+// How tightly the run timed what runs long enough (issue 17: IQR/median of the kernels of at
+// least 50 us, target 1%): counted over the measured kernels above the floor, the widest named.
+TEST(Reports, SayHowTightlyTheKernelsLongEnoughToTimeWereTimed) {
+  Results r = sample_results();
+  r.benchmarks = {kernel("steady", 1e9, 1e9, 0.02)};  // three equal samples: no spread
+  BenchmarkResult noisy = kernel("noisy", 1e9, 1e9, 1e-3);
+  noisy.measurement = measurement_of({1.0e-3, 1.1e-3, 1.2e-3, 1.3e-3});  // IQR 0.15 of 1.15 ms
+  r.benchmarks.push_back(noisy);
+  BenchmarkResult short_one = kernel("short", 1e9, 1e9, 10e-6);  // below the floor: not counted
+  short_one.measurement = measurement_of({5e-6, 10e-6, 40e-6});
+  r.benchmarks.push_back(short_one);
+  BenchmarkResult failed = kernel("failed", 1e9, 1e9, 1.0);
+  failed.measurement.reset();
+  r.benchmarks.push_back(failed);
+  const auto s = spread_of(r);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->kernels, 2u);
+  EXPECT_EQ(s->within, 1u);
+  EXPECT_NEAR(s->widest_rel_iqr, 0.15e-3 / 1.15e-3, 1e-12);
+  EXPECT_EQ(s->widest, "gemm/noisy/fp32/n:1");
+  const std::string text =
+      "of the 2 kernels with a median of at least 50.0 us, 1 has an IQR within 1.0% of the median (median 6.52%; "
+      "widest 13.0%, gemm/noisy/fp32/n:1)";
+  EXPECT_EQ(spread_text(*s), text);
+  EXPECT_NE(render_markdown(r).find("**Spread**: " + md_cell(text)), std::string::npos) << render_markdown(r);
+  EXPECT_NE(render_html(r).find("Spread: " + text), std::string::npos);
+  // Nothing long enough: no line rather than a line about nothing.
+  r.benchmarks = {short_one, failed};
+  EXPECT_FALSE(spread_of(r).has_value());
+  EXPECT_EQ(render_markdown(r).find("**Spread**"), std::string::npos);
+}
+
 // A GPU's datasheet peak is at its boost clock, the theoretical one at the clock measured around
 // the samples: where a ceiling has both, the tables give both ratios, datasheet first.
 TEST(Reports, ACeilingWithADatasheetAndATheoreticalPeakIsGivenAsARatioToEach) {
