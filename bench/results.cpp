@@ -455,6 +455,7 @@ Ceiling ceiling_from(const json& j) {
       throw InputError("ceiling '" + c.name + "': \"reference_for\" is not a ceiling's name ([a-z0-9_.], at most " +
                        std::to_string(kMaxDeclaredName) + " characters)");
     c.reference_for = it->get<std::string>();
+    if (*c.reference_for == c.name) throw InputError("ceiling '" + c.name + "' is the reference for itself");
   }
   if (c.kind == CeilingKind::compute && (!c.precision || !c.unit))
     throw InputError("compute ceiling '" + c.name + "' has no precision or unit");

@@ -155,7 +155,9 @@ double sum_of(const Measurement& m) {
 
 std::optional<RunTime> run_time(const Results& r) {
   RunTime t;
-  // Whether the ceilings' samples were taken by the runs this file stands for.
+  // Whether the ceilings' samples were taken by the runs this file stands for. A merged file keeps
+  // one of each ceiling: where several parts measured them, the others' samples are gone and the
+  // ratio errs high (the GPU visit's merge has one part that measures them, the others borrow).
   bool measured_ceilings = false;
   if (const auto from = r.provenance.find("merged_from"); from != r.provenance.end() && from->is_array()) {
     if (from->empty()) return std::nullopt;
@@ -235,7 +237,7 @@ std::vector<std::string> vendor_reference_lines(const Results& r) {
     if (!vendor.reference_for || vendor.value <= 0) continue;
     const auto ours = std::find_if(r.ceilings.begin(), r.ceilings.end(),
                                    [&](const Ceiling& c) { return c.name == *vendor.reference_for; });
-    if (ours == r.ceilings.end()) continue;
+    if (ours == r.ceilings.end() || ours->value_unit != vendor.value_unit) continue;  // no ratio of unlike rates
     lines.push_back(fmt::format("{} {} is {:.2f}× {} {}", ceiling_label(*ours), ceiling_value(*ours),
                                 ours->value / vendor.value, ceiling_label(vendor), ceiling_value(vendor)));
   }

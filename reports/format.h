@@ -35,7 +35,8 @@ std::string partial_text(const Partial& p);      // "PARTIAL: 12 of 40 benchmark
 // --ceilings-from another file. A merged file's parts ran one after another, so their times add
 // up. The rest is the suite's own cost: inputs, reference checks, warm-ups, flushes, counter
 // passes, starting the device. nullopt when the file, or one of its parts, does not say how long
-// it ran (written before wall_s was recorded).
+// it ran (written before wall_s was recorded). Where several merged parts measured ceilings,
+// the file holds one of each, so the others' samples are missing and the ratio errs high.
 struct RunTime {
   double wall_s = 0;
   double timed_s = 0;

@@ -99,8 +99,9 @@ struct Variant {
   // CUDA only: the one compute capability ("9.0") its code runs on (sm_90a features: wgmma,
   // TMA). Empty: every GPU the build has code for. Elsewhere it is left out of a run, with why.
   std::string only_on;
-  // False for work that launches no kernel (host<->device copies): hardware counters have nothing
-  // to count there, so `run --counters` does not profile it.
+  // False for work that may launch no kernel (host<->device copies; cudaMemcpy device to device,
+  // which the driver may give a copy engine): hardware counters may have nothing to count there,
+  // so `run --counters` does not profile it.
   bool launches_kernels = true;
   // True when run() waits for the GPU itself (a synchronous cudaMemcpy): its launches cannot be
   // queued behind a blocking kernel, so its samples start after a synchronize and include the

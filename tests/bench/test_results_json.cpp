@@ -551,7 +551,7 @@ TEST(ResultsJson, APipelineAndItsPassesCeilingsRoundTrip) {
   const json vj = json::parse(dump_results(with_vendor));
   EXPECT_EQ(vj["ceilings"][0]["reference_for"], "dram_copy");
   EXPECT_EQ(vj.get<Results>().ceilings.front().reference_for, std::optional<std::string>("dram_copy"));
-  for (const json& v : {json("DRAM copy"), json(""), json(3)}) {
+  for (const json& v : {json("DRAM copy"), json(""), json(3), vj["ceilings"][0]["name"]}) {  // the last: itself
     json bad_vendor = vj;
     bad_vendor["ceilings"][0]["reference_for"] = v;
     EXPECT_THROW(bad_vendor.get<Results>(), InputError) << v;

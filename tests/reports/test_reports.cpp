@@ -276,6 +276,10 @@ TEST(Reports, GiveTheSuitesOwnCeilingAsARatioToTheVendorsRoutine) {
       << render_markdown(r);
   EXPECT_NE(render_html(r).find("in the same run: " + lines[0]), std::string::npos);
   EXPECT_NE(render_console(r, false).find("against the vendor's own: " + lines[0]), std::string::npos);
+  // A rate of another unit is no reference for a bandwidth: no ratio of unlike rates.
+  Results unlike = r;
+  unlike.ceilings.back().value_unit = "FLOP/s";
+  EXPECT_TRUE(vendor_reference_lines(unlike).empty());
   // The copy ceiling skipped: the vendor's stands alone, with no ratio to show.
   r.ceilings.erase(std::find_if(r.ceilings.begin(), r.ceilings.end(),
                                 [](const Ceiling& c) { return c.name == "dram_copy"; }));
