@@ -54,38 +54,35 @@ std::optional<ReferenceValue> gpu_theoretical(const nlohmann::json& device, cons
   const auto cc = device.find("compute_capability");
   const auto sms = device.find("sm_count");
   if (cc == device.end() || sms == device.end() || !cc->is_string() || !sms->is_number_integer()) return std::nullopt;
-  // The MUFU (special function unit) path: 16 results per clock per SM from compute capability
-  // 5.0 through 9.0 (CUDA C++ Programming Guide, arithmetic instruction throughput: __sinf,
-  // __cosf, exp2f, __log2f, reciprocal, rsqrt).
+  const std::string v = cc->get<std::string>();
+  const auto n = sms->get<std::int64_t>();
+  // The MUFU and shared-memory rates below hold from compute capability 5.0 through 9.0.
+  const bool maxwell_to_hopper = !v.empty() && v[0] >= '5' && v.size() <= 3 && v <= "9.0";
+  double per_sm = 0;  // per clock per SM
+  std::string what;   // the rate, as the source says it
   if (c.kind == CeilingKind::transcendental && c.function &&
       (*c.function == "sin.approx" || *c.function == "ex2.approx")) {
-    const std::string v = cc->get<std::string>();
-    if (v.empty() || v[0] < '5' || v.size() > 3 || v > "9.0") return std::nullopt;
-    const auto n = sms->get<std::int64_t>();
-    return ReferenceValue{static_cast<double>(n) * 16 * sm_clock_hz,
-                          fmt::format("{} SMs x 16 MUFU results/clock/SM (compute capability {}) x {:.3f} GHz SM clock "
-                                      "measured around the samples",
-                                      n, v, sm_clock_hz / 1e9)};
+    // The MUFU (special function unit) path: 16 results per clock per SM (CUDA C++ Programming
+    // Guide, arithmetic instruction throughput: __sinf, __cosf, exp2f, __log2f, reciprocal, rsqrt).
+    if (!maxwell_to_hopper) return std::nullopt;
+    per_sm = 16;
+    what = fmt::format("16 MUFU results/clock/SM (compute capability {})", v);
+  } else if (c.kind == CeilingKind::bandwidth && c.level == Level::smem) {
+    // Shared memory: 32 banks, each 4 bytes wide and one access per clock (CUDA C++ Programming
+    // Guide, shared memory).
+    if (!maxwell_to_hopper) return std::nullopt;
+    per_sm = 128;
+    what = fmt::format("128 B/clock/SM (32 banks x 4 bytes, compute capability {})", v);
+  } else {
+    if (c.kind != CeilingKind::compute || !c.precision || !c.unit) return std::nullopt;
+    const Rate* r = find_rate(v, *c.precision, *c.unit);
+    if (!r) return std::nullopt;
+    per_sm = r->flops_per_clock_per_sm;
+    what = fmt::format("{:g} FLOP/clock/SM ({})", r->flops_per_clock_per_sm, r->why);
   }
-  // Shared memory: 32 banks, each 4 bytes wide and one access per clock, so 128 bytes per clock
-  // per SM from compute capability 5.0 through 9.0 (CUDA C++ Programming Guide, shared memory).
-  if (c.kind == CeilingKind::bandwidth && c.level == Level::smem) {
-    const std::string v = cc->get<std::string>();
-    if (v.empty() || v[0] < '5' || v.size() > 3 || v > "9.0") return std::nullopt;
-    const auto n = sms->get<std::int64_t>();
-    return ReferenceValue{static_cast<double>(n) * 128 * sm_clock_hz,
-                          fmt::format("{} SMs x 128 B/clock/SM (32 banks x 4 bytes, compute capability {}) x {:.3f} "
-                                      "GHz SM clock measured around the samples",
-                                      n, v, sm_clock_hz / 1e9)};
-  }
-  if (c.kind != CeilingKind::compute || !c.precision || !c.unit) return std::nullopt;
-  const Rate* r = find_rate(cc->get<std::string>(), *c.precision, *c.unit);
-  if (!r) return std::nullopt;
-  const auto n = sms->get<std::int64_t>();
-  return ReferenceValue{static_cast<double>(n) * r->flops_per_clock_per_sm * sm_clock_hz,
-                        fmt::format("{} SMs x {:g} FLOP/clock/SM ({}) x {:.3f} GHz SM clock measured around the "
-                                    "samples",
-                                    n, r->flops_per_clock_per_sm, r->why, sm_clock_hz / 1e9)};
+  return ReferenceValue{static_cast<double>(n) * per_sm * sm_clock_hz,
+                        fmt::format("{} SMs x {} x {:.3f} GHz SM clock measured around the samples", n, what,
+                                    sm_clock_hz / 1e9)};
 }
 
 }  // namespace roofbench
