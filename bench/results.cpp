@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -293,11 +294,10 @@ json benchmark_json(const BenchmarkResult& b) {
   j["waves"] = b.waves ? waves_json(*b.waves) : json(nullptr);
   j["compared_with"] = b.compared_with.empty() ? json(nullptr) : json(b.compared_with);
   j["counters"] = b.counters ? counters_json(*b.counters) : json(nullptr);
-  // Convenience copies of the headline numbers for jq users; recomputed on load.
-  if (b.measurement) {
-    j["median_s"] = b.measurement->stats.median;
-    j["iqr_s"] = b.measurement->stats.iqr();
-  }
+  // Convenience copies of the headline numbers for jq users; recomputed on load. Null, like
+  // every absent value, for a benchmark without a measurement.
+  j["median_s"] = b.measurement ? json(b.measurement->stats.median) : json(nullptr);
+  j["iqr_s"] = b.measurement ? json(b.measurement->stats.iqr()) : json(nullptr);
   return j;
 }
 std::map<std::string, double> calls_from(const json& j, const std::string& who,
@@ -369,6 +369,8 @@ BenchmarkResult benchmark_from(const json& j) {
   b.params = params_from(j.at("params"));
   b.flops = j.at("flops").get<double>();
   b.bytes = j.at("bytes").get<double>();
+  if (!(b.flops >= 0) || !std::isfinite(b.flops) || !(b.bytes >= 0) || !std::isfinite(b.bytes))
+    throw InputError("benchmark '" + b.name + "': \"flops\" and \"bytes\" need finite numbers >= 0");
   if (auto it = j.find("transcendentals"); it != j.end())  // absent in files from before the third roof
     b.transcendentals = calls_from(*it, "benchmark '" + b.name + "'");
   if (auto it = j.find("launches"); it != j.end())  // absent in files from before the launch roof
@@ -409,6 +411,14 @@ BenchmarkResult benchmark_from(const json& j) {
                      " but has no measurement");
   if (!b.measured() && b.measurement)
     throw InputError("benchmark '" + b.name + "' failed verification but carries a measurement");
+  if (b.measurement) {  // every rate a report derives from the work and a sample must be a number
+    std::vector<double> work = {b.flops, b.bytes};
+    for (const auto* calls : {&b.transcendentals, &b.launches})
+      for (const auto& [fn, n] : *calls) work.push_back(n);
+    for (double w : work)
+      if (!std::isfinite(w / b.measurement->stats.min))
+        throw InputError("benchmark '" + b.name + "': its declared work over its fastest sample is not a finite rate");
+  }
   return b;
 }
 
@@ -475,6 +485,9 @@ Ceiling ceiling_from(const json& j) {
   c.measurement = measurement_from(j.at("measurement"));
   c.value_start = j.at("value_start").get<double>();
   c.value_end = get_opt<double>(j, "value_end");
+  for (double v : {c.value, c.value_start, c.value_end.value_or(0)})
+    if (!(v >= 0) || !std::isfinite(v))
+      throw InputError("ceiling '" + c.name + "': \"value\", \"value_start\" and \"value_end\" need finite numbers >= 0");
   if (!j.at("measurement_end").is_null()) c.measurement_end = measurement_from(j.at("measurement_end"));
   c.warnings = j.value("warnings", std::vector<std::string>{});
   return c;
@@ -526,8 +539,16 @@ void from_json(const json& j, Results& r) {
     for (const auto& rp : j.at("ridge_points"))
       r.ridge_points.push_back({rp.at("compute_ceiling").get<std::string>(),
                                 rp.at("bandwidth_ceiling").get<std::string>(), rp.at("intensity").get<double>()});
+    std::set<std::string> seen;
+    for (const auto& c : r.ceilings)
+      if (!seen.insert(c.name).second) throw InputError("ceiling '" + c.name + "' is listed twice");
     r.benchmarks.clear();
-    for (const auto& b : j.at("benchmarks")) r.benchmarks.push_back(benchmark_from(b));
+    seen.clear();
+    for (const auto& b : j.at("benchmarks")) {
+      r.benchmarks.push_back(benchmark_from(b));
+      if (!seen.insert(r.benchmarks.back().name).second)
+        throw InputError("benchmark '" + r.benchmarks.back().name + "' is listed twice");
+    }
     r.not_run.clear();
     if (auto n = j.find("not_run"); n != j.end())
       for (const auto& e : *n)

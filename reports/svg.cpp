@@ -28,7 +28,8 @@ double ceil_decade(double v) {
 }
 
 bool plotted(const BenchmarkResult& b) {
-  return b.placement && b.placement->intensity && b.placement->flop_per_s > 0;
+  return b.placement && b.placement->intensity && *b.placement->intensity > 0 && std::isfinite(*b.placement->intensity) &&
+         b.placement->flop_per_s > 0 && std::isfinite(b.placement->flop_per_s);
 }
 
 std::string decade_label(double v, const std::string& unit) {
@@ -223,6 +224,11 @@ namespace {
 // Decade-aligned ranges around the given intensities and rates, at least 3 decades each way.
 ChartLayout layout_around(std::vector<double> xs, std::vector<double> ys) {
   ChartLayout L;
+  // Log axes: only positive finite values (the reader refuses files whose rates are not finite;
+  // this keeps a decade loop from running forever on one that slipped through).
+  const auto off_axis = [](double v) { return !(v > 0) || !std::isfinite(v); };
+  xs.erase(std::remove_if(xs.begin(), xs.end(), off_axis), xs.end());
+  ys.erase(std::remove_if(ys.begin(), ys.end(), off_axis), ys.end());
   if (xs.empty()) xs = {0.1, 10};
   if (ys.empty()) ys = {1e9, 1e12};
   L.x_min = floor_decade(*std::min_element(xs.begin(), xs.end()) / 2);

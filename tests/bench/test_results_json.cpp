@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "bench/results.h"
 #include "roofline/model.h"
@@ -245,6 +246,44 @@ TEST(ResultsJson, HasTheDocumentedTopLevelFields) {
   const json& c = j.at("ceilings").at(0);
   for (const char* key : {"name", "kind", "level", "value", "value_unit", "method", "datasheet"})
     EXPECT_TRUE(c.contains(key)) << key;
+}
+
+TEST(ResultsJson, AbsentValuesAreNullNeverOmitted) {
+  const Results r = full_sample();
+  ASSERT_FALSE(r.benchmarks.at(2).measurement);  // the failed one
+  const json j = json::parse(dump_results(r));
+  const json& failed = j.at("benchmarks").at(2);
+  for (const char* key : {"measurement", "placement", "median_s", "iqr_s"}) {
+    ASSERT_TRUE(failed.contains(key)) << key;
+    EXPECT_TRUE(failed.at(key).is_null()) << key;
+  }
+  EXPECT_DOUBLE_EQ(j.at("benchmarks").at(0).at("median_s").get<double>(), r.benchmarks.at(0).measurement->stats.median);
+}
+
+TEST(ResultsJson, WorkAndRatesThatAreNotFiniteAreRefused) {
+  // A rate that overflows would hang the chart's decade loop or print NaN verdicts downstream.
+  const auto refused = [](const std::function<void(json&)>& edit, const std::string& says) {
+    json j = json::parse(dump_results(full_sample()));
+    edit(j);
+    try {
+      j.get<Results>();
+      ADD_FAILURE() << "accepted: " << says;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused([](json& j) { j["benchmarks"][0]["flops"] = 1e308; }, "not a finite rate");
+  refused([](json& j) { j["benchmarks"][0]["measurement"]["samples_s"][0] = 1e-310; }, "not a finite rate");
+  refused([](json& j) { j["benchmarks"][0]["flops"] = -1.0; }, "finite numbers >= 0");
+  refused([](json& j) { j["benchmarks"][1]["bytes"] = -5.0; }, "finite numbers >= 0");
+  refused([](json& j) { j["ceilings"][0]["value"] = -1e9; }, "finite numbers >= 0");
+  refused([](json& j) { j["ceilings"][0]["value_end"] = -1.0; }, "finite numbers >= 0");
+  refused([](json& j) { j["benchmarks"].push_back(j["benchmarks"][0]); }, "is listed twice");
+  refused([](json& j) { j["ceilings"].push_back(j["ceilings"][1]); }, "is listed twice");
+  // The failed benchmark has no measurement: a huge declared work alone is not a rate.
+  json ok = json::parse(dump_results(full_sample()));
+  ok["benchmarks"][2]["flops"] = 1e308;
+  EXPECT_NO_THROW(ok.get<Results>());
 }
 
 TEST(ResultsJson, StatisticsAreRecomputedFromSamplesOnLoad) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "reports/svg.h"
@@ -53,6 +54,20 @@ TEST(Svg, LayoutSpansWholeDecadesAroundTheData) {
   EXPECT_DOUBLE_EQ(L.x_max, 1000);
   EXPECT_DOUBLE_EQ(L.y_min, 1e10);
   EXPECT_DOUBLE_EQ(L.y_max, 1e13);
+}
+
+TEST(Svg, ARateOffTheLogAxisLeavesItsRangeAlone) {
+  // The reader refuses such files; the layout still never takes an infinite or negative rate
+  // (its decade loop would not end).
+  Results r = chart_sample();
+  const ChartLayout clean = layout_chart(r);
+  ASSERT_TRUE(r.benchmarks.at(0).placement);
+  r.benchmarks[0].placement->flop_per_s = std::numeric_limits<double>::infinity();
+  r.benchmarks[1].placement->flop_per_s = -1;
+  const ChartLayout L = layout_chart(r);
+  EXPECT_TRUE(std::isfinite(L.y_max) && std::isfinite(L.y_min) && L.y_min > 0) << L.y_min << " " << L.y_max;
+  EXPECT_LE(L.y_max, clean.y_max);
+  EXPECT_FALSE(render_svg(r).empty());
 }
 
 TEST(Svg, IsWellFormedXmlWithEveryElementOfTheChart) {
