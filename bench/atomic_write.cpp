@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "roofbench/types.h"
 
@@ -113,9 +114,18 @@ void ensure_writable_dir(const std::string& dir) {
   ::unlink(probe.c_str());
 }
 
+std::string unused_folder_name(const std::string& base) {
+  std::error_code ec;
+  std::string name = base;
+  for (int n = 2; fs::exists(fs::symlink_status(name, ec)); ++n) name = base + "-" + std::to_string(n);
+  return name;
+}
+
 // ------------------------------------------------------------------------------- OutputFolder
 
 OutputFolder::OutputFolder(std::string dir) : dir_(std::move(dir)) {
+  std::error_code exists_ec;
+  created_ = !fs::exists(fs::symlink_status(dir_, exists_ec));
   ensure_writable_dir(dir_);
   meta_ = (fs::path(dir_) / kMeta).string();
   if (::mkdir(meta_.c_str(), 0755) != 0 && errno != EEXIST)
@@ -155,10 +165,38 @@ OutputFolder::OutputFolder(std::string dir) : dir_(std::move(dir)) {
   } else {
     ::unlink(probe.c_str());
   }
+  adopt_dereferenced_copy();
   remove_stale();
 }
 
+// A folder copied with `cp -rL` (what docs/results-schema.md suggests) holds its files as plain
+// files and `.roofbench/current` as a folder, not a link. When each file in that folder is there
+// as a plain file too, the copied generations are only copies of them: they are dropped, and the
+// plain files are taken over like any other (commit).
+void OutputFolder::adopt_dereferenced_copy() {
+  const std::string cur = meta_ + "/current";
+  struct stat st {};
+  if (::lstat(cur.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(cur, ec)) {
+    struct stat top {};
+    const std::string mine = path(e.path().filename().string());
+    if (::lstat(mine.c_str(), &top) != 0 || !S_ISREG(top.st_mode))
+      throw InputError("'" + cur + "' is a folder, not roofbench's link to its current files, and '" + mine +
+                       "' is not a plain file beside it: if this folder is a copy, copy it again with `cp -r` (or "
+                       "remove its .roofbench folder)");
+  }
+  if (ec) throw InputError("cannot list '" + cur + "': " + ec.message());
+  fs::remove_all(cur, ec);
+  if (ec) throw InputError("cannot remove '" + cur + "', a copy of a generation: " + ec.message());
+}
+
 OutputFolder::~OutputFolder() {
+  if (created_ && !committed_ && lock_fd_ >= 0) {  // nothing but the lock in it: as if never made
+    ::unlink((meta_ + "/lock").c_str());
+    ::rmdir(meta_.c_str());
+    ::rmdir(dir_.c_str());  // fails, leaving it, if anything else is there
+  }
   if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the flock
 }
 
@@ -254,6 +292,7 @@ void OutputFolder::show(const std::string& name) {
 
 void OutputFolder::commit(const std::vector<std::pair<std::string, std::string>>& files) {
   for (const auto& f : files) check_name(f.first);
+  committed_ = true;  // from here on the folder is left as this commit leaves it
   if (!symlinks_) {
     FileSet loose;
     for (const auto& [name, content] : files) loose.add(path(name), content);
@@ -323,6 +362,22 @@ void FileSet::commit() {
     folder_->commit(files_);
     return;
   }
+  // Checked before anything is written, so that the ways a set of loose files usually fails
+  // leave none of it in place: a path named twice, a folder in the way, a file of an output
+  // folder (writing through its link would replace one of a run's files outside its set).
+  std::set<std::string> seen;
+  for (const auto& f : files_) {
+    const std::string& path = f.first;
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(path, ec);
+    if (!seen.insert(ec ? path : target.string()).second)
+      throw InputError(path + ": named twice among the files to write");
+    if (fs::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file to write");
+    if (!ec)
+      for (const auto& part : target)
+        if (part == kMeta)
+          throw InputError(path + ": is a file of a roofbench output folder (run, report, merge); write it elsewhere");
+  }
   try {
     for (const auto& [path, content] : files_) {
       temps_.push_back(temp_name(path));
@@ -333,8 +388,8 @@ void FileSet::commit() {
     temps_.clear();
     throw;
   }
-  // rename(2) is atomic per file; all contents are already on disk, so a failure here can only
-  // come from the folder itself vanishing.
+  // rename(2) is atomic per file; all contents are already on disk and the paths were checked,
+  // so a failure here can only come from a folder vanishing or changing under this process.
   for (std::size_t i = 0; i < files_.size(); ++i) {
     if (::rename(temps_[i].c_str(), files_[i].first.c_str()) != 0)
       throw InputError(files_[i].first + ": cannot rename into place: " + errno_text());

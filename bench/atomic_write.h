@@ -11,7 +11,8 @@
 // killed at any point leaves either the previous set or the new one, never a mix.
 //
 // A FileSet writes loose files (compare --json/--markdown, rooflines.svg): each whole, through
-// a temporary name and a rename, the set only as atomic as its renames one after another.
+// a temporary name and a rename, after checks that refuse a path named twice, a folder in the
+// way and a file inside an output folder; the set only as atomic as its renames one after another.
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,10 @@ namespace roofbench {
 // throws InputError with a one-line reason otherwise. Run before any long measurement.
 void ensure_writable_dir(const std::string& dir);
 
+// A default output folder's name: `base` when nothing is there yet, else base-2, base-3, ...
+// (two runs started in the same second must not write over each other's files).
+std::string unused_folder_name(const std::string& base);
+
 class OutputFolder {
  public:
   // Creates the folder if needed, checks it is writable and takes its lock; throws InputError
@@ -30,7 +35,9 @@ class OutputFolder {
   explicit OutputFolder(std::string dir);
   OutputFolder(const OutputFolder&) = delete;
   OutputFolder& operator=(const OutputFolder&) = delete;
-  ~OutputFolder();  // releases the lock
+  // Releases the lock. A folder this object created and never committed to is removed again
+  // (a command that failed or was stopped before writing anything leaves nothing behind).
+  ~OutputFolder();
 
   const std::string& dir() const { return dir_; }
   std::string path(const std::string& name) const;  // dir/name
@@ -48,10 +55,13 @@ class OutputFolder {
   void switch_to(const std::string& generation);
   void show(const std::string& name);
   void remove_stale();
+  void adopt_dereferenced_copy();
 
   std::string dir_, meta_;
   int lock_fd_ = -1;
   bool symlinks_ = true;
+  bool created_ = false;    // the folder did not exist before this object
+  bool committed_ = false;  // a commit put files in it
 };
 
 class FileSet {

@@ -145,11 +145,16 @@ CompareOptions compare_options(double threshold_pct, const std::vector<std::stri
 
 namespace {
 
-// Writes the optional --markdown and --json files, all or none.
-void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+// Writes the optional --markdown and --json files, all or none; never over one of the inputs.
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                   const std::vector<std::string>& inputs) {
   FileSet files;
   for (const auto& [path, content] : outputs) {
     if (path.empty()) continue;
+    for (const auto& in : inputs) {
+      std::error_code ec;
+      if (fs::equivalent(path, in, ec)) throw InputError(path + ": is " + in + ", an input; write the verdicts elsewhere");
+    }
     const fs::path parent = fs::path(path).parent_path();
     if (!parent.empty()) ensure_writable_dir(parent.string());
     files.add(path, content);
@@ -167,7 +172,9 @@ int cmd_compare(const CompareArgs& a) {
   const Results base = read_results(bp), fresh = read_results(np);
   if (!a.noise.empty()) opt.noise = load_noise(a.noise, device_id(fresh));
   const Comparison c = compare_results(base, fresh, opt, bp, np);
-  write_outputs({{a.markdown, render_compare_markdown(c)}, {a.json, compare_json(c).dump(2) + "\n"}});
+  std::vector<std::string> inputs = {bp, np};
+  if (!a.noise.empty()) inputs.push_back(a.noise);
+  write_outputs({{a.markdown, render_compare_markdown(c)}, {a.json, compare_json(c).dump(2) + "\n"}}, inputs);
   std::cout << render_compare_text(c);
   return c.exit_code();
 }

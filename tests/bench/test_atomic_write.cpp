@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -181,4 +182,91 @@ TEST(OutputFolder, AFileSetOfTheFolderTakesPlainNames) {
   set.commit();
   EXPECT_EQ(set.paths(), std::vector<std::string>{(d / "a.json").string()});
   EXPECT_EQ(read(d / "a.json"), "{}");
+}
+
+TEST(FileSet, PathsNamedTwiceOrAFolderInTheWayAreRefusedBeforeAnythingIsWritten) {
+  const fs::path d = fresh_dir("roofbench_fileset_checked");
+  ensure_writable_dir(d.string());
+  {
+    FileSet set;  // the same file twice, spelt two ways
+    set.add((d / "x.md").string(), "one");
+    set.add((d / "." / "x.md").string(), "two");
+    EXPECT_THROW(set.commit(), InputError);
+  }
+  fs::create_directories(d / "adir");
+  {
+    FileSet set;  // the first file would be in place before the second failed to rename
+    set.add((d / "new.md").string(), "md");
+    set.add((d / "adir").string(), "json");
+    EXPECT_THROW(set.commit(), InputError);
+  }
+  EXPECT_FALSE(fs::exists(d / "new.md"));
+  EXPECT_FALSE(fs::exists(d / "x.md"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(d), fs::directory_iterator()), 1);  // adir alone, no temporaries
+}
+
+TEST(FileSet, AFileOfAnOutputFolderIsNotWrittenThroughItsLink) {
+  const fs::path d = fresh_dir("roofbench_fileset_managed");
+  {
+    OutputFolder folder(d.string());
+    folder.commit({{"results.json", "the run's"}});
+  }
+  FileSet set;
+  set.add((d / "results.json").string(), "verdicts");
+  try {
+    set.commit();
+    FAIL() << "wrote over a run's results.json";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a file of a roofbench output folder"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(visible(d), (std::map<std::string, std::string>{{"results.json", "the run's"}}));
+}
+
+TEST(OutputFolder, AFolderItMadeAndNeverWroteToIsRemovedAgain) {
+  const fs::path d = fresh_dir("roofbench_folder_unused");
+  { OutputFolder folder(d.string()); }  // a command that failed or was stopped before its first file
+  EXPECT_FALSE(fs::exists(d));
+  fs::create_directories(d);  // one that was there already stays, written to or not
+  { OutputFolder folder(d.string()); }
+  EXPECT_TRUE(fs::is_directory(d));
+  const fs::path w = fresh_dir("roofbench_folder_used");
+  {
+    OutputFolder folder(w.string());
+    folder.commit({{"a", "1"}});
+  }
+  EXPECT_EQ(visible(w).at("a"), "1");
+}
+
+TEST(OutputFolder, ACopyMadeWithCpDashRLIsWrittenToAgain) {
+  const fs::path d = fresh_dir("roofbench_folder_original");
+  {
+    OutputFolder folder(d.string());
+    folder.commit({{"results.json", "v1"}, {"summary.md", "s1"}});
+  }
+  const fs::path copy = fresh_dir("roofbench_folder_copy");
+  ASSERT_EQ(std::system(("cp -rL " + d.string() + " " + copy.string()).c_str()), 0);
+  ASSERT_FALSE(fs::is_symlink(copy / ".roofbench" / "current"));
+  {
+    OutputFolder folder(copy.string());
+    folder.commit({{"results.json", "v2"}});
+  }
+  EXPECT_EQ(visible(copy), (std::map<std::string, std::string>{{"results.json", "v2"}, {"summary.md", "s1"}}));
+  EXPECT_EQ(generations(copy), 1u);
+  // A folder at .roofbench/current whose files are not the folder's own is not taken for a copy.
+  const fs::path odd = fresh_dir("roofbench_folder_odd");
+  fs::create_directories(odd / ".roofbench" / "current");
+  std::ofstream(odd / ".roofbench" / "current" / "results.json") << "?";
+  EXPECT_THROW(OutputFolder folder(odd.string()), InputError);
+  EXPECT_TRUE(fs::exists(odd / ".roofbench" / "current" / "results.json"));
+}
+
+TEST(UnusedFolderName, ASecondRunInTheSameSecondGetsAFolderOfItsOwn) {
+  const fs::path d = fresh_dir("roofbench_default_20261125T000000Z");
+  fs::remove_all(d.string() + "-2");
+  EXPECT_EQ(unused_folder_name(d.string()), d.string());
+  fs::create_directories(d);
+  EXPECT_EQ(unused_folder_name(d.string()), d.string() + "-2");
+  fs::create_directories(d.string() + "-2");
+  EXPECT_EQ(unused_folder_name(d.string()), d.string() + "-3");
+  fs::remove_all(d.string() + "-2");
 }
