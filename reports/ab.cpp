@@ -14,8 +14,8 @@ namespace roofbench {
 
 namespace {
 
-double median_rate(const BenchmarkResult& b) {
-  return rate_metric(b).second / b.measurement->stats.median;
+double median_rate(const BenchmarkResult& b, const std::string& metric) {
+  return work_for(b, metric) / b.measurement->stats.median;
 }
 
 void check_devices(const std::vector<AbRound>& rounds) {
@@ -36,7 +36,8 @@ std::map<std::string, std::vector<double>> round_log_ratios(const std::vector<Ab
     for (const auto& n : round.fresh.benchmarks) {
       const BenchmarkResult* b = find_benchmark(round.base, n.name);
       if (!has_number(b) || !has_number(&n)) continue;
-      out[n.name].push_back(std::log(median_rate(n) / median_rate(*b)));
+      const std::string metric = shared_rate_metric({b, &n});
+      out[n.name].push_back(std::log(median_rate(n, metric) / median_rate(*b, metric)));
     }
   return out;
 }
@@ -72,6 +73,11 @@ Comparison compare_rounds(const std::vector<AbRound>& rounds, const CompareOptio
     std::vector<double> d, base_log, new_log;
     std::string new_error, base_error;
     int base_failed = 0, new_failed = 0;
+    std::vector<const BenchmarkResult*> with_numbers;  // one metric for every round of both builds
+    for (const auto& round : rounds)
+      for (const Results* side : {&round.base, &round.fresh})
+        if (const BenchmarkResult* x = find_benchmark(*side, name); has_number(x)) with_numbers.push_back(x);
+    row.metric = with_numbers.empty() ? "1/s" : shared_rate_metric(with_numbers);
     for (std::size_t i = 0; i < rounds.size(); ++i) {
       const BenchmarkResult* b = find_benchmark(rounds[i].base, name);
       const BenchmarkResult* n = find_benchmark(rounds[i].fresh, name);
@@ -84,9 +90,8 @@ Comparison compare_rounds(const std::vector<AbRound>& rounds, const CompareOptio
         if (base_error.empty()) base_error = fmt::format("round {}: {}", i + 1, b->error);
       }
       if (!has_number(b) || !has_number(n)) continue;
-      row.metric = rate_metric(*n).first;
-      base_log.push_back(std::log(median_rate(*b)));
-      new_log.push_back(std::log(median_rate(*n)));
+      base_log.push_back(std::log(median_rate(*b, row.metric)));
+      new_log.push_back(std::log(median_rate(*n, row.metric)));
       d.push_back(new_log.back() - base_log.back());
     }
     if (new_failed) {

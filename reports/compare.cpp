@@ -232,6 +232,17 @@ std::pair<std::string, double> rate_metric(const BenchmarkResult& b) {
   return {"1/s", 1.0};
 }
 
+std::string shared_rate_metric(const std::vector<const BenchmarkResult*>& runs) {
+  const auto all = [&runs](auto has) { return std::all_of(runs.begin(), runs.end(), [&](const BenchmarkResult* b) { return has(*b); }); };
+  if (all([](const BenchmarkResult& b) { return b.flops > 0; })) return "FLOP/s";
+  if (all([](const BenchmarkResult& b) { return b.bytes > 0; })) return "B/s";
+  return "1/s";
+}
+
+double work_for(const BenchmarkResult& b, const std::string& metric) {
+  return metric == "FLOP/s" ? b.flops : metric == "B/s" ? b.bytes : 1.0;
+}
+
 std::optional<double> roof_share_work(const BenchmarkResult& b) {
   if (!b.placement || !(b.placement->roof_pct > 0)) return std::nullopt;
   const auto [metric, work] = rate_metric(b);
@@ -251,7 +262,8 @@ bool has_number(const BenchmarkResult* b) {
 }
 
 Comparison::Side comparison_side(const Results& r, const std::string& path) {
-  return {path, short_commit(r), r.provenance.value("utc_time", std::string("?")), device_line(r)};
+  return {path, short_commit(r), r.provenance.value("utc_time", std::string("?")), device_line(r),
+          r.partial ? partial_text(*r.partial) : std::string()};
 }
 
 double CompareOptions::calibrated_threshold(const std::string& name, int rounds) const {
@@ -370,7 +382,7 @@ int Comparison::count(Verdict v) const {
 }
 
 int Comparison::exit_code() const {
-  return count(Verdict::slower) + count(Verdict::failed) > 0 ? 1 : 0;
+  return count(Verdict::slower) + count(Verdict::failed) > 0 || !fresh.partial.empty() ? 1 : 0;
 }
 
 Comparison compare_results(const Results& base, const Results& fresh, const CompareOptions& opt,
@@ -399,8 +411,8 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
       c.only_new.push_back(name + " (failed in BASE)");
       continue;
     }
-    const auto [metric, work_new] = rate_metric(n);
-    const double work_base = rate_metric(*b).second;
+    const std::string metric = shared_rate_metric({b, &n});
+    const double work_base = work_for(*b, metric), work_new = work_for(n, metric);
     CompareRow row = make_row(name, metric, mb, work_base, mn, work_new, n.error, opt);
     row.roof_group = kernel_roof_group(fresh, n);
     // Both views where both sides are placed: the rate, and the share of the roof of its own run.

@@ -101,6 +101,7 @@ struct EnvironmentDifference {
 struct Comparison {
   struct Side {
     std::string path, commit, time, device;
+    std::string partial;  // a run that did not finish: partial_text of it; "" when whole
   };
   Side base, fresh;
   CompareOptions options;
@@ -114,7 +115,9 @@ struct Comparison {
   int geomean_n = 0;
 
   int count(Verdict v) const;
-  int exit_code() const;  // 1 when any kernel is SLOWER or FAILED, else 0
+  // 1 when any kernel is SLOWER or FAILED, or NEW is a partial run (its missing benchmarks could
+  // hide a regression), else 0.
+  int exit_code() const;
 };
 
 // Throws InputError when the devices differ (unless allowed) or nothing is in common.
@@ -156,6 +159,11 @@ std::string percent(double fraction);  // 0.05 -> "5%"
 // What compare and history measure a benchmark by: FLOP/s where it declares FLOPs, else B/s,
 // else runs per second ("1/s"), with the work of one run (1 for "1/s").
 std::pair<std::string, double> rate_metric(const BenchmarkResult& b);
+// The rate every one of `runs` of a benchmark can be judged by: FLOP/s where all declare FLOPs,
+// else B/s where all declare bytes, else 1/s (time alone); never one's FLOP/s against another's
+// B/s. And the work behind that metric in one of them.
+std::string shared_rate_metric(const std::vector<const BenchmarkResult*>& runs);
+double work_for(const BenchmarkResult& b, const std::string& metric);
 // The work of one run over the rate its roof allows in its own run (its placement), in the units
 // of rate_metric: divided by a sample's time, the share of its roof that sample reached. Absent
 // when the benchmark is not placed.

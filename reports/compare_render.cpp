@@ -114,6 +114,10 @@ std::string render_compare_text(const Comparison& c) {
   std::string out = fmt::format("BASE {} ({}, {})\nNEW  {} ({}, {})\ndevice: {}\n{}\n", c.base.path, c.base.commit,
                                 c.base.time, c.fresh.path, c.fresh.commit, c.fresh.time, c.fresh.device,
                                 settings_text(c));
+  for (const auto* s : {&c.base, &c.fresh})
+    if (!s->partial.empty())
+      out += fmt::format("{} is a partial run: {}; only the benchmarks that finished are compared{}\n",
+                         s == &c.base ? "BASE" : "NEW", s->partial, s == &c.fresh ? " (exit 1)" : "");
   if (!c.environment.empty()) {
     out += "\nenvironment differences (numbers may move with these):\n";
     for (const auto& d : c.environment) out += fmt::format("  {}: {} → {}\n", d.what, d.base, d.fresh);
@@ -138,8 +142,13 @@ std::string render_compare_text(const Comparison& c) {
 
 std::string render_compare_markdown(const Comparison& c) {
   const bool bad = c.exit_code() != 0;
-  std::string out = fmt::format("### roofbench {}: {}{}\n\n", c.rounds > 0 ? "ab" : "compare", bad ? "regression — " : "",
-                                summary_counts(c));
+  const bool regression = c.count(Verdict::slower) + c.count(Verdict::failed) > 0;
+  std::string out = fmt::format("### roofbench {}: {}{}\n\n", c.rounds > 0 ? "ab" : "compare",
+                                !bad ? "" : regression ? "regression — " : "NEW is incomplete — ", summary_counts(c));
+  for (const auto* s : {&c.base, &c.fresh})
+    if (!s->partial.empty())
+      out += fmt::format("**{} is a partial run**: {}; only the benchmarks that finished are compared.\n\n",
+                         s == &c.base ? "BASE" : "NEW", md_cell(s->partial));
   out += fmt::format("BASE {} ({}) → NEW {} ({}) on {}.  \n{}.  \n{}.\n\n", md_code(c.base.commit), md_cell(c.base.time),
                      md_code(c.fresh.commit), md_cell(c.fresh.time), md_cell(c.fresh.device), md_cell(geomean_text(c)),
                      md_cell(settings_text(c)));
@@ -175,7 +184,11 @@ std::string render_compare_markdown(const Comparison& c) {
 nlohmann::json compare_json(const Comparison& c) {
   using nlohmann::json;
   auto side = [](const Comparison::Side& s) {
-    return json{{"path", s.path}, {"commit", s.commit}, {"utc_time", s.time}, {"device", s.device}};
+    return json{{"path", s.path},
+                {"commit", s.commit},
+                {"utc_time", s.time},
+                {"device", s.device},
+                {"partial", s.partial.empty() ? json(nullptr) : json(s.partial)}};
   };
   auto rows = [](const std::vector<CompareRow>& rs) {
     json out = json::array();

@@ -79,13 +79,19 @@ int Fleet::flagged() const {
 std::vector<FleetMember> load_fleet(const std::vector<std::string>& paths) {
   namespace fs = std::filesystem;
   std::vector<FleetMember> members;
+  std::set<std::string> seen;  // each file once, however often paths name it (a folder and its file)
+  auto add = [&](const std::string& file) {
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(file, ec);
+    if (!seen.insert(ec ? file : canonical.string()).second) return;
+    members.push_back({file, "", read_results(file)});
+  };
   for (const auto& p : paths) {
     std::error_code ec;
     if (fs::is_directory(p, ec) && !fs::exists(fs::path(p) / "results.json", ec)) {
-      for (auto& f : results_files_under(p)) members.push_back({f, "", read_results(f)});
+      for (auto& f : results_files_under(p)) add(f);
     } else {
-      const std::string file = results_path(p);
-      members.push_back({file, "", read_results(file)});
+      add(results_path(p));
     }
   }
   if (members.size() < 2)

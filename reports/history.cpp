@@ -16,10 +16,6 @@ namespace roofbench {
 
 namespace {
 
-double work_of(const BenchmarkResult& b) {
-  return rate_metric(b).second;
-}
-
 }  // namespace
 
 int History::flagged() const {
@@ -83,19 +79,22 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
     BenchmarkHistory bh;
     bh.name = name;
     bh.family = any->family;
-    bh.metric = rate_metric(*any).first;
     bh.threshold = opt.calibrated_threshold(name);
     bh.rate.resize(static_cast<std::size_t>(n));
-    std::vector<const BenchmarkResult*> at(static_cast<std::size_t>(n), nullptr);
+    std::vector<const BenchmarkResult*> at(static_cast<std::size_t>(n), nullptr), with_numbers;
     for (int i = 0; i < n; ++i) {
       const BenchmarkResult* b = find_benchmark(h.runs[static_cast<std::size_t>(i)].results, name);
-      if (has_number(b)) at[static_cast<std::size_t>(i)] = b;
+      if (has_number(b)) at[static_cast<std::size_t>(i)] = b, with_numbers.push_back(b);
     }
+    bh.metric = shared_rate_metric(with_numbers.empty() ? std::vector<const BenchmarkResult*>{any} : with_numbers);
+    const std::string rate_metric_name = bh.metric;
     // --by-roof: its share of the roof of each run, where every run with a number placed it.
     bool share = opt.by_roof;
     for (const auto* b : at) share = share && (!b || roof_share_work(*b));
     if (share) bh.metric = "roof share";
-    const auto work = [share](const BenchmarkResult& b) { return share ? *roof_share_work(b) : work_of(b); };
+    const auto work = [share, rate_metric_name](const BenchmarkResult& b) {
+      return share ? *roof_share_work(b) : work_for(b, rate_metric_name);
+    };
     for (int i = 0; i < n; ++i)
       if (const auto* b = at[static_cast<std::size_t>(i)])
         bh.rate[static_cast<std::size_t>(i)] = work(*b) / b->measurement->stats.median;

@@ -355,3 +355,35 @@ TEST(CompareNoise, ACalibratedNoiseRaisesTheThresholdNeverLowersIt) {
   EXPECT_NEAR(c.kernels[0].threshold, 0.12, 1e-12);
   EXPECT_NE(c.kernels[0].verdict, Verdict::slower) << c.kernels[0].reason;
 }
+
+TEST(Compare, AChangeOfDeclaredWorkIsJudgedByARateBothSidesHave) {
+  // NEW declares no FLOPs: both sides are judged in B/s, never BASE's FLOP/s against NEW's B/s.
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 30, 1)), timed("b", noisy_samples(1e-3, 0.01, 30, 2))});
+  Results fresh = base;
+  fresh.benchmarks[0].flops = 0;
+  const Comparison c = compare_results(base, fresh, {});
+  const CompareRow& a = row(c, "a");
+  EXPECT_EQ(a.metric, "B/s");
+  EXPECT_EQ(a.verdict, Verdict::same) << a.reason;
+  ASSERT_TRUE(a.evidence);
+  EXPECT_NEAR(a.evidence->change, 0.0, 1e-12);
+  EXPECT_EQ(row(c, "b").metric, "FLOP/s");
+  EXPECT_EQ(c.exit_code(), 0);
+}
+
+TEST(Compare, APartialNewRunFailsTheComparisonAndSaysSo) {
+  const Results base = with({timed("a", noisy_samples(1e-3, 0.01, 30, 1)), timed("b", noisy_samples(1e-3, 0.01, 30, 2))});
+  Results fresh = with({timed("a", noisy_samples(1e-3, 0.01, 30, 1))});
+  fresh.partial = Partial{1, 2, "stopped by SIGINT"};
+  const Comparison c = compare_results(base, fresh, {});
+  EXPECT_EQ(row(c, "a").verdict, Verdict::same);
+  EXPECT_EQ(c.exit_code(), 1);  // what did not finish could hide a regression
+  EXPECT_NE(render_compare_text(c).find("NEW is a partial run"), std::string::npos) << render_compare_text(c);
+  EXPECT_NE(render_compare_markdown(c).find("NEW is incomplete"), std::string::npos);
+  EXPECT_TRUE(compare_json(c).at("new").at("partial").is_string());
+  EXPECT_TRUE(compare_json(c).at("base").at("partial").is_null());
+  // A partial BASE is said, and NEW whole judges as usual.
+  const Comparison back = compare_results(fresh, with({timed("a", noisy_samples(1e-3, 0.01, 30, 1))}), {});
+  EXPECT_EQ(back.exit_code(), 0);
+  EXPECT_NE(render_compare_text(back).find("BASE is a partial run"), std::string::npos);
+}

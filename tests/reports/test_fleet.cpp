@@ -123,6 +123,10 @@ TEST(Fleet, LoadsFilesAndFoldersAndRefusesFewerThanTwo) {
   EXPECT_EQ(load_fleet({(dir / "n1/gpu0").string(), (dir / "n2").string()}).size(), 2u);
   EXPECT_THROW(load_fleet({(dir / "n2").string()}), InputError);
   EXPECT_THROW(load_fleet({(dir / "nowhere").string(), (dir / "n1").string()}), InputError);
+  // A file named twice (itself, its folder, a folder above it) is one device, counted once.
+  const std::string one = (dir / "n1/gpu0/results.json").string();
+  EXPECT_EQ(load_fleet({one, one, (dir / "n1/gpu0").string(), (dir / "n1").string()}).size(), 2u);
+  EXPECT_THROW(load_fleet({one, one, one}), InputError);  // one device is no fleet
   // history reads a folder the same way.
   EXPECT_EQ(load_history({dir.string()}).size(), 3u);
   fs::remove_all(dir);
