@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -18,6 +20,7 @@
 
 #include "bench/atomic_write.h"
 #include "bench/commands.h"
+#include "bench/harness.h"
 #include "reports/ab.h"
 #include "roofbench/splitmix.h"
 
@@ -29,7 +32,34 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// SIGINT or SIGTERM sent to ab or calibrate alone (a timeout, a cancelled CI job, a scheduler)
+// goes on to the run it is waiting for, which stops and writes its partial set; the A/B then
+// stops too (Stopped) instead of leaving that run going on its own.
+std::atomic<pid_t> g_child{0};
+std::atomic<int> g_stop{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free, "read in a signal handler");
+
+extern "C" void forward_to_child(int sig) {
+  g_stop.store(sig);
+  if (const pid_t pid = g_child.load(); pid > 0) ::kill(pid, sig);
+}
+
+struct Stopped {
+  int sig;
+};
+
+// For the length of an ab or calibrate command (the state is cleared before the handler is in).
+void (*cleared_forwarder())(int) {
+  g_stop.store(0);
+  g_child.store(0);
+  return forward_to_child;
+}
+struct ForwardStops : StopSignalHandler {
+  ForwardStops() : StopSignalHandler(cleared_forwarder()) {}
+};
+
 // Runs argv with stdout and stderr into `log`; returns its exit status (128 + signal when killed).
+// Throws Stopped once a stop signal came, after the child (which got it too) has ended.
 int spawn_and_wait(const std::vector<std::string>& argv, const std::string& log) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -38,15 +68,42 @@ int spawn_and_wait(const std::vector<std::string>& argv, const std::string& log)
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+  // No stop signal between the spawn and the pid being recorded (the child would miss it); the
+  // child starts with this process's mask and the default actions, its own handlers to come.
+  sigset_t stops, old_mask;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigprocmask(SIG_BLOCK, &stops, &old_mask);
+  posix_spawnattr_setsigmask(&attr, &old_mask);
+  posix_spawnattr_setsigdefault(&attr, &stops);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+  const int rc = g_stop.load() ? ECANCELED : posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
+  if (rc == 0) g_child.store(pid);
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);  // a stop that came meanwhile is handled now
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
+  if (rc == ECANCELED) throw Stopped{g_stop.load()};
   if (rc != 0) throw InputError(fmt::format("cannot start {}: {}", argv[0], std::strerror(rc)));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw InputError(fmt::format("waiting for {}: {}", argv[0], std::strerror(errno)));
+  g_child.store(0);
+  if (const int sig = g_stop.load()) throw Stopped{sig};
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WEXITSTATUS(status);
+}
+
+// The A/B's end when a stop signal came: what was kept, and 128 + the signal.
+int stopped(const Stopped& s, const std::string& out) {
+  std::cerr << fmt::format(
+      "roofbench: {}: the run it was waiting for got the signal too and wrote its partial set; the rounds so far "
+      "are under {}; no verdicts were written\n",
+      stopped_by(s.sig), (fs::path(out) / "rounds").string());
+  return 128 + s.sig;
 }
 
 std::string executable(const std::string& path, const char* what) {
@@ -161,7 +218,13 @@ int cmd_ab(const AbArgs& a) {
   CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
   if (!a.noise.empty()) opt.noise = load_noise(a.noise, "");  // the device is checked against the rounds below
   OutputFolder folder(a.out);  // locked until ab.json is in place: two ab runs never share rounds
-  const Interleaved il = interleave(base_bin, new_bin, a.run_args, a.rounds, a.seed, a.out);
+  const ForwardStops forward;
+  Interleaved il;
+  try {
+    il = interleave(base_bin, new_bin, a.run_args, a.rounds, a.seed, a.out);
+  } catch (const Stopped& s) {
+    return stopped(s, a.out);
+  }
   if (!a.noise.empty()) opt.noise = load_noise(a.noise, device_id(il.rounds.front().base));
   const Comparison c = compare_rounds(il.rounds, opt);
   FileSet files(folder);
@@ -182,7 +245,13 @@ int cmd_ab(const AbArgs& a) {
 int cmd_calibrate(const CalibrateArgs& a) {
   const std::string bin = executable(a.bin, "BIN");
   OutputFolder folder(a.out);
-  const Interleaved il = interleave(bin, bin, a.run_args, a.rounds, a.seed, a.out);
+  const ForwardStops forward;
+  Interleaved il;
+  try {
+    il = interleave(bin, bin, a.run_args, a.rounds, a.seed, a.out);
+  } catch (const Stopped& s) {
+    return stopped(s, a.out);
+  }
   const nlohmann::json noise = noise_json(il.rounds, a.run_args);
   CompareOptions opt;  // the A/A's own verdicts, for the eye: a noisy machine shows here
   const Comparison c = compare_rounds(il.rounds, opt);

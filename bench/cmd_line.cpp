@@ -2,6 +2,11 @@
 // anything (tests/fuzz/fuzz_command_line.cpp feeds it arbitrary arguments); bench/driver.cpp runs the
 // command it names.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
 
 #include "bench/commands.h"
 #include "roofbench/version.h"
@@ -9,11 +14,43 @@
 
 namespace roofbench::cli {
 
+namespace {
+
+// CLI::Range lets NaN through (every comparison with NaN is false), and a threshold or alpha of
+// NaN would make every verdict UNSURE: no gate could fail. This one refuses it.
+CLI::Validator number_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size()) return "'" + text + "' is not a number";
+        if (!(v >= lo && v <= hi)) return fmt::format("'{}' is not a number in [{:g}, {:g}]", text, lo, hi);
+        return {};
+      },
+      fmt::format("NUMBER in [{:g} - {:g}]", lo, hi));
+}
+
+// A seed is a 64-bit unsigned integer as written: no sign, no wrap-around, no saturation.
+const CLI::Validator kSeed(
+    [](std::string& text) -> std::string {
+      const bool digits = !text.empty() && text.size() <= 20 &&
+                          text.find_first_not_of("0123456789") == std::string::npos;
+      errno = 0;
+      if (digits) (void)std::strtoull(text.c_str(), nullptr, 10);
+      if (!digits || errno == ERANGE) return "'" + text + "' is not a seed (an integer from 0 to 2^64-1)";
+      return {};
+    },
+    "UINT64");
+
+}  // namespace
+
 CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CommandLine c;
   CLI::App app{"roofbench: GPU and CPU kernel benchmarks placed on a roofline measured in the same run"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", ROOFBENCH_VERSION);
+  // The version and the commit the binary was built from (what its results.json records).
+  app.set_version_flag("--version", std::string(ROOFBENCH_VERSION) + " commit " + ROOFBENCH_GIT_COMMIT +
+                                        (ROOFBENCH_GIT_DIRTY == 1 ? " (with uncommitted changes)" : ""));
 
   auto add_run_options = [&c](CLI::App* sub, bool with_filter) {
     sub->add_option("--device", c.run_args.device,
@@ -36,14 +73,14 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                   "print the benchmarks the run would take and an upper bound on its time, measure nothing");
     sub->add_flag("--warm", c.run_args.warm, "do not flush the caches before each sample");
     sub->add_option("--out", c.run_args.out, "output folder (default results/<device>-<UTC time>)");
-    sub->add_option("--seed", c.run_args.seed, "seed of the random inputs");
+    sub->add_option("--seed", c.run_args.seed, "seed of the random inputs")->check(kSeed);
     sub->add_option("--noise-target", c.run_args.noise_target_pct,
                     "stop sampling a benchmark once its IQR is this percent of its median (default 1)")
-        ->check(CLI::Range(0.01, 100.0));
+        ->check(number_in(0.01, 100.0));
     sub->add_option("--budget", c.run_args.budget_s,
                     "seconds of wall time a benchmark may sample for when it does not reach the noise target "
                     "(default 5; 0.75 with --quick)")
-        ->check(CLI::Range(0.0, 3600.0));
+        ->check(number_in(0.0, 3600.0));
     sub->add_option("--min-samples", c.run_args.min_samples,
                     "samples a benchmark takes before the noise target may stop it (default 20; 10 with --quick): "
                     "more give compare's rank test the power to call a change on a noisy machine; the budget still "
@@ -75,7 +112,8 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                    "results.json written by `roofbench run` (or its folder); two or more: their rooflines on one "
                    "chart, rooflines.svg")
       ->required();
-  report->add_option("--out", c.report_out, "output folder (default: the results file's folder)");
+  report->add_option("--out", c.report_out,
+                     "output folder (default: the results file's folder; with several files, the current folder)");
 
   CLI::App* merge = app.add_subcommand(
       "merge", "join results files of one machine and one build (the parts of a split run) into one, with its reports");
@@ -93,12 +131,12 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   compare->add_option("base", c.cmp.base, "BASE results.json, or the folder that holds it")->required();
   compare->add_option("new", c.cmp.fresh, "NEW results.json, or the folder that holds it")->required();
   compare->add_option("--threshold", c.cmp.threshold_pct, "smallest change in percent that counts (default 5)")
-      ->check(CLI::Range(0.01, 1000.0));
+      ->check(number_in(0.01, 1000.0));
   compare->add_option("--threshold-for", c.cmp.threshold_for,
                       "REGEX=PERCENT: another threshold for benchmarks whose name matches (repeatable; the largest "
                       "matching wins)");
   compare->add_option("--alpha", c.cmp.alpha, "significance level of the adjusted p-value (default 0.01)")
-      ->check(CLI::Range(1e-9, 0.5));
+      ->check(number_in(1e-9, 0.5));
   compare->add_flag("--allow-device-mismatch", c.cmp.allow_device_mismatch,
                     "compare files from different devices instead of refusing");
   compare->add_option("--markdown", c.cmp.markdown, "also write the verdicts as Markdown (a PR comment, a CI summary)");
@@ -119,10 +157,10 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
       ->required();
   history->add_option("--out", c.hist.out, "write history.md and a chart per family (history-<family>.svg) here");
   history->add_option("--threshold", c.hist.threshold_pct, "smallest change in percent that counts (default 5)")
-      ->check(CLI::Range(0.01, 1000.0));
+      ->check(number_in(0.01, 1000.0));
   history->add_option("--threshold-for", c.hist.threshold_for, "REGEX=PERCENT, as for compare (repeatable)");
   history->add_option("--alpha", c.hist.alpha, "significance level of the adjusted p-value (default 0.01)")
-      ->check(CLI::Range(1e-9, 0.5));
+      ->check(number_in(1e-9, 0.5));
   history->add_flag("--by-roof", c.hist.by_roof, "judge each kernel by its share of its roof in each run, as compare");
   history->add_option("--noise", c.hist.noise, "a calibration file, as for compare");
 
@@ -135,9 +173,9 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
       ->required();
   fleet->add_option("--out", c.fleet.out, "write fleet.json, fleet.md and fleet.html here");
   fleet->add_option("--threshold", c.fleet.threshold_pct, "flag a figure this many percent below the median (default 5)")
-      ->check(CLI::Range(0.01, 99.0));
+      ->check(number_in(0.01, 99.0));
   fleet->add_option("--mad", c.fleet.mad_k, "also flag a figure more than K x 1.4826 MAD below the median (default off)")
-      ->check(CLI::Range(0.0, 1000.0));
+      ->check(number_in(0.0, 1000.0));
 
   CLI::App* abc = app.add_subcommand(
       "ab", "interleaved A/B of two builds: rounds of a fresh run of each, in random order, judged from the pairs "
@@ -145,15 +183,15 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   abc->add_option("base_bin", c.ab.base_bin, "the BASE build's roofbench (or a binary built on its library)")->required();
   abc->add_option("new_bin", c.ab.new_bin, "the NEW build's")->required();
   abc->add_option("--rounds", c.ab.rounds, "rounds of one run of each build (default 10)")->check(CLI::Range(1, 1000));
-  abc->add_option("--seed", c.ab.seed, "seed of the order within each round");
+  abc->add_option("--seed", c.ab.seed, "seed of the order within each round")->check(kSeed);
   abc->add_option("--out", c.ab.out, "folder for ab.json, ab.md and every round's results (default results/ab)");
   abc->add_option("--noise", c.ab.noise, "a calibration file (roofbench calibrate) of this machine");
   abc->add_option("--markdown", c.ab.markdown, "also write the verdicts as Markdown here (a CI job summary)");
   abc->add_option("--threshold", c.ab.threshold_pct, "smallest change in percent that counts (default 5)")
-      ->check(CLI::Range(0.01, 1000.0));
+      ->check(number_in(0.01, 1000.0));
   abc->add_option("--threshold-for", c.ab.threshold_for, "REGEX=PERCENT, as for compare (repeatable)");
   abc->add_option("--alpha", c.ab.alpha, "significance level of the adjusted p-value (default 0.01)")
-      ->check(CLI::Range(1e-9, 0.5));
+      ->check(number_in(1e-9, 0.5));
   abc->add_option("run_options", c.ab.run_args, "after --: the options of every `run` (--device, --quick, --filter...)");
 
   CLI::App* calc = app.add_subcommand(
@@ -161,7 +199,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                    "noise between runs, for compare --noise and ab --noise; run options go after --");
   calc->add_option("bin", c.cal.bin, "the roofbench (or a binary built on its library) to calibrate")->required();
   calc->add_option("--rounds", c.cal.rounds, "rounds (default 10)")->check(CLI::Range(2, 1000));
-  calc->add_option("--seed", c.cal.seed, "seed of the order within each round");
+  calc->add_option("--seed", c.cal.seed, "seed of the order within each round")->check(kSeed);
   calc->add_option("--out", c.cal.out, "folder for noise.json and every round's results (default results/calibrate)");
   calc->add_option("run_options", c.cal.run_args, "after --: the options of every `run`");
 

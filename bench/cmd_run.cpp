@@ -204,8 +204,10 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   if (!a.ceilings_from.empty()) r.ceilings = borrowed_ceilings(a.ceilings_from, r, &ceilings_note);
   const RunPlan plan = plan_run(target, plan_options(a, ceilings_only));
   r.not_run = plan.not_run;
+  check_gbench_args(a.gbench_args, plan.jobs);  // a bad --benchmark_* flag: before any folder or measurement
   const std::string out_dir =
-      !a.out.empty() ? a.out : fmt::format("results/{}-{}", to_string(dev->backend()), utc_now("%Y%m%dT%H%M%SZ"));
+      !a.out.empty() ? a.out
+                     : unused_folder_name(fmt::format("results/{}-{}", to_string(dev->backend()), utc_now("%Y%m%dT%H%M%SZ")));
   // Before minutes of measuring, not after: the folder is writable and no other command is
   // writing it (its lock is held until this run's last file is in place).
   OutputFolder folder(out_dir);
@@ -281,8 +283,13 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
 
   std::vector<const JobResult*> done;
   for (const auto& jr : ran.results) done.push_back(&jr);
-  Results final = assemble(r, done);
   const int sig = stop_signal();
+  if (sig && done.empty()) {  // nothing measured: the folder keeps what it held (a new one is removed)
+    std::cerr << fmt::format("roofbench: {} before any benchmark finished; nothing was written to {}\n",
+                             stopped_by(sig), out_dir);
+    return 128 + sig;
+  }
+  Results final = assemble(r, done);
   if (sig)
     final.partial = Partial{done.size(), plan.jobs.size(), stopped_by(sig)};
 

@@ -20,6 +20,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bench/atomic_write.h"
 #include "bench/device.h"
 #include "bench/harness.h"
 #include "bench/provenance.h"
@@ -234,7 +235,7 @@ int run_every_device(const RunArgs& a, bool ceilings_only, int argc, char** argv
   char host_buf[256] = {};
   ::gethostname(host_buf, sizeof host_buf - 1);
   const std::string host = folder_name(host_buf);
-  const std::string base = !a.out.empty() ? a.out : "results/fleet-" + utc_now("%Y%m%dT%H%M%SZ");
+  const std::string base = !a.out.empty() ? a.out : unused_folder_name("results/fleet-" + utc_now("%Y%m%dT%H%M%SZ"));
   int gpus = 0;
 #ifdef ROOFBENCH_HAVE_CUDA
   gpus = cuda_device_count();
@@ -242,8 +243,10 @@ int run_every_device(const RunArgs& a, bool ceilings_only, int argc, char** argv
   if (gpus == 0) {  // the CPU backend: one run
     RunArgs cpu = a;
     cpu.device = "cpu";
+    cpu.concurrent = false;  // one run: nothing runs beside it
     cpu.out = base + "/" + host + "-cpu";
-    std::cout << "roofbench: --device all: no GPU, so the CPU, once, into " << cpu.out << "\n";
+    std::cout << "roofbench: --device all: no GPU, so the CPU, once, into " << cpu.out
+              << (a.concurrent ? " (--concurrent: nothing to run beside it)" : "") << "\n";
     return cmd_run(cpu, ceilings_only, argc, argv);
   }
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -71,10 +71,26 @@ struct LostDevice {
 
 }  // namespace
 
+std::size_t check_gbench_args(const std::vector<std::string>& gbench_args, const std::vector<Job>& jobs) {
+  initialize_gbench(gbench_args);
+  const std::string f = find_flag(gbench_args, "--benchmark_filter");
+  if (f.empty() || f == "." || f == "all") return jobs.size();
+  // Google Benchmark reads a leading '-' as "all but these".
+  const bool negated = f[0] == '-';
+  const std::regex re = user_regex("--benchmark_filter", negated ? f.substr(1) : f);
+  std::size_t kept = 0;
+  for (const auto& j : jobs) kept += std::regex_search(j.name(), re) != negated ? 1 : 0;
+  if (kept == 0 && !jobs.empty())
+    throw InputError(fmt::format("--benchmark_filter={} matches none of the {} benchmarks the run plans", f,
+                                 jobs.size()));
+  return kept;
+}
+
 JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOptions& opt,
                     const std::vector<std::string>& gbench_args, Progress& progress, CounterCollector* counters,
                     const JobFinished& finished) {
-  initialize_gbench(gbench_args);
+  // The progress total follows Google Benchmark's filter when one was given.
+  const std::size_t total = check_gbench_args(gbench_args, jobs);
   benchmark::ClearRegisteredBenchmarks();
 
   std::vector<JobResult> all;
@@ -85,13 +101,6 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
   }
   std::vector<int> ran(jobs.size(), 0);  // times each job's body ran (repetitions run it again)
 
-  // The progress total follows Google Benchmark's filter when one was given.
-  std::size_t total = jobs.size();
-  if (const std::string f = find_flag(gbench_args, "--benchmark_filter"); !f.empty() && f != "." && f != "all") {
-    const std::regex re = user_regex("--benchmark_filter", f);
-    total = 0;
-    for (const auto& j : jobs) total += std::regex_search(j.name(), re) ? 1 : 0;
-  }
   auto done = std::make_shared<std::size_t>(0);
   auto lost = std::make_shared<LostDevice>();
 

@@ -36,6 +36,11 @@ using JobFinished = std::function<void(std::size_t index, const JobResult&)>;
 // Each job goes through run_benchmark (bench/harness.h), the sequence the tests check. Once a
 // stop is requested (request_stop) the job being measured and every later one are left out of
 // the output, as not run.
+// The --benchmark_* flags as run_jobs will take them: an unknown flag, or a --benchmark_filter
+// that leaves none of `jobs`, is an InputError. Returns how many jobs the filter keeps. A run
+// checks this before it opens its output folder or measures anything.
+std::size_t check_gbench_args(const std::vector<std::string>& gbench_args, const std::vector<Job>& jobs);
+
 JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOptions& opt,
                     const std::vector<std::string>& gbench_args, Progress& progress,
                     CounterCollector* counters = nullptr, const JobFinished& finished = {});

@@ -53,6 +53,7 @@ std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& fil
   const std::regex re = user_regex("--filter", filter);
   std::vector<Job> jobs;
   bool any_of_yours = false;
+  std::size_t matched_sizes = 0;  // sizes --filter matched on variants that run here, before --skip
   for (const auto& v : registry()) {
     if (v.ceiling || v.backend != t.backend) continue;
     if (v.builtin && !builtin) continue;
@@ -61,6 +62,7 @@ std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& fil
     for (const auto& p : quick ? v.quick_sizes : v.sizes)
       if (std::regex_search(v.name(p), re)) matched.push_back(p);
     if (matched.empty() || !t.runs(v, left_out)) continue;
+    matched_sizes += matched.size();
     for (const auto& p : skip.keep(v, matched, left_out)) jobs.push_back({&v, p, ""});
   }
   if (jobs.empty() && !builtin && !any_of_yours)
@@ -68,9 +70,14 @@ std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& fil
         "--no-builtin leaves no benchmark: this binary registers none of its own for the {} device (declare a "
         "Variant and ROOFBENCH_REGISTER it; see `list`)",
         to_string(t.backend)));
+  if (jobs.empty() && matched_sizes > 0)
+    throw InputError(fmt::format("--skip '{}' leaves none of the {} benchmark{} that --filter '{}' matches",
+                                 skip.pattern, matched_sizes, matched_sizes == 1 ? "" : "s", filter));
   if (jobs.empty()) {
-    std::string why;
-    for (const auto& n : *left_out) why += fmt::format("; {} is {}", n.benchmark, n.why);
+    std::string why;  // the first few reasons; the line stays a line
+    const std::size_t shown = std::min<std::size_t>(left_out->size(), 3);
+    for (std::size_t i = 0; i < shown; ++i) why += fmt::format("; {} is {}", (*left_out)[i].benchmark, (*left_out)[i].why);
+    if (left_out->size() > shown) why += fmt::format("; and {} more left out", left_out->size() - shown);
     throw InputError(
         fmt::format("--filter '{}' matches no benchmark that runs on the {} device{} (see `roofbench list`)", filter,
                     to_string(t.backend), why));
@@ -85,6 +92,11 @@ RunPlan plan_run(const Target& target, const PlanOptions& opt) {
   RunPlan plan;
   if (opt.ceilings) plan.jobs = ceiling_jobs(target, opt.quick, skip, "", &plan.not_run);
   plan.start_ceilings = plan.jobs.size();
+  if (opt.ceilings && !opt.kernels && plan.jobs.empty())
+    throw InputError(skip.pattern.empty()
+                         ? fmt::format("no ceiling runs on the {} device", to_string(target.backend))
+                         : fmt::format("--skip '{}' leaves no ceiling to measure on the {} device", skip.pattern,
+                                       to_string(target.backend)));
   if (opt.kernels) {
     auto k = kernel_jobs(target, opt.quick, opt.filter, opt.builtin, skip, &plan.not_run);
     plan.jobs.insert(plan.jobs.end(), k.begin(), k.end());

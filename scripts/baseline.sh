@@ -60,10 +60,10 @@ if [ -z "$out" ]; then
   out=$here/reports/baselines/$slug
 fi
 [ -z "$sanitizer_log" ] || [ -f "$sanitizer_log" ] || { echo "baseline: no sanitizer log at $sanitizer_log" >&2; exit 2; }
-# The source tree as it is before anything is written: OUT is often a folder of that tree
-# (reports/baselines/...), and the files written there would read as uncommitted changes.
-commit="$(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$here" diff --quiet HEAD 2>/dev/null ||
-  echo ' (with uncommitted changes)')"
+# The commit the binary was built from, as it says (and as its results.json records): not the
+# tree's HEAD now, which may have moved on since the build, or be absent (a GPU machine's copy).
+commit=$("$bin" --version 2>/dev/null | sed -n 's/^.* commit //p')
+commit=${commit:-unknown}
 mkdir -p "$out" "$work" || { echo "baseline: cannot write $out or $work" >&2; exit 2; }
 ev_begin "${evidence:-$work}" baseline "$limit"
 
@@ -113,7 +113,7 @@ done
   echo "Written by \`scripts/baseline.sh\`; every number here is the suite's own output."
   echo
   echo "- command: \`scripts/baseline.sh --device $device --threshold $threshold${run_args[*]:+ -- ${run_args[*]}}\`"
-  echo "- commit, when the runs began: $commit"
+  echo "- commit the binary was built from: $commit"
   echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- baseline: the first of the two runs with counters; the device, driver, clocks and"
   echo "  command line are in results.json"

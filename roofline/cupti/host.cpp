@@ -207,7 +207,9 @@ void MetricHost::require_known(const std::vector<std::string>& names, const std:
   if (bad.empty()) return;
   std::string msg = fmt::format("{}: {} unknown on {}:", what, bad.size() == 1 ? "a metric is" : "metrics are", chip_);
   for (const auto& u : bad) {
-    msg += " '" + u.name + "' (near:";
+    msg += " '" + u.name + "'";
+    if (u.near.empty()) continue;  // nothing close enough to suggest
+    msg += " (near:";
     for (std::size_t i = 0; i < u.near.size(); ++i) msg += (i ? ", " : " ") + u.near[i];
     msg += ")";
   }

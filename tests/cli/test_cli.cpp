@@ -116,7 +116,9 @@ TEST(Cli, InvalidFilterRegex) {
 TEST(Cli, InvalidSkipRegexAndASkipThatLeavesNothing) {
   expect_usage_error(rb("run --device cpu --quick --skip '('"), "--skip '(' is not a valid regular expression");
   expect_usage_error(rb("run --device cpu --quick --filter gemm/naive --skip naive"),
-                     "gemm/naive/fp32 is skipped by --skip 'naive'");
+                     "--skip 'naive' leaves none of the 1 benchmark that --filter 'gemm/naive' matches");
+  expect_usage_error(rb("run --device cpu --quick --filter 'gemm/(naive|blocked)' --skip 'gemm'"),
+                     "leaves none of the 3 benchmarks that");
 }
 
 TEST(Cli, SkipLeavesOutCeilingsAndSizesAndListsThemAsNotRun) {
@@ -152,6 +154,37 @@ TEST(Cli, UnwritableOutputFolder) {
   std::ofstream(d / "file") << "x";
   expect_usage_error(rb("run --device cpu --quick --out " + (d / "file" / "out").string()),
                      "cannot create output folder");
+}
+
+TEST(Cli, NumbersThatAreNotNumbersAreRefused) {
+  // NaN passes a plain range check (every comparison with it is false): a threshold or alpha of
+  // NaN would make every verdict UNSURE, and no gate could fail.
+  const fs::path d = fresh("rb_cli_nan");
+  for (const char* opt : {"--budget nan", "--noise-target nan", "--budget inf", "--seed -1",
+                          "--seed 18446744073709551616", "--seed 1e3"})
+    expect_usage_error(rb("run --device cpu --quick --filter saxpy " + std::string(opt) + " --out " + d.string()),
+                       std::string(opt).substr(0, std::string(opt).find(' ')));
+  EXPECT_TRUE(empty_or_missing(d));
+  const std::string f = std::string(ROOFBENCH_SOURCE_DIR) + "/tests/fixtures/cpu-quick-saxpy.results.json";
+  for (const char* opt : {"--threshold nan", "--alpha nan", "--alpha NaN"})
+    expect_usage_error(rb("compare " + f + " " + f + " " + opt), std::string(opt).substr(0, std::string(opt).find(' ')));
+  expect_usage_error(rb("history " + f + " " + f + " --threshold nan"), "--threshold");
+  expect_usage_error(rb("fleet " + f + " " + f + " --mad nan"), "--mad");
+  EXPECT_EQ(rb("compare " + f + " " + f + " --threshold 5 --alpha 0.01").code, 0);  // numbers still are
+}
+
+TEST(Cli, VersionNamesTheCommitTheBinaryWasBuiltFrom) {
+  const CmdResult r = rb("--version");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind(ROOFBENCH_VERSION, 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(std::string(" commit ") + ROOFBENCH_GIT_COMMIT), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(with uncommitted changes)") != std::string::npos, ROOFBENCH_GIT_DIRTY == 1) << r.out;
+}
+
+TEST(Cli, CeilingsWithASkipThatLeavesNoneAreRefused) {
+  const fs::path d = fresh("rb_cli_ceil_skip");
+  expect_usage_error(rb("ceilings --device cpu --quick --skip '.*' --out " + d.string()), "leaves no ceiling");
+  EXPECT_TRUE(empty_or_missing(d));
 }
 
 TEST(Cli, UnknownOptionAndMissingSubcommand) {
@@ -232,8 +265,15 @@ TEST(Cli, GoogleBenchmarkFlagsPassThrough) {
   const auto gb = nlohmann::json::parse(slurp(d / "gbench.json"));
   ASSERT_EQ(gb.at("benchmarks").size(), 1u);
   EXPECT_EQ(r.out.find("[1/1] stream/saxpy") != std::string::npos, true) << r.out;
+  // A bad flag, or a filter of Google Benchmark's that leaves nothing to run: refused before any
+  // folder is made or anything measured.
   expect_usage_error(rb("run --device cpu --quick --benchmark_bogus=1 --out " + fresh("rb_g2").string()),
                      "unknown Google Benchmark flag");
+  EXPECT_TRUE(empty_or_missing(fresh("rb_g2")));
+  const fs::path none = fresh("rb_g3");
+  expect_usage_error(rb("run --device cpu --quick --filter saxpy --benchmark_filter=nomatch --out " + none.string()),
+                     "--benchmark_filter=nomatch matches none of the");
+  EXPECT_TRUE(empty_or_missing(none));
 }
 
 // ---------------------------------------------------------------- compare
@@ -325,6 +365,26 @@ TEST(CliCompare, OutputsAreWrittenWholeOrNotAtAll) {
                          " --markdown " + (out / "blocker" / "summary.md").string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_FALSE(fs::exists(out / "v.json"));  // the other output is not written either
+}
+
+TEST(CliCompare, TheVerdictsAreNeverWrittenOverAnInputOrTwiceToOneFile) {
+  const fs::path base = write_results("rb_cmp_in_base", 1.0, 1), fresh_run = write_results("rb_cmp_in_new", 1.0, 60);
+  const std::string before = slurp(base);
+  expect_usage_error(rb("compare " + base.string() + " " + fresh_run.string() + " --json " + base.string()),
+                     "an input");
+  EXPECT_EQ(slurp(base), before);
+  const fs::path out = fresh("rb_cmp_twice");
+  fs::create_directories(out);
+  expect_usage_error(rb("compare " + base.string() + " " + fresh_run.string() + " --markdown " + (out / "x").string() +
+                        " --json " + (out / "x").string()),
+                     "named twice");
+  EXPECT_TRUE(fs::is_empty(out));
+  // A run's folder: its results.json is a link into the folder's generations, written by run alone.
+  const fs::path run = fresh("rb_cmp_managed");
+  ASSERT_EQ(rb("report " + base.string() + " --out " + run.string()).code, 0);
+  ASSERT_TRUE(fs::is_symlink(run / "summary.md"));
+  expect_usage_error(rb("compare " + base.string() + " " + fresh_run.string() + " --json " + (run / "summary.md").string()),
+                     "a file of a roofbench output folder");
 }
 
 TEST(CliCompare, GbenchJsonWorksWithGoogleBenchmarksCompareTool) {
@@ -515,10 +575,12 @@ TEST(CliScripts, BaselineRunsTwoPairsComparesEachAndWritesTheFirstCountersRunWit
   EXPECT_NE(provenance.find("scripts/baseline.sh --device cpu --threshold 5 -- --quick --filter saxpy"),
             std::string::npos)
       << provenance;
-  EXPECT_NE(provenance.find("- commit, when the runs began: "), std::string::npos) << provenance;
-  // The tree's state as the runs found it, as results.json records it (the files the script
-  // writes into OUT, often a folder of that tree, are not uncommitted changes of the runs).
+  // The commit the binary was built from, as its results.json records it (the files the script
+  // writes into OUT, often a folder of the tree, are not uncommitted changes of the build).
   const nlohmann::json run = nlohmann::json::parse(slurp(out / "results.json")).at("provenance");
+  EXPECT_NE(provenance.find("- commit the binary was built from: " + run.at("git_commit").get<std::string>()),
+            std::string::npos)
+      << provenance;
   if (run.at("git_dirty").is_boolean())
     EXPECT_EQ(provenance.find("(with uncommitted changes)") != std::string::npos, run.at("git_dirty").get<bool>())
         << provenance;
@@ -724,6 +786,66 @@ TEST(CliRun, TheResultsFileIsWholeAfterEveryBenchmarkAndSigtermLeavesItPartialWi
   for (const char* f : {"gbench.json", "roofline.svg", "report.html", "summary.md"}) EXPECT_TRUE(fs::exists(out / f)) << f;
   EXPECT_NE(slurp(out / "summary.md").find("PARTIAL: "), std::string::npos);
   EXPECT_NE(slurp(out.string() + ".log").find("roofbench: stopped by SIGTERM"), std::string::npos);
+}
+
+namespace {
+
+// Starts `cmd` (its output into `log`), waits until `watch` says `ready`, then sends it `sig`;
+// returns the exit status (128 + signal for a process that exits through its handler).
+int signal_when_ready(const std::string& cmd, const fs::path& log, const fs::path& watch, const std::string& ready,
+                      int sig) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd + " >" + log.string() + " 2>&1").c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  for (int i = 0; i < 3000 && slurp(watch).find(ready) == std::string::npos; ++i) ::usleep(10000);
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST(CliRun, AStopBeforeAnyBenchmarkFinishedLeavesTheFolderAsItWas) {
+  // A folder holding a finished run; a second run into it is stopped while its first benchmark
+  // (200 samples at least) is still measuring: nothing it measured, nothing it replaces.
+  const fs::path out = fresh("rb_early_stop");
+  fs::create_directories(out);
+  std::ofstream(out / "results.json") << "the previous run's";
+  const int rc = signal_when_ready(std::string(ROOFBENCH_BIN) + " run --device cpu --quick --filter saxpy --min-samples "
+                                       "200 --budget 60 --out " + out.string(),
+                                   out.string() + ".log", out.string() + ".log", "[1/", SIGINT);
+  const std::string log = slurp(out.string() + ".log");
+  EXPECT_EQ(rc, 128 + SIGINT) << log;
+  EXPECT_NE(log.find("stopped by SIGINT before any benchmark finished; nothing was written"), std::string::npos) << log;
+  EXPECT_EQ(slurp(out / "results.json"), "the previous run's");
+  // Into a folder of its own, the same stop leaves no folder.
+  const fs::path made = fresh("rb_early_stop_new");
+  EXPECT_EQ(signal_when_ready(std::string(ROOFBENCH_BIN) + " run --device cpu --quick --filter saxpy --min-samples 200 "
+                                  "--budget 60 --out " + made.string(),
+                              made.string() + ".log", made.string() + ".log", "[1/", SIGTERM),
+            128 + SIGTERM)
+      << slurp(made.string() + ".log");
+  EXPECT_FALSE(fs::exists(made));
+}
+
+TEST(CliAb, ASignalToAbReachesTheRunItWaitsForAndEndsTheAb) {
+  // A timeout or a cancelled CI job signals ab alone: the run it waits for must stop too, not
+  // go on by itself after ab is gone.
+  const fs::path out = fresh("rb_ab_stop");
+  const std::string bin = ROOFBENCH_BIN;
+  const int rc = signal_when_ready(bin + " ab " + bin + " " + bin + " --rounds 2 --out " + out.string() +
+                                       " -- --device cpu --quick --filter saxpy --min-samples 200 --budget 60",
+                                   out.string() + ".log", out / "ceilings.log", "[1/", SIGTERM);
+  const std::string log = slurp(out.string() + ".log");
+  EXPECT_EQ(rc, 128 + SIGTERM) << log;
+  EXPECT_NE(log.find("stopped by SIGTERM: the run it was waiting for got the signal too"), std::string::npos) << log;
+  // ab waited for it to end: its console already says it stopped.
+  EXPECT_NE(slurp(out / "ceilings.log").find("stopped by SIGTERM"), std::string::npos) << slurp(out / "ceilings.log");
+  EXPECT_FALSE(fs::exists(out / "ab.json"));
 }
 
 TEST(CliMerge, JoinsPartsIntoOneResultsFileWithItsReportsOrRefusesWithOneLine) {
