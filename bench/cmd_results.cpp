@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <iostream>
 #include <optional>
@@ -67,6 +68,15 @@ int cmd_report(const std::vector<std::string>& paths, const std::string& out) {
   const Results r = read_results(path);
   fs::path dir = !out.empty() ? fs::path(out) : fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
+  // Reports beside another run's results.json would be a set that disagrees with itself.
+  std::error_code ec;
+  if (const fs::path there = dir / "results.json"; fs::exists(there, ec) && !fs::equivalent(there, path, ec)) {
+    std::ifstream a(there, std::ios::binary), b(path, std::ios::binary);
+    const std::string other((std::istreambuf_iterator<char>(a)), {}), mine((std::istreambuf_iterator<char>(b)), {});
+    if (other != mine)
+      throw InputError(dir.string() + " holds another run's results.json: the reports of " + path +
+                       " there would not be of its results; give --out an empty folder, or that run's own");
+  }
   write_reports(r, dir, false);
   return kExitOk;
 }

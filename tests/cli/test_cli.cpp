@@ -212,6 +212,21 @@ TEST(Cli, ReportOfMalformedAndWrongSchemaFiles) {
   EXPECT_EQ(std::distance(fs::directory_iterator(d), fs::directory_iterator()), 3);
 }
 
+TEST(Cli, ReportIntoAnotherRunsFolderIsRefusedAndIntoACopyOfItsOwnIsNot) {
+  const std::string fixture = std::string(ROOFBENCH_SOURCE_DIR) + "/tests/fixtures/cpu-quick-saxpy.results.json";
+  const fs::path other = fresh("rb_cli_report_other");
+  fs::create_directories(other);
+  std::ofstream(other / "results.json") << "another run's";
+  expect_usage_error(rb("report " + fixture + " --out " + other.string()), "holds another run's results.json");
+  EXPECT_EQ(std::distance(fs::directory_iterator(other), fs::directory_iterator()), 1);  // nothing written
+  const fs::path copy = fresh("rb_cli_report_copy");
+  fs::create_directories(copy);
+  fs::copy_file(fixture, copy / "results.json");
+  const CmdResult r = rb("report " + fixture + " --out " + copy.string());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(copy / "summary.md"));
+}
+
 TEST(Cli, ListNamesEveryRegisteredBenchmark) {
   const CmdResult r = rb("list");
   EXPECT_EQ(r.code, 0);
