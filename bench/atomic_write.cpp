@@ -126,16 +126,46 @@ std::string unused_folder_name(const std::string& base) {
 OutputFolder::OutputFolder(std::string dir) : dir_(std::move(dir)) {
   std::error_code exists_ec;
   created_ = !fs::exists(fs::symlink_status(dir_, exists_ec));
-  ensure_writable_dir(dir_);
   meta_ = (fs::path(dir_) / kMeta).string();
-  if (::mkdir(meta_.c_str(), 0755) != 0 && errno != EEXIST)
-    throw InputError("cannot create '" + meta_ + "': " + errno_text());
-  struct stat st {};
-  if (::lstat(meta_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError("'" + meta_ + "' is in the way: roofbench keeps its generations and lock in that folder");
   const std::string lock = meta_ + "/lock";
-  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) throw InputError("cannot open '" + lock + "': " + errno_text());
+  // A writer that made this folder and gives it up unused removes it again, lock file included
+  // (the destructor): a lock taken on a file it had just unlinked would be no lock. So the lock
+  // is taken again until the file locked is the file at the path.
+  for (int attempt = 0;; ++attempt) {
+    if (attempt == 20) throw InputError("cannot lock output folder '" + dir_ + "': its lock file keeps being replaced");
+    ensure_writable_dir(dir_);
+    if (::mkdir(meta_.c_str(), 0755) != 0 && errno != EEXIST) {
+      if (errno == ENOENT) continue;  // the folder went away just now
+      throw InputError("cannot create '" + meta_ + "': " + errno_text());
+    }
+    struct stat st {};
+    if (::lstat(meta_.c_str(), &st) != 0) continue;
+    if (!S_ISDIR(st.st_mode))
+      throw InputError("'" + meta_ + "' is in the way: roofbench keeps its generations and lock in that folder");
+    lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd_ < 0) {
+      if (errno == ENOENT) continue;
+      throw InputError("cannot open '" + lock + "': " + errno_text());
+    }
+    take_lock();
+    struct stat by_fd {}, by_path {};
+    if (::fstat(lock_fd_, &by_fd) == 0 && ::stat(lock.c_str(), &by_path) == 0 && by_fd.st_ino == by_path.st_ino &&
+        by_fd.st_dev == by_path.st_dev)
+      break;
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+  }
+  try {
+    prepare();
+  } catch (...) {  // the destructor does not run for a constructor that throws
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw;
+  }
+}
+
+// The lock on the open lock file, or InputError naming the holder (closing the file).
+void OutputFolder::take_lock() {
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     std::string holder;
@@ -151,6 +181,11 @@ OutputFolder::OutputFolder(std::string dir) : dir_(std::move(dir)) {
     errno = err;
     throw InputError("cannot lock output folder '" + dir_ + "': " + errno_text());
   }
+}
+
+// Under the lock: the holder's pid, the link probe, a copy's generations taken over, what a
+// killed writer left removed.
+void OutputFolder::prepare() {
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0) {
     // the pid is for the message a second writer gets; the lock holds without it
@@ -178,9 +213,11 @@ void OutputFolder::adopt_dereferenced_copy() {
   struct stat st {};
   if (::lstat(cur.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(cur, ec)) {
+  for (fs::directory_iterator it(cur, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.find(".tmp.") != std::string::npos) continue;  // a half-made file, never shown
     struct stat top {};
-    const std::string mine = path(e.path().filename().string());
+    const std::string mine = path(name);
     if (::lstat(mine.c_str(), &top) != 0 || !S_ISREG(top.st_mode))
       throw InputError("'" + cur + "' is a folder, not roofbench's link to its current files, and '" + mine +
                        "' is not a plain file beside it: if this folder is a copy, copy it again with `cp -r` (or "
@@ -342,6 +379,21 @@ void OutputFolder::commit(const std::vector<std::pair<std::string, std::string>>
 
 // ------------------------------------------------------------------------------------ FileSet
 
+void check_loose_paths(const std::vector<std::string>& paths) {
+  std::set<std::string> seen;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    if (!seen.insert(ec ? path : target.string()).second)
+      throw InputError(path + ": named twice among the files to write");
+    if (fs::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file to write");
+    if (!ec)
+      for (const auto& part : target)
+        if (part == kMeta)
+          throw InputError(path + ": is a file of a roofbench output folder (run, report, merge); write it elsewhere");
+  }
+}
+
 FileSet::~FileSet() {
   for (const auto& t : temps_) ::unlink(t.c_str());
 }
@@ -362,22 +414,9 @@ void FileSet::commit() {
     folder_->commit(files_);
     return;
   }
-  // Checked before anything is written, so that the ways a set of loose files usually fails
-  // leave none of it in place: a path named twice, a folder in the way, a file of an output
-  // folder (writing through its link would replace one of a run's files outside its set).
-  std::set<std::string> seen;
-  for (const auto& f : files_) {
-    const std::string& path = f.first;
-    std::error_code ec;
-    const fs::path target = fs::weakly_canonical(path, ec);
-    if (!seen.insert(ec ? path : target.string()).second)
-      throw InputError(path + ": named twice among the files to write");
-    if (fs::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file to write");
-    if (!ec)
-      for (const auto& part : target)
-        if (part == kMeta)
-          throw InputError(path + ": is a file of a roofbench output folder (run, report, merge); write it elsewhere");
-  }
+  std::vector<std::string> paths;
+  for (const auto& f : files_) paths.push_back(f.first);
+  check_loose_paths(paths);
   try {
     for (const auto& [path, content] : files_) {
       temps_.push_back(temp_name(path));

@@ -55,6 +55,8 @@ class OutputFolder {
   void switch_to(const std::string& generation);
   void show(const std::string& name);
   void remove_stale();
+  void take_lock();
+  void prepare();
   void adopt_dereferenced_copy();
 
   std::string dir_, meta_;
@@ -63,6 +65,11 @@ class OutputFolder {
   bool created_ = false;    // the folder did not exist before this object
   bool committed_ = false;  // a commit put files in it
 };
+
+// What a FileSet of loose files checks before it writes anything: no path named twice, no folder
+// in the way, no file inside an output folder. InputError naming the path otherwise. For a
+// command that writes such files at its end, to check them at its start.
+void check_loose_paths(const std::vector<std::string>& paths);
 
 class FileSet {
  public:

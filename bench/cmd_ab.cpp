@@ -88,10 +88,18 @@ int spawn_and_wait(const std::vector<std::string>& argv, const std::string& log)
   posix_spawn_file_actions_destroy(&fa);
   if (rc == ECANCELED) throw Stopped{g_stop.load()};
   if (rc != 0) throw InputError(fmt::format("cannot start {}: {}", argv[0], std::strerror(rc)));
+  // Waited for without reaping first, so that the pid the handler may signal is never one the
+  // system has already given to another process.
+  siginfo_t info{};
+  while (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0)
+    if (errno != EINTR) {
+      g_child.store(0);
+      throw InputError(fmt::format("waiting for {}: {}", argv[0], std::strerror(errno)));
+    }
+  g_child.store(0);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw InputError(fmt::format("waiting for {}: {}", argv[0], std::strerror(errno)));
-  g_child.store(0);
   if (const int sig = g_stop.load()) throw Stopped{sig};
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WEXITSTATUS(status);
@@ -100,9 +108,9 @@ int spawn_and_wait(const std::vector<std::string>& argv, const std::string& log)
 // The A/B's end when a stop signal came: what was kept, and 128 + the signal.
 int stopped(const Stopped& s, const std::string& out) {
   std::cerr << fmt::format(
-      "roofbench: {}: the run it was waiting for got the signal too and wrote its partial set; the rounds so far "
-      "are under {}; no verdicts were written\n",
-      stopped_by(s.sig), (fs::path(out) / "rounds").string());
+      "roofbench: {}: the run it was waiting for got the signal too and stopped (what it wrote, if anything, and "
+      "the rounds before it are under {}); no verdicts were written\n",
+      stopped_by(s.sig), out);
   return 128 + s.sig;
 }
 
@@ -217,6 +225,15 @@ int cmd_ab(const AbArgs& a) {
   const std::string base_bin = executable(a.base_bin, "BASE_BIN"), new_bin = executable(a.new_bin, "NEW_BIN");
   CompareOptions opt = compare_options(a.threshold_pct, a.threshold_for, a.alpha);
   if (!a.noise.empty()) opt.noise = load_noise(a.noise, "");  // the device is checked against the rounds below
+  if (!a.markdown.empty()) {  // checked now, not after the rounds
+    std::error_code ec;
+    const fs::path md = fs::weakly_canonical(fs::absolute(a.markdown, ec), ec);
+    for (const char* own : {"ab.json", "ab.md"})
+      if (md == fs::weakly_canonical(fs::absolute(fs::path(a.out) / own, ec), ec))
+        throw InputError(fmt::format("--markdown {} is the {} that ab writes in --out itself", a.markdown, own));
+    if (const fs::path parent = fs::path(a.markdown).parent_path(); !parent.empty()) ensure_writable_dir(parent.string());
+    check_loose_paths({a.markdown});
+  }
   OutputFolder folder(a.out);  // locked until ab.json is in place: two ab runs never share rounds
   const ForwardStops forward;
   Interleaved il;

@@ -48,6 +48,10 @@ void initialize_gbench(const std::vector<std::string>& args) {
   if (argc > 1) throw InputError(fmt::format("unknown Google Benchmark flag '{}'", argv[1]));
 }
 
+// What Google Benchmark appends to the name of each benchmark run_jobs registers (Iterations(1),
+// UseManualTime()): its filter sees the whole name.
+constexpr const char* kGbenchSuffix = "/iterations:1/manual_time";
+
 std::string find_flag(const std::vector<std::string>& args, const std::string& flag) {
   for (const auto& a : args)
     if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
@@ -75,11 +79,12 @@ std::size_t check_gbench_args(const std::vector<std::string>& gbench_args, const
   initialize_gbench(gbench_args);
   const std::string f = find_flag(gbench_args, "--benchmark_filter");
   if (f.empty() || f == "." || f == "all") return jobs.size();
-  // Google Benchmark reads a leading '-' as "all but these".
+  // Google Benchmark reads a leading '-' as "all but these", and matches the names it runs, which
+  // carry the suffixes of how each is registered (below: one iteration, manual time).
   const bool negated = f[0] == '-';
   const std::regex re = user_regex("--benchmark_filter", negated ? f.substr(1) : f);
   std::size_t kept = 0;
-  for (const auto& j : jobs) kept += std::regex_search(j.name(), re) != negated ? 1 : 0;
+  for (const auto& j : jobs) kept += std::regex_search(j.name() + kGbenchSuffix, re) != negated ? 1 : 0;
   if (kept == 0 && !jobs.empty())
     throw InputError(fmt::format("--benchmark_filter={} matches none of the {} benchmarks the run plans", f,
                                  jobs.size()));

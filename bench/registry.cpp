@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
@@ -65,13 +66,28 @@ bool register_variant(Variant v, const char* source, bool builtin) {
   if (v.test_sizes.empty()) v.test_sizes = v.quick_sizes;
   for (const auto* sizes : {&v.sizes, &v.quick_sizes, &v.test_sizes})
     for (const auto& p : *sizes) {
+      double flops = 0, bytes = 0;
       try {
-        (void)v.work.flops(p);
-        (void)v.work.bytes(p);
+        flops = v.work.flops(p);
+        bytes = v.work.bytes(p);
       } catch (const std::out_of_range& e) {  // a term names a parameter the size lacks
         bad_declaration(v, e.what());
       }
+      if (!(flops >= 0) || !std::isfinite(flops) || !(bytes >= 0) || !std::isfinite(bytes))
+        bad_declaration(v, fmt::format("declares {:g} FLOPs and {:g} bytes at {}: the reader refuses work that is "
+                                       "negative or not finite",
+                                       flops, bytes, v.name(p))
+                               .c_str());
     }
+  // A ceiling is one number per run: one size, and a name no other ceiling of its backend has.
+  if (v.ceiling && (v.sizes.size() != 1 || v.quick_sizes.size() != 1))
+    bad_declaration(v, "a ceiling is measured at one size (Variant::sizes and quick_sizes hold one each)");
+  if (v.ceiling)
+    for (const auto& other : mutable_registry())
+      if (other.ceiling && other.backend == v.backend && other.ceiling->name == v.ceiling->name)
+        bad_declaration(v, fmt::format("ceiling '{}' is declared by {} too: a run holds each ceiling once",
+                                       v.ceiling->name, other.base_name())
+                               .c_str());
   {  // the names results.json carries, as its reader would refuse them
     const Params& p = v.sizes.front();
     std::vector<std::pair<std::string, std::string>> names;  // (what, name)

@@ -7,12 +7,13 @@ set(ROOFBENCH_GIT_COMMIT "unknown")
 set(ROOFBENCH_GIT_DIRTY -1)  # unknown
 find_package(Git QUIET)
 if(GIT_FOUND)
-  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse HEAD WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse HEAD WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
                   OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
   if(_rc EQUAL 0)
     set(ROOFBENCH_GIT_COMMIT ${_commit})
-    execute_process(COMMAND ${GIT_EXECUTABLE} status --porcelain --untracked-files=no
-                    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+    # --no-optional-locks: a build must not take .git/index.lock from under the user's own git.
+    execute_process(COMMAND ${GIT_EXECUTABLE} --no-optional-locks status --porcelain --untracked-files=no
+                    WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
                     OUTPUT_VARIABLE _status OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
     if(_rc EQUAL 0)
       if(_status STREQUAL "")

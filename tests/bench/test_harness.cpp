@@ -140,6 +140,29 @@ TEST(RegistryDeathTest, ANameTheResultsFileCannotCarryIsRefusedAtDeclaration) {
   EXPECT_DEATH(register_variant(vendor_for("vendor_copy"), "mine.cpp"), "a ceiling cannot be the reference for itself");
 }
 
+// What the reader would refuse in the file a run writes is refused where it is declared: work
+// that is negative, a ceiling at two sizes or two ceilings of one name (each a second value of it).
+TEST(RegistryDeathTest, WorkAndCeilingsTheReaderWouldRefuseAreRefusedAtDeclaration) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  Variant negative = toy("negative", Defect::none);
+  negative.sizes = negative.quick_sizes = negative.test_sizes = {{{"n", -4}}};
+  EXPECT_DEATH(register_variant(negative, "mine.cpp"), "the reader refuses work that is negative or not finite");
+  auto ceiling = [](const std::string& variant, const std::string& name) {
+    Variant v = toy(variant, Defect::none);
+    v.ceiling = CeilingSpec{name, CeilingKind::bandwidth, Level::dram, "a copy"};
+    return v;
+  };
+  Variant two_sizes = ceiling("two_sizes", "toy_copy");
+  two_sizes.sizes = {{{"n", 1024}}, {{"n", 2048}}};
+  EXPECT_DEATH(register_variant(two_sizes, "mine.cpp"), "a ceiling is measured at one size");
+  EXPECT_DEATH(
+      {
+        register_variant(ceiling("first", "toy_copy"), "mine.cpp");
+        register_variant(ceiling("second", "toy_copy"), "mine.cpp");
+      },
+      "ceiling 'toy_copy' is declared by toy/first/fp32 too");
+}
+
 TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {
   auto dev = make_cpu_device();
   const Variant v = toy("good", Defect::none);

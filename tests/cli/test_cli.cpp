@@ -282,9 +282,10 @@ TEST(Cli, GoogleBenchmarkFlagsPassThrough) {
   EXPECT_EQ(r.out.find("[1/1] stream/saxpy") != std::string::npos, true) << r.out;
   // A bad flag, or a filter of Google Benchmark's that leaves nothing to run: refused before any
   // folder is made or anything measured.
-  expect_usage_error(rb("run --device cpu --quick --benchmark_bogus=1 --out " + fresh("rb_g2").string()),
+  const fs::path bogus = fresh("rb_g2");
+  expect_usage_error(rb("run --device cpu --quick --benchmark_bogus=1 --out " + bogus.string()),
                      "unknown Google Benchmark flag");
-  EXPECT_TRUE(empty_or_missing(fresh("rb_g2")));
+  EXPECT_TRUE(empty_or_missing(bogus));
   const fs::path none = fresh("rb_g3");
   expect_usage_error(rb("run --device cpu --quick --filter saxpy --benchmark_filter=nomatch --out " + none.string()),
                      "--benchmark_filter=nomatch matches none of the");
@@ -772,10 +773,11 @@ TEST(CliRun, TheResultsFileIsWholeAfterEveryBenchmarkAndSigtermLeavesItPartialWi
   const fs::path out = fresh("rb_sigterm");
   const std::string cmd = std::string(ROOFBENCH_BIN) + " run --device cpu --quick --filter 'saxpy|relu' --out " +
                           out.string() + " >" + (out.string() + ".log") + " 2>&1";
+  const std::string shell = "exec " + cmd;  // made before fork: no malloc after it
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    ::execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   // The first snapshot: written whole after the first benchmark, marked as a run still going.
@@ -809,10 +811,11 @@ namespace {
 // returns the exit status (128 + signal for a process that exits through its handler).
 int signal_when_ready(const std::string& cmd, const fs::path& log, const fs::path& watch, const std::string& ready,
                       int sig) {
+  const std::string shell = "exec " + cmd + " >" + log.string() + " 2>&1";  // made before fork: no malloc after it
   const pid_t pid = ::fork();
   if (pid < 0) return -1;
   if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd + " >" + log.string() + " 2>&1").c_str(), static_cast<char*>(nullptr));
+    ::execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   for (int i = 0; i < 3000 && slurp(watch).find(ready) == std::string::npos; ++i) ::usleep(10000);
