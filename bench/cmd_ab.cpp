@@ -151,7 +151,13 @@ Results one_run(const std::string& bin, const std::vector<std::string>& run_args
   const int rc = spawn_and_wait(argv, log);
   if (rc != 0 && rc != 1)
     throw InputError(fmt::format("{}: `{} run` exited {}; its output is in {}", what, bin, rc, log));
-  return load_results((fs::path(dir) / "results.json").string());
+  const std::string results = (fs::path(dir) / "results.json").string();
+  std::error_code ec;
+  if (!fs::exists(results, ec))
+    throw InputError(fmt::format("{}: `{} run` exited {} but wrote no {} (is it roofbench, or built on its "
+                                 "library?); its output is in {}",
+                                 what, bin, rc, results, log));
+  return load_results(results);
 }
 
 struct Interleaved {
@@ -192,6 +198,11 @@ Interleaved interleave(const std::string& base_bin, const std::string& new_bin, 
     const int rc = spawn_and_wait(argv, dir + ".log");
     if (rc != 0) throw InputError(fmt::format("`{} ceilings` exited {}; its output is in {}.log", base_bin, rc, dir));
     il.ceilings = (fs::path(dir) / "results.json").string();
+    std::error_code ec;
+    if (!fs::exists(il.ceilings, ec))
+      throw InputError(fmt::format("`{} ceilings` exited 0 but wrote no {} (is it roofbench, or built on its "
+                                   "library?); its output is in {}.log",
+                                   base_bin, il.ceilings, dir));
     std::cout << fmt::format(" ({:.0f} s)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::uint64_t state = seed;

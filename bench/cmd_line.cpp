@@ -42,6 +42,10 @@ const CLI::Validator kSeed(
     },
     "UINT64");
 
+// A path given empty ("$UNSET" in a script) would fall back to a default unnoticed.
+const CLI::Validator kPath(
+    [](std::string& text) { return text.empty() ? std::string("an empty path") : std::string(); }, "PATH");
+
 }  // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -72,7 +76,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
     sub->add_flag("--dry-run", c.run_args.dry_run,
                   "print the benchmarks the run would take and an upper bound on its time, measure nothing");
     sub->add_flag("--warm", c.run_args.warm, "do not flush the caches before each sample");
-    sub->add_option("--out", c.run_args.out, "output folder (default results/<device>-<UTC time>)");
+    sub->add_option("--out", c.run_args.out, "output folder (default results/<device>-<UTC time>)")->check(kPath);
     sub->add_option("--seed", c.run_args.seed, "seed of the random inputs")->check(kSeed);
     sub->add_option("--noise-target", c.run_args.noise_target_pct,
                     "stop sampling a benchmark once its IQR is this percent of its median (default 1)")
@@ -102,7 +106,8 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                 "leave roofbench's own kernel families out: only the kernels this binary registers, and the ceilings");
   run->add_option("--ceilings-from", c.run_args.ceilings_from,
                   "take the ceilings from this results file (or folder) of the same machine instead of measuring "
-                  "them: a run split in parts measures them once");
+                  "them: a run split in parts measures them once")
+      ->check(kPath);
   CLI::App* ceil = app.add_subcommand("ceilings", "measure only the machine's ceilings");
   add_run_options(ceil, false);
 
@@ -113,12 +118,14 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                    "chart, rooflines.svg")
       ->required();
   report->add_option("--out", c.report_out,
-                     "output folder (default: the results file's folder; with several files, the current folder)");
+                     "output folder (default: the results file's folder; with several files, the current folder)")
+      ->check(kPath);
 
   CLI::App* merge = app.add_subcommand(
       "merge", "join results files of one machine and one build (the parts of a split run) into one, with its reports");
   merge->add_option("results", c.merge_paths, "results files (or their folders), two or more")->required();
-  merge->add_option("--out", c.merge_out, "folder for the merged results.json and its reports")->required();
+  merge->add_option("--out", c.merge_out, "folder for the merged results.json and its reports")->required()
+      ->check(kPath);
 
   CLI::App* xcheck = app.add_subcommand(
       "crosscheck", "Nsight Compute's counters for benchmarks (ncu --csv output) beside the run's CUPTI counters");
@@ -139,14 +146,16 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
       ->check(number_in(1e-9, 0.5));
   compare->add_flag("--allow-device-mismatch", c.cmp.allow_device_mismatch,
                     "compare files from different devices instead of refusing");
-  compare->add_option("--markdown", c.cmp.markdown, "also write the verdicts as Markdown (a PR comment, a CI summary)");
-  compare->add_option("--json", c.cmp.json, "also write the verdicts as JSON (schema roofbench.compare.v1)");
+  compare->add_option("--markdown", c.cmp.markdown, "also write the verdicts as Markdown (a PR comment, a CI summary)")
+      ->check(kPath);
+  compare->add_option("--json", c.cmp.json, "also write the verdicts as JSON (schema roofbench.compare.v1)")
+      ->check(kPath);
   compare->add_flag("--by-roof", c.cmp.by_roof,
                     "judge each kernel by its share of its roof measured in its own run (cancels a machine-wide "
                     "change of bandwidth or clock); the rate's change is shown beside it");
   compare->add_option("--noise", c.cmp.noise,
                       "a calibration file (roofbench calibrate): raise each benchmark's threshold to 3 sigma of its "
-                      "noise between runs");
+                      "noise between runs")->check(kPath);
 
   CLI::App* history = app.add_subcommand(
       "history", "trend per benchmark over results files in commit order; flags steps and slow creeps (exit 1)");
@@ -155,14 +164,15 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                    "results files (or their folders) oldest first, or one folder searched for results.json files, "
                    "ordered by run time")
       ->required();
-  history->add_option("--out", c.hist.out, "write history.md and a chart per family (history-<family>.svg) here");
+  history->add_option("--out", c.hist.out, "write history.md and a chart per family (history-<family>.svg) here")
+      ->check(kPath);
   history->add_option("--threshold", c.hist.threshold_pct, "smallest change in percent that counts (default 5)")
       ->check(number_in(0.01, 1000.0));
   history->add_option("--threshold-for", c.hist.threshold_for, "REGEX=PERCENT, as for compare (repeatable)");
   history->add_option("--alpha", c.hist.alpha, "significance level of the adjusted p-value (default 0.01)")
       ->check(number_in(1e-9, 0.5));
   history->add_flag("--by-roof", c.hist.by_roof, "judge each kernel by its share of its roof in each run, as compare");
-  history->add_option("--noise", c.hist.noise, "a calibration file, as for compare");
+  history->add_option("--noise", c.hist.noise, "a calibration file, as for compare")->check(kPath);
 
   CLI::App* fleet = app.add_subcommand(
       "fleet", "many devices side by side, grouped by model: each ceiling and kernel against the group's median, the "
@@ -171,7 +181,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
       ->add_option("paths", c.fleet.paths,
                    "results files, or folders searched for results.json files (one per device: host, GPU index)")
       ->required();
-  fleet->add_option("--out", c.fleet.out, "write fleet.json, fleet.md and fleet.html here");
+  fleet->add_option("--out", c.fleet.out, "write fleet.json, fleet.md and fleet.html here")->check(kPath);
   fleet->add_option("--threshold", c.fleet.threshold_pct, "flag a figure this many percent below the median (default 5)")
       ->check(number_in(0.01, 99.0));
   fleet->add_option("--mad", c.fleet.mad_k, "also flag a figure more than K x 1.4826 MAD below the median (default off)")
@@ -184,9 +194,11 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   abc->add_option("new_bin", c.ab.new_bin, "the NEW build's")->required();
   abc->add_option("--rounds", c.ab.rounds, "rounds of one run of each build (default 10)")->check(CLI::Range(1, 1000));
   abc->add_option("--seed", c.ab.seed, "seed of the order within each round")->check(kSeed);
-  abc->add_option("--out", c.ab.out, "folder for ab.json, ab.md and every round's results (default results/ab)");
-  abc->add_option("--noise", c.ab.noise, "a calibration file (roofbench calibrate) of this machine");
-  abc->add_option("--markdown", c.ab.markdown, "also write the verdicts as Markdown here (a CI job summary)");
+  abc->add_option("--out", c.ab.out, "folder for ab.json, ab.md and every round's results (default results/ab)")
+      ->check(kPath);
+  abc->add_option("--noise", c.ab.noise, "a calibration file (roofbench calibrate) of this machine")->check(kPath);
+  abc->add_option("--markdown", c.ab.markdown, "also write the verdicts as Markdown here (a CI job summary)")
+      ->check(kPath);
   abc->add_option("--threshold", c.ab.threshold_pct, "smallest change in percent that counts (default 5)")
       ->check(number_in(0.01, 1000.0));
   abc->add_option("--threshold-for", c.ab.threshold_for, "REGEX=PERCENT, as for compare (repeatable)");
@@ -200,7 +212,8 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   calc->add_option("bin", c.cal.bin, "the roofbench (or a binary built on its library) to calibrate")->required();
   calc->add_option("--rounds", c.cal.rounds, "rounds (default 10)")->check(CLI::Range(2, 1000));
   calc->add_option("--seed", c.cal.seed, "seed of the order within each round")->check(kSeed);
-  calc->add_option("--out", c.cal.out, "folder for noise.json and every round's results (default results/calibrate)");
+  calc->add_option("--out", c.cal.out, "folder for noise.json and every round's results (default results/calibrate)")
+      ->check(kPath);
   calc->add_option("run_options", c.cal.run_args, "after --: the options of every `run`");
 
   c.met.chip = cupti::kHopperChip;

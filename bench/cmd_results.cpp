@@ -120,6 +120,8 @@ int cmd_merge(const std::vector<std::string>& paths, const std::string& out, int
 
 int cmd_crosscheck(const std::string& results, const std::string& ncu_csv, const std::vector<std::string>& benchmarks) {
   const Results r = read_results(results_path(results));
+  std::error_code ec;
+  if (fs::is_directory(ncu_csv, ec)) throw InputError(ncu_csv + ": is a folder, not the CSV that ncu --csv printed");
   std::ifstream in(ncu_csv, std::ios::binary);
   if (!in) throw InputError(ncu_csv + ": cannot open for reading");
   std::stringstream text;

@@ -92,6 +92,8 @@ std::vector<Ceiling> borrowed_ceilings(const std::string& from, const Results& h
   *note = {{"path", path},
            {"utc_time", src.provenance.value("utc_time", std::string())},
            {"command_line", src.provenance.value("command_line", std::string())}};
+  // A stopped run's ceilings are whole measurements, but it may lack some: said, not refused.
+  if (src.partial) (*note)["partial"] = partial_text(*src.partial);
   return src.ceilings;
 }
 
@@ -242,6 +244,10 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
                                    warm_jobs ? fmt::format(" (not for the {} declared warm)", warm_jobs) : "")
                      : "warm");
   std::cout << "estimate: at most " << estimate.explain() << "\n";
+  if (ceilings_note.contains("partial"))
+    std::cout << fmt::format("warning: --ceilings-from {} is a partial run ({}): a kernel whose roof it did not "
+                             "measure is left unplaced\n",
+                             ceilings_note["path"].get<std::string>(), ceilings_note["partial"].get<std::string>());
   for (const auto& n : r.not_run) std::cout << fmt::format("left out: {} ({})\n", n.benchmark, n.why);
   if (counters && counter_status.value("available", false)) {
     std::cout << "counters: CUPTI Range Profiler on " << counter_status.value("chip", std::string("?"))

@@ -173,6 +173,24 @@ TEST(Cli, NumbersThatAreNotNumbersAreRefused) {
   EXPECT_EQ(rb("compare " + f + " " + f + " --threshold 5 --alpha 0.01").code, 0);  // numbers still are
 }
 
+TEST(Cli, AnEmptyPathIsRefusedNotTakenForTheDefault) {
+  // "--out $UNSET" in a script: an empty path would fall back to a default folder unnoticed.
+  const std::string f = std::string(ROOFBENCH_SOURCE_DIR) + "/tests/fixtures/cpu-quick-saxpy.results.json";
+  expect_usage_error(rb("run --device cpu --quick --filter saxpy --out ''"), "--out: an empty path");
+  expect_usage_error(rb("compare " + f + " " + f + " --json ''"), "--json: an empty path");
+  expect_usage_error(rb("run --device cpu --quick --filter saxpy --ceilings-from ''"), "--ceilings-from: an empty path");
+  // And a folder where ncu's CSV is expected says so.
+  expect_usage_error(rb("crosscheck " + f + " " + ROOFBENCH_SOURCE_DIR + "/tests --benchmark x"),
+                     "is a folder, not the CSV that ncu --csv printed");
+}
+
+TEST(CliAb, ABinaryThatWritesNoResultsIsNamed) {
+  const fs::path out = fresh("rb_ab_true");
+  expect_usage_error(rb("ab /bin/true " + std::string(ROOFBENCH_BIN) + " --rounds 1 --out " + out.string() +
+                        " -- --device cpu --quick --filter saxpy"),
+                     "`/bin/true ceilings` exited 0 but wrote no");
+}
+
 TEST(Cli, VersionNamesTheCommitTheBinaryWasBuiltFrom) {
   const CmdResult r = rb("--version");
   EXPECT_EQ(r.code, 0) << r.err;
@@ -803,6 +821,17 @@ TEST(CliRun, TheResultsFileIsWholeAfterEveryBenchmarkAndSigtermLeavesItPartialWi
   for (const char* f : {"gbench.json", "roofline.svg", "report.html", "summary.md"}) EXPECT_TRUE(fs::exists(out / f)) << f;
   EXPECT_NE(slurp(out / "summary.md").find("PARTIAL: "), std::string::npos);
   EXPECT_NE(slurp(out.string() + ".log").find("roofbench: stopped by SIGTERM"), std::string::npos);
+  // Its ceilings may be borrowed (each is a whole measurement), with a warning that some may lack.
+  ASSERT_FALSE(r.ceilings.empty());
+  const fs::path borrowing = fresh("rb_sigterm_borrow");
+  const CmdResult b = rb("run --device cpu --quick --filter saxpy --ceilings-from " + out.string() + " --out " +
+                         borrowing.string());
+  EXPECT_EQ(b.code, 0) << b.err;
+  EXPECT_NE(b.out.find("warning: --ceilings-from " + (out / "results.json").string() + " is a partial run"),
+            std::string::npos)
+      << b.out;
+  const auto note = nlohmann::json::parse(slurp(borrowing / "results.json")).at("settings").at("ceilings_from");
+  EXPECT_NE(note.at("partial").get<std::string>().find("stopped by SIGTERM"), std::string::npos) << note;
 }
 
 namespace {
