@@ -49,6 +49,8 @@ class OutputFolder {
   // False where the filesystem takes no symbolic links: files are then renamed into place one
   // by one (each still whole), and a kill during that last step can mix two sets.
   bool atomic_sets() const { return symlinks_; }
+  // Whether a commit has been made (or attempted): the folder no longer holds only what it held.
+  bool committed() const { return committed_; }
 
  private:
   std::string current_generation() const;  // "" when the folder has none yet

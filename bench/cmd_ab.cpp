@@ -105,13 +105,15 @@ int spawn_and_wait(const std::vector<std::string>& argv, const std::string& log)
   return WEXITSTATUS(status);
 }
 
-// The A/B's end when a stop signal came: what was kept, and 128 + the signal.
-int stopped(const Stopped& s, const std::string& out) {
-  std::cerr << fmt::format(
-      "roofbench: {}: the run it was waiting for got the signal too and stopped (what it wrote, if anything, and "
-      "the rounds before it are under {}); no verdicts were written\n",
-      stopped_by(s.sig), out);
-  return 128 + s.sig;
+// DIR/results.json of a child `who` that exited `rc` (0 or 1); InputError when it wrote none.
+std::string written_results(const std::string& dir, const std::string& who, int rc, const std::string& log) {
+  const std::string results = (fs::path(dir) / "results.json").string();
+  std::error_code ec;
+  if (!fs::exists(results, ec))
+    throw InputError(fmt::format("{} exited {} but wrote no {} (is it roofbench, or built on its library?); its "
+                                 "output is in {}",
+                                 who, rc, results, log));
+  return results;
 }
 
 std::string executable(const std::string& path, const char* what) {
@@ -151,13 +153,7 @@ Results one_run(const std::string& bin, const std::vector<std::string>& run_args
   const int rc = spawn_and_wait(argv, log);
   if (rc != 0 && rc != 1)
     throw InputError(fmt::format("{}: `{} run` exited {}; its output is in {}", what, bin, rc, log));
-  const std::string results = (fs::path(dir) / "results.json").string();
-  std::error_code ec;
-  if (!fs::exists(results, ec))
-    throw InputError(fmt::format("{}: `{} run` exited {} but wrote no {} (is it roofbench, or built on its "
-                                 "library?); its output is in {}",
-                                 what, bin, rc, results, log));
-  return load_results(results);
+  return load_results(written_results(dir, fmt::format("{}: `{} run`", what, bin), rc, log));
 }
 
 struct Interleaved {
@@ -197,12 +193,7 @@ Interleaved interleave(const std::string& base_bin, const std::string& new_bin, 
     std::cout << "ceilings: measured once by BASE" << std::flush;
     const int rc = spawn_and_wait(argv, dir + ".log");
     if (rc != 0) throw InputError(fmt::format("`{} ceilings` exited {}; its output is in {}.log", base_bin, rc, dir));
-    il.ceilings = (fs::path(dir) / "results.json").string();
-    std::error_code ec;
-    if (!fs::exists(il.ceilings, ec))
-      throw InputError(fmt::format("`{} ceilings` exited 0 but wrote no {} (is it roofbench, or built on its "
-                                   "library?); its output is in {}.log",
-                                   base_bin, il.ceilings, dir));
+    il.ceilings = written_results(dir, fmt::format("`{} ceilings`", base_bin), rc, dir + ".log");
     std::cout << fmt::format(" ({:.0f} s)\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::uint64_t state = seed;
@@ -230,6 +221,24 @@ Interleaved interleave(const std::string& base_bin, const std::string& new_bin, 
   return il;
 }
 
+// interleave() with SIGINT and SIGTERM passed on to the run it waits for: 0 with `il` filled, or,
+// once a stop came, 128 + the signal (said on stderr; no verdicts to write).
+int interleave_until_stopped(Interleaved& il, const std::string& base_bin, const std::string& new_bin,
+                             const std::vector<std::string>& run_args, int n_rounds, std::uint64_t seed,
+                             const std::string& out) {
+  const ForwardStops forward;
+  try {
+    il = interleave(base_bin, new_bin, run_args, n_rounds, seed, out);
+    return 0;
+  } catch (const Stopped& s) {
+    std::cerr << fmt::format(
+        "roofbench: {}: the run it was waiting for got the signal too and stopped (what it wrote, if anything, "
+        "and the rounds before it are under {}); no verdicts were written\n",
+        stopped_by(s.sig), out);
+    return 128 + s.sig;
+  }
+}
+
 }  // namespace
 
 int cmd_ab(const AbArgs& a) {
@@ -246,13 +255,8 @@ int cmd_ab(const AbArgs& a) {
     check_loose_paths({a.markdown});
   }
   OutputFolder folder(a.out);  // locked until ab.json is in place: two ab runs never share rounds
-  const ForwardStops forward;
   Interleaved il;
-  try {
-    il = interleave(base_bin, new_bin, a.run_args, a.rounds, a.seed, a.out);
-  } catch (const Stopped& s) {
-    return stopped(s, a.out);
-  }
+  if (const int rc = interleave_until_stopped(il, base_bin, new_bin, a.run_args, a.rounds, a.seed, a.out)) return rc;
   if (!a.noise.empty()) opt.noise = load_noise(a.noise, device_id(il.rounds.front().base));
   const Comparison c = compare_rounds(il.rounds, opt);
   FileSet files(folder);
@@ -273,13 +277,8 @@ int cmd_ab(const AbArgs& a) {
 int cmd_calibrate(const CalibrateArgs& a) {
   const std::string bin = executable(a.bin, "BIN");
   OutputFolder folder(a.out);
-  const ForwardStops forward;
   Interleaved il;
-  try {
-    il = interleave(bin, bin, a.run_args, a.rounds, a.seed, a.out);
-  } catch (const Stopped& s) {
-    return stopped(s, a.out);
-  }
+  if (const int rc = interleave_until_stopped(il, bin, bin, a.run_args, a.rounds, a.seed, a.out)) return rc;
   const nlohmann::json noise = noise_json(il.rounds, a.run_args);
   CompareOptions opt;  // the A/A's own verdicts, for the eye: a noisy machine shows here
   const Comparison c = compare_rounds(il.rounds, opt);

@@ -263,7 +263,6 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   // After every benchmark, the results so far, whole and marked partial: a run killed later
   // still leaves them.
   std::vector<std::optional<JobResult>> finished(plan.jobs.size());
-  bool snapshot_written = false;  // the folder no longer holds only what it held before the run
   auto done_so_far = [&finished] {
     std::vector<const JobResult*> d;
     for (const auto& f : finished)
@@ -278,7 +277,6 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
     stamp_wall(partial);
     FileSet files(folder);
     files.add("results.json", dump_results(partial));
-    snapshot_written = true;
     files.commit();
   };
 
@@ -292,7 +290,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   std::vector<const JobResult*> done;
   for (const auto& jr : ran.results) done.push_back(&jr);
   const int sig = stop_signal();
-  if (sig && done.empty() && !snapshot_written) {  // nothing measured: the folder keeps what it held
+  if (sig && !folder.committed()) {  // no benchmark finished: the folder keeps what it held
     std::cerr << fmt::format("roofbench: {} before any benchmark finished; nothing was written to {}\n",
                              stopped_by(sig), out_dir);
     return 128 + sig;
