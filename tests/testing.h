@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,19 @@
 #include "roofline/cupti/metrics.h"
 
 namespace roofbench::testing {
+
+// Where a test keeps the files it writes: a folder of this build tree's own
+// (ROOFBENCH_TEST_SCRATCH, set by tests/CMakeLists.txt), so that two builds testing at once (the
+// release and sanitized builds, two CI jobs on one machine) never write into each other's folders
+// by name, as they did under /tmp.
+inline std::filesystem::path scratch_path(const std::string& name) {
+  static const std::filesystem::path root = [] {
+    const std::filesystem::path r = ROOFBENCH_TEST_SCRATCH;
+    std::filesystem::create_directories(r);
+    return r;
+  }();
+  return root / name;
+}
 
 // For runs whose test looks at anything but the ceilings: --skip this, and the CPU measures three
 // (DRAM read, L1, FP32 FMA: still a roofline) in a second instead of ten in a quarter of a minute.

@@ -10,13 +10,14 @@
 
 #include "bench/atomic_write.h"
 #include "roofbench/types.h"
+#include "tests/testing.h"
 
 using namespace roofbench;
 namespace fs = std::filesystem;
 
 namespace {
 fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / name;
+  const fs::path d = roofbench::testing::scratch_path(name);
   fs::remove_all(d);
   return d;
 }

@@ -29,7 +29,7 @@ Results full_sample() {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
+  const auto path = roofbench::testing::scratch_path(name);
   std::ofstream(path) << text;
   return path.string();
 }

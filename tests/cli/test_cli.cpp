@@ -57,7 +57,7 @@ CmdResult rb(const std::string& args) {
 }
 
 fs::path fresh(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / name;
+  const fs::path d = roofbench::testing::scratch_path(name);
   fs::remove_all(d);
   return d;
 }

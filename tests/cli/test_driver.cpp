@@ -85,7 +85,7 @@ int run_main(std::vector<std::string> args) {
 }  // namespace
 
 TEST(Driver, AFailedKernelGetsNoNumberAndTheRunExitsOne) {
-  const fs::path d = fs::temp_directory_path() / "rb_driver_broken";
+  const fs::path d = roofbench::testing::scratch_path("rb_driver_broken");
   fs::remove_all(d);
   EXPECT_EQ(run_main({"run", "--device", "cpu", "--quick", "--filter", "toy/broken|stream/saxpy", "--skip",
                       roofbench::testing::kFewCeilings, "--out", d.string()}),
@@ -106,7 +106,7 @@ TEST(Driver, AFailedKernelGetsNoNumberAndTheRunExitsOne) {
 }
 
 TEST(Driver, ABufferLargerThanMemoryIsRefusedBeforeAllocatingAndTheRunGoesOn) {
-  const fs::path d = fs::temp_directory_path() / "rb_driver_too_big";
+  const fs::path d = roofbench::testing::scratch_path("rb_driver_too_big");
   fs::remove_all(d);
   EXPECT_EQ(run_main({"run", "--device", "cpu", "--quick", "--filter", "toy/too_big|stream/saxpy", "--skip",
                       roofbench::testing::kFewCeilings, "--out", d.string()}),

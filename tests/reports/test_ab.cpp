@@ -132,7 +132,7 @@ TEST(Ab, TheNoiseFileRoundTripsAndIsRefusedOnAnotherDevice) {
   const double sd = j["benchmarks"]["gemm/a/fp32/n:1"]["sd_log_ratio"].get<double>();
   EXPECT_GT(sd, 0.01);  // the 5% jitter pairing cannot cancel
   EXPECT_LT(sd, 0.1);
-  const auto path = (std::filesystem::temp_directory_path() / "roofbench-test-noise.json").string();
+  const auto path = roofbench::testing::scratch_path("roofbench-test-noise.json").string();
   std::ofstream(path) << j.dump();
   const auto noise = load_noise(path, device_id(r[0].base));
   EXPECT_NEAR(noise.at("gemm/a/fp32/n:1"), sd, 1e-12);
