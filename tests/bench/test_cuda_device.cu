@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -122,6 +123,13 @@ TEST(CudaDevice, ALaunchThatWaitsForTheGpuEndsTheHoldAndLaterSamplesSynchronize)
   EXPECT_LT(t, 1e-3);  // the retaken sample, not the wait
   EXPECT_NE(dev->launch_method(Launch::hidden).find("held the stream"), std::string::npos)
       << dev->launch_method(Launch::hidden);
+  // Later samples start after a synchronize: the waiting run again costs no 5 s timeout.
+  const auto start = std::chrono::steady_clock::now();
+  const double again = dev->time_run(waits, Launch::hidden);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GT(again, 0);
+  EXPECT_LT(again, 1e-3);
+  EXPECT_LT(wall, 1.0) << "a later sample was held again and waited for the hold's timeout";
   EmptyLaunch inst;
   EXPECT_GT(dev->time_run(inst, Launch::hidden), 0);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);

@@ -19,14 +19,22 @@ namespace {
 // y = x + 1 over n floats, with a switchable defect.
 enum class Defect { none, wrong_value, unwritten, throws };
 
+// What the harness asked of an instance, in order: how many runs it made, and how many of them
+// came before the first check of the output.
+struct Calls {
+  int runs = 0;
+  int runs_before_verify = -1;
+};
+
 class AddOne final : public Instance {
  public:
-  AddOne(std::int64_t n, Defect d) : x_(n), y_(n), defect_(d) {}
+  AddOne(std::int64_t n, Defect d, Calls* calls = nullptr) : x_(n), y_(n), defect_(d), calls_(calls) {}
   void prepare(std::uint64_t seed) override {
     for (std::size_t i = 0; i < x_.size(); ++i) x_[i] = static_cast<float>((seed + i) % 100);
     for (auto& v : y_) v = poison_f32();
   }
   void run() override {
+    if (calls_) ++calls_->runs;
     if (defect_ == Defect::throws) throw std::runtime_error("kernel launch failed");
     for (std::size_t i = 0; i < x_.size(); ++i) {
       if (defect_ == Defect::unwritten && i == 7) continue;
@@ -35,6 +43,7 @@ class AddOne final : public Instance {
     if (defect_ == Defect::wrong_value) y_[3] += 0.5f;
   }
   Verification verify() override {
+    if (calls_ && calls_->runs_before_verify < 0) calls_->runs_before_verify = calls_->runs;
     Checker chk(tolerance_for(Precision::fp32), "every element");
     for (std::size_t i = 0; i < x_.size(); ++i) chk.check(y_[i], x_[i] + 1.0, static_cast<std::int64_t>(i));
     return chk.finish();
@@ -43,9 +52,10 @@ class AddOne final : public Instance {
  private:
   std::vector<float> x_, y_;
   Defect defect_;
+  Calls* calls_;
 };
 
-Variant toy(const std::string& name, Defect d) {
+Variant toy(const std::string& name, Defect d, Calls* calls = nullptr) {
   Variant v;
   v.family = "toy";
   v.variant = name;
@@ -53,7 +63,7 @@ Variant toy(const std::string& name, Defect d) {
   v.sizes = v.quick_sizes = v.test_sizes = {{{"n", 1024}}};
   const Count n = Count::param("n");
   v.work = Work().read<float>("x", n).write<float>("y = x + 1", n).flops(n, "an add");
-  v.make = [d](const Params& p) { return std::make_unique<AddOne>(param(p, "n"), d); };
+  v.make = [d, calls](const Params& p) { return std::make_unique<AddOne>(param(p, "n"), d, calls); };
   return v;
 }
 
@@ -165,12 +175,15 @@ TEST(RegistryDeathTest, WorkAndCeilingsTheReaderWouldRefuseAreRefusedAtDeclarati
 
 TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {
   auto dev = make_cpu_device();
-  const Variant v = toy("good", Defect::none);
+  Calls calls;
+  const Variant v = toy("good", Defect::none, &calls);
   const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], fast());
   ASSERT_TRUE(r.verified()) << r.error;
   EXPECT_EQ(r.verification.checked, 1024);
   ASSERT_TRUE(r.measurement);
   EXPECT_GE(r.measurement->stats.n, 4);
+  EXPECT_EQ(calls.runs_before_verify, 1);  // one run, checked, before any warm-up or sample
+  EXPECT_GE(calls.runs, 1 + r.measurement->warmup_runs + r.measurement->stats.n);
   const std::string why = r.measurement->stop_reason;
   EXPECT_TRUE(why == "noise_target" || why == "noise_floor" || why == "time_budget" || why == "max_samples") << why;
   EXPECT_EQ(r.measurement->timer, "steady-clock");
@@ -182,10 +195,13 @@ TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {
 
 TEST(Harness, WrongOutputGetsAnErrorAndNoNumber) {
   auto dev = make_cpu_device();
-  const Variant v = toy("wrong", Defect::wrong_value);
+  Calls calls;
+  const Variant v = toy("wrong", Defect::wrong_value, &calls);
   const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], fast());
   EXPECT_FALSE(r.verified());
   EXPECT_FALSE(r.measurement);
+  EXPECT_EQ(calls.runs, 1);  // the run that was checked: a wrong kernel is never warmed up or timed
+  EXPECT_EQ(calls.runs_before_verify, 1);
   EXPECT_EQ(r.verification.mismatches, 1);
   EXPECT_NE(r.error.find("[3]: got"), std::string::npos) << r.error;
 }
@@ -270,13 +286,17 @@ TEST(Harness, APlacementThatFailsVerificationLeavesTheBenchmarkWithoutANumber) {
   auto dev = make_cpu_device();
   Variant v = toy("second-wrong", Defect::none);
   int made = 0;
-  v.make = [&made](const Params& p) {
-    return std::make_unique<AddOne>(param(p, "n"), ++made == 2 ? Defect::wrong_value : Defect::none);
+  Calls second;  // the wrong placement's calls
+  v.make = [&made, &second](const Params& p) {
+    const bool wrong = ++made == 2;
+    return std::make_unique<AddOne>(param(p, "n"), wrong ? Defect::wrong_value : Defect::none,
+                                    wrong ? &second : nullptr);
   };
   MeasureOptions o = fast();
   o.placements = 3;
   const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], o);
   EXPECT_EQ(made, 2);  // the third is never made
+  EXPECT_EQ(second.runs, 1);  // and the wrong one is never timed
   EXPECT_FALSE(r.verified());
   EXPECT_FALSE(r.measurement);
   EXPECT_NE(r.error.find("verification failed on placement 2 of 3"), std::string::npos) << r.error;

@@ -16,6 +16,7 @@
 
 #include "bench/cpu_info.h"
 #include "bench/openblas_core.h"
+#include "bench/registry.h"
 #include "bench/results.h"
 #include "reports/format.h"
 #include "roofbench/version.h"
@@ -109,16 +110,19 @@ TEST(Cli, FilterThatMatchesNothing) {
 }
 
 TEST(Cli, InvalidFilterRegex) {
-  expect_usage_error(rb("run --device cpu --filter '([' --out " + fresh("rb_cli_re").string()),
-                     "not a valid regular expression");
+  const fs::path d = fresh("rb_cli_re");
+  expect_usage_error(rb("run --device cpu --filter '([' --out " + d.string()), "not a valid regular expression");
+  EXPECT_TRUE(empty_or_missing(d));
 }
 
 TEST(Cli, InvalidSkipRegexAndASkipThatLeavesNothing) {
-  expect_usage_error(rb("run --device cpu --quick --skip '('"), "--skip '(' is not a valid regular expression");
-  expect_usage_error(rb("run --device cpu --quick --filter gemm/naive --skip naive"),
+  const fs::path d = fresh("rb_cli_skip_re");
+  const std::string run = "run --device cpu --quick --out " + d.string();
+  expect_usage_error(rb(run + " --skip '('"), "--skip '(' is not a valid regular expression");
+  expect_usage_error(rb(run + " --filter gemm/naive --skip naive"),
                      "--skip 'naive' leaves none of the 1 benchmark that --filter 'gemm/naive' matches");
-  expect_usage_error(rb("run --device cpu --quick --filter 'gemm/(naive|blocked)' --skip 'gemm'"),
-                     "leaves none of the 3 benchmarks that");
+  expect_usage_error(rb(run + " --filter 'gemm/(naive|blocked)' --skip 'gemm'"), "leaves none of the 3 benchmarks that");
+  EXPECT_TRUE(empty_or_missing(d));
 }
 
 TEST(Cli, SkipLeavesOutCeilingsAndSizesAndListsThemAsNotRun) {
@@ -178,7 +182,10 @@ TEST(Cli, AnEmptyPathIsRefusedNotTakenForTheDefault) {
   const std::string f = std::string(ROOFBENCH_SOURCE_DIR) + "/tests/fixtures/cpu-quick-saxpy.results.json";
   expect_usage_error(rb("run --device cpu --quick --filter saxpy --out ''"), "--out: an empty path");
   expect_usage_error(rb("compare " + f + " " + f + " --json ''"), "--json: an empty path");
-  expect_usage_error(rb("run --device cpu --quick --filter saxpy --ceilings-from ''"), "--ceilings-from: an empty path");
+  const fs::path d = fresh("rb_cli_empty_ceilings_from");
+  expect_usage_error(rb("run --device cpu --quick --filter saxpy --ceilings-from '' --out " + d.string()),
+                     "--ceilings-from: an empty path");
+  EXPECT_TRUE(empty_or_missing(d));
   // And a folder where ncu's CSV is expected says so.
   expect_usage_error(rb("crosscheck " + f + " " + ROOFBENCH_SOURCE_DIR + "/tests --benchmark x"),
                      "is a folder, not the CSV that ncu --csv printed");
@@ -250,6 +257,24 @@ TEST(Cli, ListNamesEveryRegisteredBenchmark) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("gemm/naive/fp32"), std::string::npos);
   EXPECT_NE(r.out.find("ceiling/fp32_fma/fp32 [ceiling]"), std::string::npos);
+  // Every variant the binary registers, on a line of its own under its backend, and nothing else.
+  std::map<std::string, int> listed;  // "backend name" -> lines
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);  // the header
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string dev, name, tag;
+    words >> dev >> name >> tag;
+    ++listed[dev + " " + name + (tag == "[ceiling]" ? " [ceiling]" : "")];
+  }
+  std::size_t registered = 0;
+  for (const auto& v : roofbench::registry()) {
+    ++registered;
+    const std::string key = to_string(v.backend) + " " + v.base_name() + (v.ceiling ? " [ceiling]" : "");
+    EXPECT_EQ(listed[key], 1) << key;
+  }
+  EXPECT_EQ(listed.size(), registered);
 }
 
 TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
@@ -588,8 +613,10 @@ TEST(CliScripts, BaselineRunsTwoPairsComparesEachAndWritesTheFirstCountersRunWit
     EXPECT_TRUE(fs::exists(work / run / "console.log")) << run;
   }
   // The baseline is the first run with counters, files and all.
-  for (const char* f : {"results.json", "gbench.json", "roofline.svg", "report.html", "summary.md", "console.log"})
+  for (const char* f : {"results.json", "gbench.json", "roofline.svg", "report.html", "summary.md", "console.log"}) {
+    EXPECT_FALSE(slurp(out / f).empty()) << f;  // two missing files would be equal too
     EXPECT_EQ(slurp(out / f), slurp(work / "counters-1" / f)) << f;
+  }
   EXPECT_TRUE(nlohmann::json::parse(slurp(out / "results.json")).at("settings").contains("filter"));
   EXPECT_FALSE(nlohmann::json::parse(slurp(out / "results.json")).at("counters").is_null());
   // Each pair's verdicts; the exit code says whether any of them moved.
@@ -724,6 +751,7 @@ TEST(CliCounters, ARunWithoutCountersSaysWhyAndKeepsItsTimings) {
   EXPECT_NE(reason.find("CUDA"), std::string::npos) << reason;
   EXPECT_NE(r.out.find("counters: none (" + reason + "); the run goes on with timing only"), std::string::npos)
       << r.out;
+  ASSERT_FALSE(j.at("benchmarks").empty());  // the loop below checks something
   for (const auto& b : j.at("benchmarks")) {
     EXPECT_TRUE(b.at("counters").is_null());
     EXPECT_TRUE(b.at("verified").get<bool>());
@@ -746,10 +774,15 @@ TEST(CliRun, DryRunPrintsThePlanAndAnUpperBoundOnItsTimeAndWritesNothing) {
   ASSERT_NE(at, std::string::npos) << r.out;
   EXPECT_NE(r.out.find("sampling up to their budget", at), std::string::npos) << r.out;
   EXPECT_TRUE(empty_or_missing(out));
+}
+
+TEST(CliRun, DryRunPlansAGpuThatIsNotHereWithCeilingsFromAFileNotYetWritten) {
+#ifndef ROOFBENCH_HAVE_CUDA
+  GTEST_SKIP() << "built without CUDA: there is no GPU run to plan";
+#endif
   // A GPU that is not here is planned for the build's architecture; the ceilings may come from
   // a file that does not exist yet (the GPU check plans its parts before measuring).
   const CmdResult g = rb("run --dry-run --device cuda:0 --ceilings-from /nonexistent --filter saxpy");
-  if (g.code == 2 && g.err.find("without CUDA") != std::string::npos) return;  // a CPU-only build
   ASSERT_EQ(g.code, 0) << g.err;
   EXPECT_EQ(g.out.find("ceiling/"), std::string::npos) << g.out;
   EXPECT_NE(g.out.find("(ceilings from --ceilings-from)"), std::string::npos) << g.out;

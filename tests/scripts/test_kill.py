@@ -253,6 +253,8 @@ else:
         if rc != 0:
             fail(f"a run on a 512 KiB tmpfs exited {rc}: {err}")
         state, prev = check({}, "a run on the tmpfs")
+        if state != "new":  # else the full tmpfs's "previous set intact" below would hold trivially
+            fail(f"a run on a 512 KiB tmpfs left '{state}', not a whole new set")
         st = os.statvfs(mnt)
         try:  # fills the tmpfs to its last byte
             with open(os.path.join(mnt, "filler"), "wb") as f:

@@ -77,7 +77,9 @@ TEST(CountersOnGpu, StreamingKernelMovesItsDeclaredBytesThroughHbm) {
   EXPECT_NEAR(c.counters.bytes.at(Level::dram) / c.declared.bytes, 1.0, 0.05);
   ASSERT_TRUE(c.counters.flops);
   EXPECT_NEAR(*c.counters.flops / c.declared.flops, 1.0, 0.01);  // one FFMA per element
+  ASSERT_TRUE(c.counters.time_s);
   EXPECT_GT(*c.counters.time_s, 0);
+  ASSERT_TRUE(c.counters.sm_clock_hz);
   EXPECT_GT(*c.counters.sm_clock_hz, 1e8);
 }
 
@@ -106,6 +108,8 @@ TEST(CountersOnGpu, DivergentBranchesShowFewerThreadsPerInstruction) {
   const Collected div = collect("divergence/divergent/fp32", {{"n", 1 << 22}, {"iters", 256}, {"ways", 32}});
   ASSERT_TRUE(uni.counters.ok()) << uni.counters.error;
   ASSERT_TRUE(div.counters.ok()) << div.counters.error;
+  ASSERT_TRUE(uni.counters.threads_per_instruction && div.counters.threads_per_instruction);
+  ASSERT_TRUE(uni.counters.branch_uniformity && div.counters.branch_uniformity);
   EXPECT_GT(*uni.counters.threads_per_instruction, 28);
   EXPECT_LT(*div.counters.threads_per_instruction, 4);
   EXPECT_LT(*div.counters.branch_uniformity, *uni.counters.branch_uniformity);
@@ -126,6 +130,7 @@ TEST(CountersOnGpu, TheKernelTraceSeesEachKernelOfAChain) {
               std::string::npos)
         << t.kernels[i];
   EXPECT_EQ(t.span_s.size(), 5u);  // five traced runs
+  ASSERT_EQ(t.busy_s.size(), t.span_s.size());
   for (std::size_t i = 0; i < t.span_s.size(); ++i) {
     EXPECT_GT(t.busy_s[i], 0);
     EXPECT_LE(t.busy_s[i], t.span_s[i] * (1 + 1e-9));
