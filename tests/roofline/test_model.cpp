@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "bench/cpu_info.h"
+#include "roofline/ceilings.h"
 #include "roofline/model.h"
 #include "tests/testing.h"
 
@@ -10,7 +12,11 @@ using namespace roofbench::testing;
 // FP64 = 0.5 TFLOP/s. Ridge points: FP32 at 10 FLOP/B, FP64 at 5 FLOP/B.
 
 TEST(Model, RoofsAreTheBestMeasuredCeilingOfEachKind) {
-  const Results r = sample_results();
+  Results r = sample_results();
+  // A second, slower ceiling of one precision and unit (a GPU's mma.sync beside its wgmma) is
+  // not the roof, whichever comes first.
+  r.ceilings.insert(r.ceilings.begin(), compute_ceiling("fp32_slow_first", Precision::fp32, 0.4e12));
+  r.ceilings.push_back(compute_ceiling("fp32_slow_last", Precision::fp32, 0.5e12));
   const Roofs roofs = select_roofs(r.ceilings);
   ASSERT_EQ(roofs.bandwidth.count(Level::dram), 1u);
   EXPECT_EQ(roofs.bandwidth.at(Level::dram)->name, "dram_update");
@@ -473,4 +479,41 @@ TEST(Model, TheBestCeilingOfEachLaunchPathIsItsRoof) {
   EXPECT_EQ(roofs.launch.at("kernel")->name, "launch_kernel_again");
   EXPECT_EQ(roofs.compute.size(), 2u);
   EXPECT_EQ(roofs.bandwidth.size(), 1u);
+}
+
+// A ceiling from the benchmark that measured it: its rate is the work over the median sample of
+// each pass (not the fastest sample: one lucky sample is no roof), the roof is the better pass,
+// and the theoretical peak beside it is at the clock read around that better pass.
+TEST(Ceilings, TheRoofIsTheMedianRateOfTheBetterPassWithThatPassesClock) {
+  Variant v;
+  v.family = "ceiling";
+  v.variant = "fp32_fma";
+  v.precision = Precision::fp32;
+  v.backend = Backend::cpu;
+  v.unit = Unit::simd;
+  v.ceiling = CeilingSpec{"fp32_fma", CeilingKind::compute, Level::dram, "FMA chains"};
+  const nlohmann::json device = {{"kind", "cpu"}, {"name", "Test CPU"}};
+  auto pass = [](std::vector<double> samples, double hz) {
+    BenchmarkResult b = kernel("fp32_fma", 1e9, 0, 1);
+    b.measurement = measurement_of(std::move(samples));
+    b.measurement->clock_before_hz = b.measurement->clock_after_hz = hz;
+    return b;
+  };
+  const BenchmarkResult slow = pass({0.5, 2.0, 3.0}, 2e9);  // median 2 s: 0.5 GFLOP/s (its fastest: 2)
+  const BenchmarkResult fast = pass({0.2, 1.0, 1.5}, 3e9);  // median 1 s: 1 GFLOP/s (its fastest: 5)
+  for (const bool fast_last : {true, false}) {
+    const BenchmarkResult& start = fast_last ? slow : fast;
+    const BenchmarkResult& end = fast_last ? fast : slow;
+    const Ceiling c = make_ceiling(v, start, &end, device);
+    EXPECT_DOUBLE_EQ(c.value_start, fast_last ? 0.5e9 : 1e9);
+    ASSERT_TRUE(c.value_end);
+    EXPECT_DOUBLE_EQ(*c.value_end, fast_last ? 1e9 : 0.5e9);
+    EXPECT_DOUBLE_EQ(c.value, 1e9) << "the better pass";
+    ASSERT_TRUE(c.theoretical);
+    EXPECT_DOUBLE_EQ(c.theoretical->value, theoretical_fma_peak(cpu_info(), false, 3e9)) << "the better pass's clock";
+  }
+  // One pass alone is its own roof.
+  const Ceiling once = make_ceiling(v, slow, nullptr, device);
+  EXPECT_DOUBLE_EQ(once.value, 0.5e9);
+  EXPECT_FALSE(once.value_end);
 }
