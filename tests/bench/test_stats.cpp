@@ -71,6 +71,12 @@ TEST(MannWhitney, ExactSmallSamplesMatchScipy) {
   EXPECT_TRUE(u.exact);
   EXPECT_DOUBLE_EQ(u.u, 14);
   EXPECT_NEAR(u.p, 0.26153846153846155, 1e-12);
+
+  // Eight a side is still exact in scipy's "auto" (the smaller sample <= 8): 2 / C(16, 8), where
+  // the normal approximation would say about 0.0009.
+  const auto eight = roofbench::mann_whitney({1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12, 13, 14, 15, 16});
+  EXPECT_TRUE(eight.exact);
+  EXPECT_NEAR(eight.p, 2.0 / 12870, 1e-15);
 }
 
 TEST(MannWhitney, NormalApproximationMatchesScipy) {
@@ -167,6 +173,10 @@ TEST(PairedT, OneSampleTestOfTheDifferences) {
   const PairedT same = paired_t({0.1, 0.1, 0.1}, 0.95);
   EXPECT_LT(same.p, 1e-12);
   EXPECT_NEAR(same.mean_ci.lo, 0.1, 1e-12);
+  // Exactly equal differences (no rounding spread: 0.5 is exact), where se is 0: certain when
+  // they are not zero, no evidence when they are.
+  EXPECT_EQ(paired_t({0.5, 0.5, 0.5, 0.5}, 0.95).p, 0.0);
+  EXPECT_EQ(paired_t({0.0, 0.0, 0.0}, 0.95).p, 1.0);
   // One round: no spread to judge by.
   EXPECT_EQ(paired_t({0.3}, 0.95).p, 1.0);
   EXPECT_THROW(paired_t({}, 0.95), std::invalid_argument);

@@ -387,3 +387,69 @@ TEST(Compare, APartialNewRunFailsTheComparisonAndSaysSo) {
   EXPECT_EQ(back.exit_code(), 0);
   EXPECT_NE(render_compare_text(back).find("BASE is a partial run"), std::string::npos);
 }
+
+// ---------------------------------------------------------------- each rule, on evidence built by hand
+
+namespace {
+// 20% slower, every sample of 30 a side saying so.
+Evidence clearly_slower() {
+  Evidence e;
+  e.n_base = e.n_new = 30;
+  e.change = -0.20;
+  e.change_ci = {-0.25, -0.15};
+  e.p = e.q = 1e-6;
+  e.p_min = 1e-15;
+  return e;
+}
+}  // namespace
+
+TEST(CompareDecide, SignificanceIsTheAdjustedQNotTheRawP) {
+  const CompareOptions opt;  // alpha 0.01
+  EXPECT_EQ(decide(clearly_slower(), 0.05, opt).first, Verdict::slower);
+  Evidence near = clearly_slower();
+  near.p = 0.001;  // below alpha alone, but not over the 40 other benchmarks of its comparison
+  near.q = 0.04;
+  const auto [verdict, reason] = decide(near, 0.05, opt);
+  EXPECT_EQ(verdict, Verdict::unsure) << reason;
+  EXPECT_NE(reason.find("not significant"), std::string::npos) << reason;
+}
+
+TEST(CompareDecide, TooFewSamplesOnEitherSideIsUnsure) {
+  const CompareOptions opt;  // at least 5 a side
+  for (const auto& [n_base, n_new] : {std::pair<int, int>{3, 30}, std::pair<int, int>{30, 3}}) {
+    Evidence e = clearly_slower();
+    e.n_base = n_base;
+    e.n_new = n_new;
+    const auto [verdict, reason] = decide(e, 0.05, opt);
+    EXPECT_EQ(verdict, Verdict::unsure) << n_base << " and " << n_new;
+    EXPECT_NE(reason.find("too few samples"), std::string::npos) << reason;
+  }
+}
+
+TEST(CompareDecide, TheClockExplainsAChangeOnlyWhenPerCycleItIsUnderHalfTheThreshold) {
+  const CompareOptions opt;
+  Evidence e = clearly_slower();
+  e.base_clock_hz = 2.0e9;
+  e.new_clock_hz = 1.7e9;
+  e.cycle_change = -0.03;  // 3% per cycle, past half of the 5% threshold: the code's
+  EXPECT_EQ(decide(e, 0.05, opt).first, Verdict::slower) << decide(e, 0.05, opt).second;
+  e.cycle_change = -0.02;  // under half of it: the machine's
+  EXPECT_EQ(decide(e, 0.05, opt).first, Verdict::unsure);
+  EXPECT_NE(decide(e, 0.05, opt).second.find("the machine changed, not the code"), std::string::npos);
+}
+
+TEST(CompareDecide, ARoofExplainsAKernelOnlyWithinHalfTheThresholdOfHowItMoved) {
+  CompareRow kernel;
+  kernel.verdict = Verdict::slower;
+  kernel.roof_group = "bandwidth/dram";
+  kernel.threshold = 0.05;
+  kernel.evidence = clearly_slower();
+  CompareRow roof = kernel;
+  roof.evidence->change = -0.20;
+  kernel.evidence->change = -0.21;  // 1 point past its roof
+  EXPECT_TRUE(roof_explanation(kernel, {roof}));
+  kernel.evidence->change = -0.27;  // 7 points past it: more than half the threshold (2.5)
+  EXPECT_FALSE(roof_explanation(kernel, {roof}));
+  kernel.evidence->change = -0.13;  // and 7 points short of it
+  EXPECT_FALSE(roof_explanation(kernel, {roof}));
+}
