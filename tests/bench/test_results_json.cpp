@@ -278,6 +278,8 @@ TEST(ResultsJson, WorkAndRatesThatAreNotFiniteAreRefused) {
   refused([](json& j) { j["benchmarks"][1]["bytes"] = -5.0; }, "finite numbers >= 0");
   refused([](json& j) { j["ceilings"][0]["value"] = -1e9; }, "finite numbers >= 0");
   refused([](json& j) { j["ceilings"][0]["value_end"] = -1.0; }, "finite numbers >= 0");
+  refused([](json& j) { j["benchmarks"][0]["measurement"]["samples_s"][0] = 0.0; }, "not a positive time");
+  refused([](json& j) { j["benchmarks"][0]["measurement"]["samples_s"][0] = -1e-3; }, "not a positive time");
   refused([](json& j) { j["benchmarks"].push_back(j["benchmarks"][0]); }, "is listed twice");
   refused([](json& j) { j["ceilings"].push_back(j["ceilings"][1]); }, "is listed twice");
   // The failed benchmark has no measurement: a huge declared work alone is not a rate.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "roofbench/half.h"
 #include "roofbench/verify.h"
 
 using namespace roofbench;
@@ -68,4 +69,23 @@ TEST(CheckAll, SharesTheElementsOutOverTheThreads) {
   int busy = 0;
   for (int n : by_thread) busy += n > 0;
   EXPECT_GT(busy, 1) << "the references ran on one thread";
+}
+
+// Each format's unit roundoff, which scales every tolerance, is half the gap between 1 and the next
+// number the format holds, found here by storing 1 + 2^-k (the 16-bit formats through the suite's
+// own round-to-nearest conversions).
+namespace {
+template <class T>
+double gap_above_one() {
+  double g = 1;
+  while (static_cast<double>(T(1.0 + g / 2)) != 1.0) g /= 2;
+  return g;
+}
+}  // namespace
+
+TEST(Tolerance, TheUnitRoundoffIsHalfTheGapAboveOne) {
+  EXPECT_EQ(unit_roundoff(Precision::fp64), gap_above_one<double>() / 2);
+  EXPECT_EQ(unit_roundoff(Precision::fp32), gap_above_one<float>() / 2);
+  EXPECT_EQ(unit_roundoff(Precision::fp16), gap_above_one<half_t>() / 2);
+  EXPECT_EQ(unit_roundoff(Precision::bf16), gap_above_one<bf16_t>() / 2);
 }

@@ -83,7 +83,7 @@ TEST(Work, PassesOneAfterAnotherCarryTheirOwnShareOfTheWork) {
                      .flops(n, "sin")
                      .transcendentals("sin", n)
                      .phase("y = s·s")
-                     .read<float>("s", n)
+                     .read<float>("s", n, Count(3))  // read three times
                      .write<float>("y", n)
                      .flops(n, "a square");
   const Params p = {{"n", 10}};
@@ -93,9 +93,9 @@ TEST(Work, PassesOneAfterAnotherCarryTheirOwnShareOfTheWork) {
   EXPECT_DOUBLE_EQ(ph[0].bytes, 80);
   EXPECT_DOUBLE_EQ(ph[0].flops, 10);
   EXPECT_EQ(ph[0].transcendentals, (std::map<std::string, double>{{"sin", 10}}));
-  EXPECT_DOUBLE_EQ(ph[1].bytes, 80);
+  EXPECT_DOUBLE_EQ(ph[1].bytes, 3 * 40 + 40);  // a pass counts a term's repeats, as the total does
   EXPECT_TRUE(ph[1].transcendentals.empty());
-  EXPECT_DOUBLE_EQ(w.bytes(p), 160);  // the totals are the passes summed
+  EXPECT_DOUBLE_EQ(w.bytes(p), 240);  // the totals are the passes summed
   EXPECT_NE(w.derivation().find("; in 2 passes, one after another: s = sin x, y = s·s"), std::string::npos)
       << w.derivation();
   EXPECT_TRUE(Work().read<float>("x", n).phases(p).empty());
@@ -132,6 +132,12 @@ TEST(Work, PipelinedPassesNameTheirCeilingsAndChunks) {
   Work on_two = w;
   on_two.pipelined(Count::param("chunks"), Count(2));
   EXPECT_DOUBLE_EQ(on_two.pipeline_streams(p), 2);
+  Work on_one = w;  // one stream: the passes serialized, the least a pipeline may have
+  on_one.pipelined(Count::param("chunks"), Count(1));
+  EXPECT_DOUBLE_EQ(on_one.pipeline_streams(p), 1);
+  Work on_none = w;
+  on_none.pipelined(Count::param("chunks"), Count(0));
+  EXPECT_THROW(on_none.pipeline_streams(p), std::invalid_argument);
   EXPECT_NE(on_two.derivation().find("pipelined over C = chunks chunks on S = 2 streams:"), std::string::npos)
       << on_two.derivation();
   EXPECT_THROW(Work().phase("one").read<float>("x", n).pipelined(2).pipeline_chunks(p), std::logic_error);

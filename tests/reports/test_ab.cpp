@@ -107,6 +107,32 @@ TEST(Ab, AKernelThatFailsInAnyRoundOfNewIsFailed) {
   EXPECT_EQ(c.exit_code(), 1);
 }
 
+// The change is exp(mean of the rounds' log rate ratios) - 1: a NEW 1.25x as long in every round,
+// whatever the drift, is exactly -20% (not the mean log ratio, -22.3%). A round whose NEW lacks a
+// benchmark that other rounds have (not failed: absent) pairs nothing for it and fails nothing.
+TEST(Ab, TheChangeIsTheGeometricMeanRatioAndARoundWithoutTheBenchmarkIsLeftOut) {
+  std::vector<AbRound> rounds;
+  for (int i = 0; i < 7; ++i) {
+    const double drift = 1 + 0.1 * i;
+    AbRound r;
+    r.base = sample_results();
+    r.fresh = sample_results();
+    r.base.benchmarks = {kernel("a", 1e9, 1e6, 1e-3 * drift), kernel("b", 1e9, 1e6, 2e-3)};
+    r.fresh.benchmarks = {kernel("a", 1e9, 1e6, 1.25e-3 * drift), kernel("b", 1e9, 1e6, 2e-3)};
+    if (i == 3) r.fresh.benchmarks.erase(r.fresh.benchmarks.begin());  // no "a" in this round of NEW
+    r.base_path = "r" + std::to_string(i) + "/base";
+    r.new_path = "r" + std::to_string(i) + "/new";
+    r.base_first = i % 2 == 0;
+    rounds.push_back(r);
+  }
+  const Comparison c = compare_rounds(rounds, {});
+  const CompareRow& a = row(c, "a");
+  EXPECT_EQ(a.verdict, Verdict::slower) << a.reason;
+  ASSERT_TRUE(a.evidence);
+  EXPECT_NEAR(a.evidence->change, -0.2, 1e-12);
+  EXPECT_EQ(a.evidence->n_new, 6);
+}
+
 TEST(Ab, BenchmarksOfOneBuildOnlyAreListedNotJudged) {
   std::vector<AbRound> r = rounds_with(5, 1.0);
   for (auto& round : r) round.fresh.benchmarks.pop_back();  // NEW lost "b"
@@ -155,4 +181,11 @@ TEST(Ab, ANoiseFileWhoseFieldsHaveTheWrongTypeIsRefused) {
       EXPECT_NE(std::string(e.what()).find("noise.json"), std::string::npos) << e.what();
     }
   }
+  // A negative spread is no spread; none at all (a benchmark that never moved) is one.
+  EXPECT_THROW((void)parse_noise(R"({"schema":"roofbench.noise.v1","benchmarks":{"a":{"sd_log_ratio":-0.1}}})",
+                                 "noise.json", ""),
+               InputError);
+  EXPECT_EQ(parse_noise(R"({"schema":"roofbench.noise.v1","benchmarks":{"a":{"sd_log_ratio":0}}})", "noise.json", "")
+                .at("a"),
+            0.0);
 }

@@ -96,6 +96,37 @@ TEST(Fleet, ASlowKernelFlagsItsDeviceAndTheMadRuleCatchesWhatTheThresholdMisses)
   EXPECT_THROW(build_fleet(m, bad), InputError);
 }
 
+// The MAD rule in robust sigmas (1.4826 MAD, the normal's sd): DRAM ceilings of 98-102 GB/s and
+// one more device; the median is 100 GB/s and the MAD 1 GB/s, so k = 2 flags 2.97 GB/s below it,
+// not 2.5 (which 2 raw MADs would).
+TEST(Fleet, TheMadRuleCountsRobustSigmasNotRawDeviations) {
+  FleetOptions opt;
+  opt.mad_k = 2;
+  for (const double last : {97.5e9, 96.5e9}) {
+    std::vector<FleetMember> m;
+    const std::vector<double> dram = {98e9, 99e9, 100e9, 100e9, 101e9, 102e9, last};
+    for (std::size_t i = 0; i < dram.size(); ++i) m.push_back(gpu("H", "n", static_cast<int>(i), dram[i], 1e-3));
+    const Fleet f = build_fleet(std::move(m), opt);
+    const auto& why = f.groups[0].why[6];
+    if (last == 97.5e9) {
+      EXPECT_TRUE(why.empty()) << why[0];  // 2.5 GB/s below: 1.7 robust sigmas, and 2.5% (under 5%)
+    } else {
+      ASSERT_EQ(why.size(), 1u);
+      EXPECT_NE(why[0].find("(2.4 robust sigmas)"), std::string::npos) << why[0];  // 3.5 / 1.4826
+    }
+  }
+}
+
+// A device low in several figures is one flagged device, with a reason for each.
+TEST(Fleet, ADeviceLowInTwoFiguresIsFlaggedOnce) {
+  std::vector<FleetMember> m;
+  for (int i = 0; i < 5; ++i) m.push_back(gpu("H", "n", i, i == 1 ? 80e9 : 100e9, i == 1 ? 1.3e-3 : 1e-3));
+  const Fleet f = build_fleet(std::move(m), FleetOptions{});
+  EXPECT_EQ(f.groups[0].why[1].size(), 2u);
+  EXPECT_EQ(f.flagged(), 1);
+  EXPECT_EQ(fleet_json(f)["flagged"], 1);
+}
+
 TEST(Fleet, RunsOfOneDeviceAreToldApartByTheirFolders) {
   std::vector<FleetMember> m;
   for (const char* dir : {"x/run-a", "x/run-b", "x/run-c"}) {
