@@ -146,6 +146,18 @@ TEST(Bootstrap, IntervalHoldsTheTrueRatioAndIsReproducible) {
   EXPECT_THROW(roofbench::bootstrap_median_ratio({}, fresh, 0.95, 100, 1), std::invalid_argument);
 }
 
+// Each resample's median is one of the sample's own values when the count is odd: resamples of
+// {1..5} have median 5 (three or more 5s) 5.8% of the time and median 1 as often, so a 95%
+// interval over 2000 resamples ends at exactly 1 and 5 (against a constant base). A median that
+// averaged two middle values of an odd count would end near 1.5 and 4.5.
+TEST(Bootstrap, ResampledMediansOfAnOddCountAreSampleValues) {
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    const auto ci = roofbench::bootstrap_median_ratio({1, 1, 1, 1, 1}, {1, 2, 3, 4, 5}, 0.95, 2000, seed);
+    EXPECT_EQ(ci.lo, 1.0) << seed;
+    EXPECT_EQ(ci.hi, 5.0) << seed;
+  }
+}
+
 // Reference values from scipy.stats (t.sf, t.ppf, ttest_1samp) and the Cauchy distribution (df 1).
 TEST(PairedT, StudentTDistributionMatchesKnownValues) {
   EXPECT_NEAR(student_t_sf(1.0, 1), 0.25, 1e-12);  // Cauchy: 1/2 - atan(1)/pi
