@@ -69,6 +69,11 @@ TEST(History, OneLargeStepIsAStepAndThenARegressionUntilRecovered) {
   EXPECT_EQ(of(later, "a").flag, "REGRESSED");
   EXPECT_NE(render_history_text(later).find("SLOWER at run 3 (c2: "), std::string::npos) << render_history_text(later);
 
+  // The step straight out of the best run (run 2, 2% faster than run 1) is the regression too.
+  const History from_best = build_history(runs_of({{"a", {1.02, 1, 1.12, 1.12}}}), {});
+  EXPECT_EQ(of(from_best, "a").best, 1);
+  EXPECT_EQ(of(from_best, "a").flag, "REGRESSED");
+
   const History recovered = build_history(runs_of({{"a", {1, 1, 1.12, 1.0}}}), {});
   EXPECT_EQ(of(recovered, "a").flag, "ok");
   EXPECT_EQ(recovered.exit_code(), 0);
