@@ -1,37 +1,44 @@
 #!/usr/bin/env bash
 # One stage of a GPU visit, run on the GPU machine from an archive made here by
-# scripts/pack-build.sh. A visit is about 30 minutes of GPU time, each command at most 10, at
-# most 8 files brought back: so each stage is one command that ends on its own within its limit
-# (8 minutes by default, unpacking included), every step under `timeout`, and it leaves exactly
-# two files, OUT/STAGE.tar.xz (every log and result) and OUT/STAGE-summary.txt (what passed, what
-# failed, where to look), the summary printed last.
+# scripts/pack-build.sh. A session that is lent a GPU has 15 minutes of device time, the machine's
+# start (a minute or two) included, each command at most 10 minutes, at most 8 files brought back:
+# so a visit is two stages, one command each, back to back on one machine (the first visit:
+# smoke, then numbers; the next: tests, then repeat; docs/gpu-visit.md). Each stage ends on its
+# own within its limit (unpacking included), every step under `timeout`, and leaves exactly two
+# files, OUT/STAGE.tar.xz (every log and result) and OUT/STAGE-summary.txt (the GPU and commit,
+# what passed, what failed, where to look), the summary printed last.
 #
 #   scripts/gpu-check.sh STAGE ARCHIVE|BUILD_DIR OUT [options] [-- RUN-OPTIONS...]
 #
 #   smoke    nvidia-smi and ldd of every binary; the device test; the wgmma tests alone first (if
-#            they fail or hang, every later step leaves wgmma out); the CUPTI counter tests;
-#            `roofbench run --quick --counters`
-#   tests    nvidia-smi; `roofbench run --device all` (a folder per GPU); a BF16 wgmma GEMM and
-#            SAXPY with --counters, then under Nsight Compute, and `roofbench crosscheck` of the
-#            two; every other GPU test of test_cuda_kernels (each kernel against its reference at
-#            its test sizes, the SASS and trace checks), last, with what time is left
+#            they fail or hang, every later step leaves wgmma out); the CUPTI counter tests; last,
+#            with the time that is left, every other GPU test of test_cuda_kernels (each kernel
+#            against its reference at its test sizes, the SASS and graph checks)
 #   numbers  the full sizes: the ceilings once, then the kernels in parts (--parts; by default
 #            GEMM FP32, GEMM 16-bit, and the lesson families) each with --ceilings-from the
 #            ceilings and a time limit of its own, then `roofbench merge` into baseline/, the
-#            folder reports/baselines/<gpu>/ is made from (scripts/visit-baseline.sh)
+#            folder reports/baselines/<gpu>/ is made from (scripts/visit-baseline.sh). Without
+#            --budget, each benchmark samples for the largest budget (0.75 s at most, 0.2 s at
+#            least) at which the estimate fits the limit
+#   tests    nvidia-smi; `roofbench run --device all` (a folder per GPU); `roofbench run --quick
+#            --counters` (every benchmark's CUPTI counters); a BF16 wgmma GEMM and SAXPY of that
+#            run again under Nsight Compute, and `roofbench crosscheck` of the two
 #   repeat   two quick runs compared (repeatability); compute-sanitizer memcheck over every CUDA
-#            kernel at its test sizes, then racecheck, initcheck and synccheck while time allows
+#            kernel at its test sizes with the time that is left, then racecheck, initcheck and
+#            synccheck while time allows
 #
 # Options:
 #   --device D     the device (default cuda:0; cpu for the dress rehearsal in CI)
-#   --limit S      the stage's time limit in seconds, unpacking included (default 480; numbers 540:
-#                  its estimate is some 450 s before unpacking and planning, and a call may run 600)
+#   --limit S      the stage's time limit in seconds, unpacking included (default: smoke and tests
+#                  300, the first command of a visit; numbers and repeat 420, the second: pass
+#                  the device time left less a minute, see docs/gpu-visit.md)
 #   --plan         print the stage's estimate and stop, writing nothing (no GPU needed: it plans
 #                  from the registry; scripts/update-readme.sh puts it in the README)
 #   --force        run even when the estimate exceeds the limit (a step that runs out of time
 #                  is stopped: a run stopped so leaves its partial results)
 #   --skip REGEX   benchmarks and tests left out everywhere (e.g. wgmma, after it failed in smoke)
-#   --budget S     seconds a benchmark may sample (numbers: default 0.75; smoke and repeat 0.2)
+#   --budget S     seconds a benchmark may sample (numbers: fitted to the limit, see above; the
+#                  quick runs of tests and repeat: 0.2)
 #   --quick        numbers: quick sizes instead of the full ones (the dress rehearsal)
 #   --parts 'NAME=REGEX;...'   numbers: how the kernels are split into parts
 #   --xcheck REGEX tests: the benchmarks Nsight Compute profiles (default a BF16 wgmma GEMM and
@@ -40,14 +47,16 @@
 #
 # Before a stage starts it prints its estimate (from the registry: benchmarks x budget plus
 # reference checks, from `roofbench run --dry-run`; tests x an allowance each) and refuses a
-# stage whose estimate exceeds its limit unless --force.
+# stage whose estimate exceeds its limit unless --force. The last step of smoke (the kernel tests)
+# and of repeat (memcheck) takes the time that is left, up to its allowance; the stage is refused
+# when that leaves it less than a minute (or its whole allowance, when smaller).
 # Exit: 0 every step passed; 1 a step failed or ran out of time (the summary says which); 2 bad
 # arguments or a refused stage.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/gpu-lib.sh"
 
-usage() { sed -n '2,40p' "$0" >&2; exit 2; }
+usage() { sed -n '2,55p' "$0" >&2; exit 2; }
 [ $# -ge 3 ] || usage
 what=$1 from=$2 out=$3  # (not "stage": unpack-build.sh sets that)
 shift 3
@@ -69,7 +78,9 @@ while (($#)); do
     *) echo "gpu-check: unknown argument '$1'" >&2; usage ;;
   esac
 done
-[ -n "$limit" ] || { [ "$what" = numbers ] && limit=540 || limit=480; }
+# The first command of a visit (smoke, tests) and the second (numbers, repeat), which gets what
+# the first and the machine's start left of the 15 minutes (docs/gpu-visit.md).
+[ -n "$limit" ] || case $what in smoke | tests) limit=300 ;; *) limit=420 ;; esac
 [[ $limit =~ ^[0-9]+$ ]] || { echo "gpu-check: --limit takes whole seconds" >&2; exit 2; }
 
 if [ "$plan_only" -eq 1 ]; then out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi  # writes nothing
@@ -99,6 +110,24 @@ else
   }
 fi
 [ -x "$roofbench" ] || { ev_refuse "no roofbench in $from"; ev_end; exit 2; }
+
+# The machine and the build, first in the summary: the stages of a baseline may come from two
+# visits, and scripts/visit-baseline.sh takes a stage only from the GPU model of the baseline.
+# "device: NAME, UUID, DRIVER; roofbench VERSION commit SHA" (nvidia-smi's -i takes an index or
+# a UUID, as CUDA_VISIBLE_DEVICES' entries are).
+device_note() {
+  local d=""
+  if [[ $device == cuda:* ]]; then
+    local i=${device#cuda:}
+    [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && i=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | sed -n "$((i + 1))p")
+    d=$(nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader -i "$i" 2>/dev/null | head -n 1)
+    [ -n "$d" ] || d="$device (nvidia-smi did not name it)"
+  else
+    d="$device, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+  fi
+  ev_note "device: $d; roofbench $("$roofbench" --version 2>&1 | head -n 1)"
+}
+[ "$plan_only" -eq 1 ] || device_note
 gpu_tests=()
 [ -f "$manifest" ] && while read -r t; do [ -n "$t" ] && gpu_tests+=("$t"); done <"$manifest"
 has_test() { [ -x "$tests_dir/$1" ]; }
@@ -122,17 +151,37 @@ test_count() {  # BINARY FILTER
 }
 estimate_lines=()
 estimate_total=0
+estimate_why=""  # said after the total (the numbers stage's fitted budget)
 unpack_s=0
 [ -d "$from" ] || unpack_s=$(ev_elapsed) estimate_total=$unpack_s  # unpacking, done
-plan() {  # NAME SECONDS
-  estimate_lines+=("$(printf '  %-16s %5s s' "$1" "$2")")
+plan() {  # NAME SECONDS [WHY]
+  estimate_lines+=("$(printf '  %-16s %5s s%s' "$1" "$2" "${3:+ ($3)}")")
   estimate_total=$((estimate_total + $2))
 }
+# The stage's last step, which takes the time that is left, up to its allowance: the kernel
+# tests of smoke, memcheck in repeat. Their allowances are guesses (no GPU had run them when they
+# were set), and may be more than the stage has left once its other steps are planned: a step
+# that runs out is stopped (TIMEOUT), and its log still lists every test that finished.
+fill_name="" fill_allowance=0
+kFillAtLeast=60  # the least a fill step is given (or its whole allowance, when smaller)
+plan_fill() { fill_name=$1 fill_allowance=$2; }  # NAME ALLOWANCE
 refuse_or_go() {
   # Planning, done: the dry runs open the device (on a GPU, seconds each).
   [ "$plan_only" -eq 1 ] || plan planning $(($(ev_elapsed) - unpack_s))
+  local short=0 least=0
+  if [ -n "$fill_name" ]; then
+    local left=$((limit - estimate_total - EV_RESERVE_S))
+    least=$kFillAtLeast
+    [ "$fill_allowance" -lt "$least" ] && least=$fill_allowance
+    [ "$left" -lt "$least" ] && short=1 left=$least  # refused below
+    if [ "$fill_allowance" -le "$left" ]; then
+      plan "$fill_name" "$fill_allowance"
+    else
+      plan "$fill_name" "$left" "the time left; its allowance is ${fill_allowance} s"
+    fi
+  fi
   {
-    echo "gpu-check $what: estimate ${estimate_total} s of the ${limit} s limit$([ -d "$from" ] || echo " (unpacking $(ev_elapsed) s)"):"
+    echo "gpu-check $what: estimate ${estimate_total} s of the ${limit} s limit$([ -d "$from" ] || echo " (unpacking $(ev_elapsed) s)")${estimate_why:+ ($estimate_why)}:"
     printf '%s\n' "${estimate_lines[@]}"
   } | tee "$EV_WORK/estimate.txt" >&2
   if [ "$plan_only" -eq 1 ]; then
@@ -140,8 +189,8 @@ refuse_or_go() {
     rm -rf "$EV_WORK"
     exit 0
   fi
-  if [ "$estimate_total" -gt "$limit" ] && [ "$force" -eq 0 ]; then
-    ev_refuse "the estimate (${estimate_total} s) exceeds the limit (${limit} s); lower the budget, split the stage, or --force"
+  if { [ "$estimate_total" -gt "$limit" ] || [ $short -eq 1 ]; } && [ "$force" -eq 0 ]; then
+    ev_refuse "the estimate (${estimate_total} s) exceeds the limit (${limit} s)$([ $short -eq 0 ] || echo ", leaving $fill_name less than its least ${least} s"); lower the budget, split the stage, or --force"
     local l
     for l in "${estimate_lines[@]}"; do ev_note "estimate:$l"; done
     ev_end
@@ -167,17 +216,13 @@ env_step() {
 }
 
 run_smoke() {
-  local wgmma_filter='*wgmma*' skip_wgmma=0
+  local wgmma_filter='*wgmma*' skip_wgmma=0 rest
+  rest=$(gtest_filter '-*wgmma*')  # the kernel tests after the wgmma ones, which run alone, first
   plan env 10
   plan device-test $((kTestAllowance * $(test_count test_cuda_device "$(gtest_filter '*')") + 5))
   plan wgmma-tests $((kTestAllowance * $(test_count test_cuda_kernels "$wgmma_filter") + 5))
   plan counter-tests $((kTestAllowance * $(test_count test_cupti_counters "$(gtest_filter '*')") + 5))
-  local quick_est
-  local budget_s=${budget:-0.2}
-  quick_est=$(dry_estimate run --device "$device" --quick --counters --budget "$budget_s" "${skip_args[@]}" \
-    "${run_args[@]}")
-  [ -n "$quick_est" ] || { ev_refuse "roofbench run --dry-run failed: see its output"; ev_end; exit 2; }
-  plan quick-run "$quick_est"
+  plan_fill kernel-tests $((kTestAllowance * $(test_count test_cuda_kernels "$rest") + 5))
   refuse_or_go
 
   env_step
@@ -202,23 +247,23 @@ run_smoke() {
   else
     ev_skip counter-tests "no test_cupti_counters in the archive"
   fi
-  ev_step quick-run $((quick_est * 3 / 2 + 30)) "$roofbench" run --device "$device" --quick --counters \
-    --budget "$budget_s" --out "$EV_WORK/quick-run" "${skip_args[@]}" "${run_args[@]}"
+  # Last, with the time that is left (a TIMEOUT's log still lists every test that finished).
+  if has_test test_cuda_kernels; then
+    ev_step kernel-tests "$(ev_remaining)" "$tests_dir/test_cuda_kernels" --gtest_filter="$rest"
+  else
+    ev_skip kernel-tests "no test_cuda_kernels in the archive"
+  fi
   [ $skip_wgmma -eq 0 ] || ev_note "next stages: pass --skip '$skip'"
 }
 
-# The ceilings the runs of the tests stage leave out: all but the DRAM read and copy and the FP32
-# FMA ones (those runs are looked at for their kernels' results and counters, not their roofs).
+# The ceilings the --device all run leaves out: all but the DRAM read and copy and the FP32 FMA
+# ones (its folders are looked at for what they hold and whose they are, not their roofs).
 lean_skip="ceiling/(dram_(write|memcpy|triad|update)|l2_|smem_|fp64|fp16|bf16|math_|mufu_|pcie_|launch_)"
 
 run_tests() {
-  local filter n
-  filter=$(gtest_filter '-*wgmma*')  # the wgmma tests ran alone, first, in smoke
-  n=$(test_count test_cuda_kernels "$filter")
-  plan env 10
-  plan gpu-tests $((kTestAllowance * n + 5))
   # GPUs that --device all will see: CUDA_VISIBLE_DEVICES' entries when set, else nvidia-smi's.
-  local gpus=0
+  local gpus=0 budget_s=${budget:-0.2} q_est
+  plan env 10
   if [[ $device == cuda:* ]]; then
     if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
       gpus=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c . || true)
@@ -227,6 +272,10 @@ run_tests() {
     fi
     plan device-all $((30 * (gpus > 0 ? gpus : 1) + 10))
   fi
+  q_est=$(dry_estimate run --device "$device" --quick --counters --budget "$budget_s" "${skip_args[@]}" \
+    "${run_args[@]}")
+  [ -n "$q_est" ] || { ev_refuse "roofbench run --dry-run failed: see its output"; ev_end; exit 2; }
+  plan quick-run "$q_est"
   xcheck_plan
   refuse_or_go
 
@@ -244,14 +293,12 @@ run_tests() {
   else
     ev_skip device-all "the device is cpu: --device all runs once there (tests/cli)"
   fi
+  # Every benchmark with CUPTI's counters (the hierarchical roofline, the counters' checks), the
+  # ceilings measured too: its launch ceilings, with CUPTI's hooks in the process, stand beside
+  # the repeat stage's quick runs without them.
+  ev_step quick-run $((q_est * 3 / 2 + 30)) "$roofbench" run --device "$device" --quick --counters \
+    --budget "$budget_s" --out "$EV_WORK/quick-run" "${skip_args[@]}" "${run_args[@]}"
   xcheck_steps
-  # The tests last: they take what is left (their allowance is a guess; a TIMEOUT's log still
-  # lists every test that finished).
-  if has_test test_cuda_kernels; then
-    ev_step gpu-tests $((kTestAllowance * n * 3 / 2 + 30)) "$tests_dir/test_cuda_kernels" --gtest_filter="$filter"
-  else
-    ev_skip gpu-tests "no test_cuda_kernels in the archive"
-  fi
 }
 
 # The parts of the kernels' run: by family, GEMM split by precision (its largest family).
@@ -270,8 +317,13 @@ default_parts() {
   echo "${out%;}"
 }
 
+# The budget per benchmark of the numbers stage when --budget is not given: the largest in
+# [kBudgetLeast, kBudgetMost] at which the stage's estimate fits its limit.
+kBudgetMost=0.75
+kBudgetLeast=0.2
+
 run_numbers() {
-  local budget_s=${budget:-0.75} q=() names=() regexes=() p name re est
+  local budget_s=${budget:-$kBudgetMost} q=() names=() regexes=() p i est
   [ $quick -eq 1 ] && q=(--quick)
   [ -n "$parts" ] || parts=$(default_parts)
   IFS=';' read -r -a specs <<<"$parts"
@@ -280,16 +332,59 @@ run_numbers() {
     names+=("${p%%=*}")
     regexes+=("${p#*=}")
   done
+  # The estimates at a budget: the ceilings', then each part's ("-" for a part that matches no
+  # benchmark of this device: 16-bit GEMMs on the CPU).
+  estimates_at() {
+    local c=(--device "$device" --budget "$1" "${q[@]}" "${skip_args[@]}") e out
+    out=$(dry_estimate ceilings "${c[@]}")
+    [ -n "$out" ] || return 1
+    for i in "${!names[@]}"; do
+      e=$(dry_estimate run "${c[@]}" --ceilings-from "$EV_WORK/parts/ceilings" --filter "${regexes[$i]}" \
+        "${run_args[@]}")
+      out+=" ${e:--}"
+    done
+    echo "$out"
+  }
+  local -a ests lows
+  read -r -a ests <<<"$(estimates_at "$budget_s")"
+  [ ${#ests[@]} -gt 0 ] || { ev_refuse "roofbench ceilings --dry-run failed"; ev_end; exit 2; }
+  sum() { local t=0 x; for x in "$@"; do [ "$x" = - ] || t=$((t + x)); done; echo $t; }
+  if [ -z "$budget" ]; then
+    # What the benchmarks may take: the limit less what is spent, the merge, the planning still
+    # to come (a second round of dry runs) and the packing.
+    local avail=$((limit - $(ev_elapsed) - 15 - 5 - EV_RESERVE_S)) most
+    most=$(sum "${ests[@]}")
+    if [ "$most" -gt "$avail" ]; then
+      # The estimate is linear in the budget (each benchmark: budget, warm-up, overhead; the
+      # checks do not depend on it): between the least and the most, the budget that fits.
+      read -r -a lows <<<"$(estimates_at "$kBudgetLeast")"
+      local least
+      least=$(sum "${lows[@]}")
+      if [ "$least" -ge "$avail" ]; then
+        budget_s=$kBudgetLeast
+        ests=("${lows[@]}")
+        estimate_why="each benchmark's budget ${budget_s} s, the least, and still over"
+        ev_note "budget: ${budget_s} s per benchmark, the least (at ${kBudgetMost} s the benchmarks' estimate is ${most} s, at ${budget_s} s ${least} s; ${avail} s are left for them)"
+      else
+        budget_s=$(awk -v lo="$kBudgetLeast" -v hi="$kBudgetMost" -v a="$avail" -v l="$least" -v m="$most" \
+          'BEGIN { b = lo + (hi - lo) * (a - l) / (m - l); b = int(b * 20) / 20; printf "%.2f", (b < lo ? lo : b) }')
+        for i in "${!ests[@]}"; do
+          [ "${ests[$i]}" = - ] && continue
+          ests[i]=$(awk -v lo="$kBudgetLeast" -v hi="$kBudgetMost" -v b="$budget_s" -v l="${lows[$i]}" \
+            -v m="${ests[$i]}" 'BEGIN { e = l + (m - l) * (b - lo) / (hi - lo); printf "%d", (e == int(e) ? e : int(e) + 1) }')
+        done
+        estimate_why="each benchmark's budget ${budget_s} s, fitted"
+        ev_note "budget: ${budget_s} s per benchmark, fitted to the ${limit} s limit (at ${kBudgetMost} s the benchmarks' estimate is ${most} s; ${avail} s are left for them)"
+      fi
+    fi
+  fi
   local common=(--device "$device" --budget "$budget_s" "${q[@]}" "${skip_args[@]}")
-  local ceil_est
-  ceil_est=$(dry_estimate ceilings "${common[@]}")
-  [ -n "$ceil_est" ] || { ev_refuse "roofbench ceilings --dry-run failed"; ev_end; exit 2; }
+  local ceil_est=${ests[0]}
   plan ceilings "$ceil_est"
   local -a part_est=() kept_names=() kept_regexes=()
   for i in "${!names[@]}"; do
-    est=$(dry_estimate run "${common[@]}" --ceilings-from "$EV_WORK/parts/ceilings" --filter "${regexes[$i]}" \
-      "${run_args[@]}")
-    if [ -z "$est" ]; then  # a family this device does not have (16-bit GEMMs on the CPU)
+    est=${ests[$((i + 1))]}
+    if [ "$est" = - ]; then
       ev_note "part ${names[$i]} ('${regexes[$i]}') matches no benchmark of $device: left out"
       continue
     fi
@@ -330,6 +425,7 @@ provenance() {
   echo "Written by \`scripts/gpu-check.sh numbers\` on the GPU machine; every number here is the suite's own output."
   echo
   echo "- stage: \`scripts/gpu-check.sh $what $(basename "$from") OUT --device $device --limit $limit${skip:+ --skip '$skip'}${budget:+ --budget $budget}\`"
+  echo "- budget per benchmark: ${budget_s} s$([ -n "$budget" ] || echo " (fitted to the stage's limit: at most ${kBudgetMost} s)")"
   echo "- parts: \`$parts\` (each \`roofbench run --ceilings-from\` the ceilings part, merged by \`roofbench merge\`)"
   echo "- commit, command lines, device, driver and clocks: results.json (provenance, device, each part under provenance.merged_from)"
   echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -354,7 +450,9 @@ run_repeat() {
   plan quick-1 "$q_est"
   plan quick-2 "$q_est"
   plan compare 5
-  [[ $device == cuda:* ]] && plan memcheck $((sanitize_n * kSanitizerTest + 10))  # the CPU rehearsal skips it
+  # memcheck takes the time that is left (the CPU rehearsal skips it); the other tools follow
+  # while a whole pass of theirs fits.
+  [[ $device == cuda:* ]] && plan_fill memcheck $((sanitize_n * kSanitizerTest + 10))
   refuse_or_go
 
   ev_step quick-1 $((q_est * 3 / 2 + 30)) "$roofbench" run "${quick[@]}" --out "$EV_WORK/runs/quick-1" "${run_args[@]}"
@@ -374,7 +472,9 @@ run_repeat() {
     local tool extra
     for tool in memcheck racecheck initcheck synccheck; do
       local want=$((sanitize_n * kSanitizerTest + 10))
-      if [ $tool != memcheck ] && [ "$(ev_remaining)" -lt "$want" ]; then
+      if [ $tool = memcheck ]; then
+        want=$(ev_remaining)
+      elif [ "$(ev_remaining)" -lt "$want" ]; then
         ev_skip "$tool" "not enough time left (${want} s wanted, $(ev_remaining) s left)"
         continue
       fi
@@ -386,74 +486,67 @@ run_repeat() {
   fi
 }
 
-# Nsight Compute beside roofbench's CUPTI counters: the same benchmarks at their quick sizes, one
-# run each (tests stage). xcheck_plan first (it plans), then xcheck_steps.
+# Nsight Compute beside roofbench's CUPTI counters: benchmarks of the tests stage's quick run
+# with counters, once more under ncu, at the same sizes. xcheck_plan first (it plans), then
+# xcheck_steps.
 xcheck_plan() {
   xc=$xcheck
   if [ -z "$xc" ]; then
     xc='^gemm/wgmma/bf16/|^stream/saxpy/fp32/'
     [[ -n $skip && wgmma =~ $skip ]] && xc='^gemm/cublas/bf16/|^stream/saxpy/fp32/'
   fi
-  xc_budget=${budget:-0.2}
-  xc_est=$(dry_estimate run --device "$device" --quick --counters --budget "$xc_budget" --filter "$xc" \
-    --ceilings-from "$EV_WORK/device-all" "${skip_args[@]}")
-  plan xcheck-run "${xc_est:-0}"
-  [[ $device == cuda:* ]] && plan ncu 60  # the CPU rehearsal skips it
+  if [[ $device == cuda:* ]]; then  # the CPU rehearsal skips both
+    plan ncu 60
+    plan crosscheck 5
+  fi
 }
 
 xcheck_steps() {
-  local names=()
-  mapfile -t names < <(dry_names --device "$device" --quick --filter "$xc" --ceilings-from x "${skip_args[@]}")
-  # The ceilings of the --device all run: this run needs the counters, not the roofs again.
-  local from_run=() run_skip=("${skip_args[@]}") d
-  for d in "$EV_WORK"/device-all/*-gpu"${device#cuda:}"-*/; do
-    [ -f "$d/results.json" ] && { from_run=(--ceilings-from "$d"); break; }
-  done
-  # None (the --device all step failed): measure only the few ceilings that step would have (the
-  # plan gave this step none; its 30 s of margin covers these few).
-  [ ${#from_run[@]} -gt 0 ] || run_skip=(--skip "$lean_skip${skip:+|$skip}")
-  ev_step xcheck-run $((${xc_est:-60} * 3 / 2 + 30)) "$roofbench" run --device "$device" --quick --counters \
-    --budget "$xc_budget" --filter "$xc" --out "$EV_WORK/xcheck/roofbench" "${from_run[@]}" "${run_skip[@]}"
-  local ncu
+  local ncu quick=$EV_WORK/quick-run
   ncu=$(ev_find_tool ncu)
   if [[ $device != cuda:* ]]; then
     ev_skip ncu "the device is $device: Nsight Compute profiles CUDA kernels"
+    return
   elif [ -z "$ncu" ]; then
     ev_fail ncu "no ncu on this machine (looked on PATH, in /usr/local/cuda*, /opt/nvidia/nsight-compute)"
-  elif [ ! -f "$EV_WORK/xcheck/roofbench/results.json" ]; then
-    ev_skip ncu "the roofbench run with counters wrote no results"
-  else
-    local metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex.sum
-    metrics+=,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum
-    metrics+=,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
-    metrics+=,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
-    # The same sizes as the run with counters (--quick; --skip as everywhere), at the clocks the
-    # GPU runs at (--clock-control none: ncu's default locks them to base, and only "none" has
-    # been seen working on these machines). The archive's libraries but not its libnvperf_*:
-    # ncu loads its own, and LD_LIBRARY_PATH would come before them.
-    local ncu_libs=$EV_WORK/ncu-libs lib path=""
-    mkdir -p "$ncu_libs"
-    for lib in "${stage:-/nonexistent}"/roofbench/lib/*; do
-      [ -e "$lib" ] || continue
-      case $(basename "$lib") in libnvperf_*) ;; *) ln -sf "$lib" "$ncu_libs/" ;; esac
-    done
-    path=$ncu_libs
-    # (Wherever the archive's lib/ stands: unpack-build.sh may have put the toolkit's cuBLAS first.)
-    local rest
-    rest=$(ev_path_without "${stage:-/nonexistent}/roofbench/lib" "${LD_LIBRARY_PATH:-}")
-    # ncu writes its own ==PROF== and ==ERROR== lines to stdout, among the CSV: the step's log
-    # gets them too (crosscheck reads past them).
-    ev_step ncu 180 env LD_LIBRARY_PATH="$path${rest:+:$rest}" bash -c 'set -o pipefail; csv=$1; shift; "$@" | tee "$csv"' _ \
-      "$EV_WORK/xcheck/ncu.csv" \
-      "$ncu" --csv --print-units base --clock-control none --metrics "$metrics" \
-      "$roofbench" run --device "$device" --profile --quick --filter "$xc" \
-      --ceilings-from "$EV_WORK/xcheck/roofbench" --out "$EV_WORK/xcheck/profiled" "${skip_args[@]}"
-    rm -rf "$ncu_libs"
-    local bargs=()
-    for n in "${names[@]}"; do bargs+=(--benchmark "$n"); done
-    ev_step crosscheck 30 bash -c '"$@" >"'"$EV_WORK/xcheck/crosscheck.md"'"' _ "$roofbench" crosscheck \
-      "$EV_WORK/xcheck/roofbench" "$EV_WORK/xcheck/ncu.csv" "${bargs[@]}"
+    return
+  elif [ ! -f "$quick/results.json" ]; then
+    ev_skip ncu "the quick run with counters wrote no results"
+    return
   fi
+  local names=()
+  mapfile -t names < <(dry_names --device "$device" --quick --filter "$xc" --ceilings-from x "${skip_args[@]}")
+  local metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex.sum
+  metrics+=,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum
+  metrics+=,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
+  metrics+=,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+  # The same sizes as the run with counters (--quick; --skip as everywhere), at the clocks the
+  # GPU runs at (--clock-control none: ncu's default locks them to base, and only "none" has
+  # been seen working on these machines). The archive's libraries but not its libnvperf_*:
+  # ncu loads its own, and LD_LIBRARY_PATH would come before them.
+  local ncu_libs=$EV_WORK/ncu-libs lib path=""
+  mkdir -p "$ncu_libs"
+  for lib in "${stage:-/nonexistent}"/roofbench/lib/*; do
+    [ -e "$lib" ] || continue
+    case $(basename "$lib") in libnvperf_*) ;; *) ln -sf "$lib" "$ncu_libs/" ;; esac
+  done
+  path=$ncu_libs
+  # (Wherever the archive's lib/ stands: unpack-build.sh may have put the toolkit's cuBLAS first.)
+  local rest
+  rest=$(ev_path_without "${stage:-/nonexistent}/roofbench/lib" "${LD_LIBRARY_PATH:-}")
+  mkdir -p "$EV_WORK/xcheck"
+  # ncu writes its own ==PROF== and ==ERROR== lines to stdout, among the CSV: the step's log
+  # gets them too (crosscheck reads past them).
+  ev_step ncu 180 env LD_LIBRARY_PATH="$path${rest:+:$rest}" bash -c 'set -o pipefail; csv=$1; shift; "$@" | tee "$csv"' _ \
+    "$EV_WORK/xcheck/ncu.csv" \
+    "$ncu" --csv --print-units base --clock-control none --metrics "$metrics" \
+    "$roofbench" run --device "$device" --profile --quick --filter "$xc" \
+    --ceilings-from "$quick" --out "$EV_WORK/xcheck/profiled" "${skip_args[@]}"
+  rm -rf "$ncu_libs"
+  local bargs=() n
+  for n in "${names[@]}"; do bargs+=(--benchmark "$n"); done
+  ev_step crosscheck 30 bash -c '"$@" >"'"$EV_WORK/xcheck/crosscheck.md"'"' _ "$roofbench" crosscheck \
+    "$quick" "$EV_WORK/xcheck/ncu.csv" "${bargs[@]}"
 }
 
 run_"$what"

@@ -46,18 +46,21 @@ trap 'rm -f "$catalogue" "$results" "$baselines" "$visit"' EXIT
 build=$(dirname "$bin")
 if [ -x "$build/tests/test_cuda_kernels" ]; then
   {
-    echo "| # | where | command | estimate (of the stage's limit: 480 s, numbers 540 s) |"
+    echo "| visit | where | command | estimate |"
     echo "|---|---|---|---|"
-    echo "| 1 | here | \`scripts/pack-build.sh build/release .carry/roofbench.tar.xz\` | |"
-    n=2
-    for st in smoke tests numbers repeat; do
+    echo "| | here | \`scripts/pack-build.sh build/release .carry/roofbench.tar.xz\` | |"
+    v=1
+    for st in smoke numbers tests repeat; do
       plan=$(OMP_NUM_THREADS=16 bash scripts/gpu-check.sh "$st" "$build" /dev/null --device cuda:0 --plan 2>/dev/null)
-      total=$(sed -n '1s/.*estimate \([0-9]*\) s.*/\1/p' <<<"$plan")
+      total=$(sed -n '1s/.*estimate \([0-9]*\) s of the \([0-9]*\) s limit.*/\1 s of \2 s/p' <<<"$plan")
+      why=$(sed -n "1s/.*limit (\(.*\)):\$/ (\1)/p" <<<"$plan")
       steps=$(sed -n '2,$p' <<<"$plan" | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $1, $2}')
-      echo "| $n | GPU | \`scripts/gpu-check.sh $st .carry/roofbench.tar.xz \$OUT\` | $total s: $steps |"
-      n=$((n + 1))
+      limit=""
+      case $st in numbers | repeat) limit=" --limit L" ;; esac
+      echo "| $v | GPU | \`scripts/gpu-check.sh $st .carry/roofbench.tar.xz \$OUT$limit\` | $total$why: $steps |"
+      [ "$st" = numbers ] && v=2
     done
-    echo "| $n | here | \`scripts/visit-baseline.sh VISIT_DIR && scripts/update-readme.sh\` | |"
+    echo "| | here | \`scripts/visit-baseline.sh VISIT_DIR && scripts/update-readme.sh\` | |"
   } >"$visit"
 else
   echo "(a build without CUDA plans no GPU visit: build with nvcc to see the estimates)" >"$visit"

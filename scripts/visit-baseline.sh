@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# Makes the committed baseline of a GPU from what a GPU visit brought back (run here, after the
-# visit): the `smoke` and `tests` stages' summaries (the GPU tests' tallies), the `numbers`
-# stage's merged run (baseline/: results.json, gbench.json, the reports, console.log,
-# PROVENANCE.md), from the `repeat` stage the verdicts of its two quick runs (agreement.md,
-# agreement.json) and compute-sanitizer's logs (sanitizer.log), and from the `tests` stage's
-# archive Nsight Compute's numbers beside roofbench's (appended to PROVENANCE.md). Every file is the suite's or the
-# scripts' own output; nothing is edited.
+# Makes, or adds to, the committed baseline of a GPU from what a GPU visit brought back (run here,
+# after the visit). A visit has 15 minutes of device time and runs two stages, so one baseline
+# takes two visits (docs/gpu-visit.md):
+#   numbers  the merged run (results.json, gbench.json, the reports, console.log, PROVENANCE.md):
+#            makes the folder anew
+#   smoke    its summary (the GPU tests' tallies), into PROVENANCE.md
+#   tests    its quick run with CUPTI counters, into counters/ (results.json and its reports), and
+#            Nsight Compute's numbers beside roofbench's, into PROVENANCE.md
+#   repeat   the verdicts of its two quick runs (agreement.md, agreement.json) and
+#            compute-sanitizer's logs (sanitizer.log)
+# A stage without numbers adds to the folder that a numbers stage made, on a GPU of the same name
+# (each stage's summary names its GPU and commit; tests and repeat carry results files that do
+# too); a stage of another GPU is refused, and nothing is written. Each stage's section in
+# PROVENANCE.md takes the place of that stage's earlier one. Every file is the suite's or the
+# scripts' own output; nothing is edited by hand.
 #   scripts/visit-baseline.sh VISIT_DIR [--out DIR]
-# VISIT_DIR holds numbers.tar.xz (and tests.tar.xz, repeat.tar.xz when they ran); DIR defaults to
-# reports/baselines/<gpu>, <gpu> from the GPU's name in results.json ("NVIDIA H100 80GB HBM3" ->
-# h100, "NVIDIA H200" -> h200). Then run scripts/update-readme.sh.
+# VISIT_DIR holds what the calls brought back: STAGE.tar.xz and STAGE-summary.txt of the stages
+# that ran. DIR defaults to reports/baselines/<gpu>, <gpu> from the GPU's name ("NVIDIA H100 80GB
+# HBM3" -> h100, "NVIDIA H200" -> h200). Then run scripts/update-readme.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/scripts/env.sh"
-[ $# -ge 1 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,20p' "$0" >&2; exit 2; }
 visit=$1
 shift
 out=""
@@ -23,66 +31,114 @@ while (($#)); do
     *) echo "visit-baseline: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
-[ -f "$visit/numbers.tar.xz" ] || { echo "visit-baseline: no $visit/numbers.tar.xz (the numbers stage's archive)" >&2; exit 2; }
+die() { echo "visit-baseline: $*" >&2; exit 2; }
+[ -d "$visit" ] || die "no folder $visit"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/numbers" "$tmp/repeat"
-tar -xJf "$visit/numbers.tar.xz" -C "$tmp/numbers"
-[ -f "$tmp/numbers/baseline/results.json" ] || { echo "visit-baseline: the numbers stage merged no results" >&2; exit 2; }
-if [ -z "$out" ]; then
-  name=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"]["name"])' "$tmp/numbers/baseline/results.json")
-  [[ $name == NVIDIA* ]] || { echo "visit-baseline: '$name' is not a GPU; give --out DIR" >&2; exit 2; }
-  out=$here/reports/baselines/$(slug_of_gpu "$name")
-fi
-mkdir -p "$out"
-cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
-# The GPU tests' tallies (smoke and tests stages): what ran, passed, failed or was left out.
-for st in smoke tests; do
-  [ -f "$visit/$st-summary.txt" ] || continue
-  {
-    echo
-    echo "## The $st stage"
-    echo
-    echo '```'
-    cat "$visit/$st-summary.txt"
-    echo '```'
-  } >>"$out/PROVENANCE.md"
+device_name() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"]["name"])' "$1"; }
+
+# Which stages came back, each unpacked, and the name of the device each ran on: from a results
+# file where the stage wrote one, else from its summary's "device: NAME, UUID, DRIVER; ..." line.
+stages=() names=()
+for st in numbers smoke tests repeat; do
+  [ -f "$visit/$st.tar.xz" ] || [ -f "$visit/$st-summary.txt" ] || continue
+  mkdir -p "$tmp/$st"
+  if [ -f "$visit/$st.tar.xz" ]; then
+    tar -xJf "$visit/$st.tar.xz" -C "$tmp/$st" || die "$visit/$st.tar.xz does not unpack"
+  else
+    cp "$visit/$st-summary.txt" "$tmp/$st/summary.txt"
+  fi
+  [ -f "$tmp/$st/summary.txt" ] || die "the $st stage's archive holds no summary.txt"
+  name=""
+  for r in baseline/results.json quick-run/results.json runs/quick-1/results.json; do
+    [ -f "$tmp/$st/$r" ] && { name=$(device_name "$tmp/$st/$r"); break; }
+  done
+  if [ -z "$name" ]; then
+    line=$(sed -n 's/^device: //p' "$tmp/$st/summary.txt" | head -n 1)
+    name=${line%%;*}
+    [[ $name == cpu,* ]] && name=${name#cpu, } || name=${name%%,*}
+  fi
+  [ -n "$name" ] || die "cannot tell which device the $st stage ran on: its summary has no 'device:' line and it wrote no results"
+  stages+=("$st")
+  names+=("$name")
 done
-{
-  echo
-  echo "## The numbers stage"
-  echo
-  echo '```'
-  cat "$tmp/numbers/summary.txt"
-  echo '```'
-} >>"$out/PROVENANCE.md"
-if [ -f "$visit/repeat.tar.xz" ]; then
-  tar -xJf "$visit/repeat.tar.xz" -C "$tmp/repeat"
-  for f in agreement.md agreement.json; do [ -f "$tmp/repeat/$f" ] && cp "$tmp/repeat/$f" "$out/"; done
-  logs=$(ls "$tmp/repeat"/{memcheck,racecheck,initcheck,synccheck}.log 2>/dev/null || true)
-  if [ -n "$logs" ]; then
-    for l in $logs; do echo "==== $(basename "$l" .log)"; cat "$l"; done >"$out/sanitizer.log"
+((${#stages[@]})) || die "nothing of a visit in $visit (no STAGE.tar.xz or STAGE-summary.txt)"
+
+# The folder, and the device every stage must have run on.
+if [ "${stages[0]}" = numbers ]; then
+  [ -f "$tmp/numbers/baseline/results.json" ] || die "the numbers stage merged no results"
+  want=${names[0]}
+  [ -n "$out" ] || {
+    [[ $want == NVIDIA* ]] || die "'$want' is not a GPU; give --out DIR"
+    out=$here/reports/baselines/$(slug_of_gpu "$want")
+  }
+else
+  if [ -z "$out" ]; then
+    [[ ${names[0]} == NVIDIA* ]] || die "'${names[0]}' is not a GPU; give --out DIR"
+    out=$here/reports/baselines/$(slug_of_gpu "${names[0]}")
   fi
-  {
-    echo
-    echo "## The repeat stage"
-    echo
-    echo '```'
-    cat "$tmp/repeat/summary.txt"
-    echo '```'
-  } >>"$out/PROVENANCE.md"
+  [ -f "$out/results.json" ] ||
+    die "no baseline in $out to add the ${stages[*]} stage(s) to: a numbers stage makes it first"
+  want=$(device_name "$out/results.json")
 fi
-# Nsight Compute beside roofbench's counters: the tests stage's crosscheck, when it came back.
-if [ -f "$visit/tests.tar.xz" ]; then
-  mkdir -p "$tmp/tests"
-  tar -xJf "$visit/tests.tar.xz" -C "$tmp/tests"
-  if [ -s "$tmp/tests/xcheck/crosscheck.md" ]; then
-    {
-      echo
-      echo "## Nsight Compute beside roofbench"
-      echo
-      cat "$tmp/tests/xcheck/crosscheck.md"
-    } >>"$out/PROVENANCE.md"
-  fi
-fi
-echo "visit-baseline: wrote $out ($(ls "$out" | tr '\n' ' ')); now run scripts/update-readme.sh"
+for i in "${!stages[@]}"; do
+  [ "${names[$i]}" = "$want" ] ||
+    die "the ${stages[$i]} stage ran on '${names[$i]}', the baseline is of '$want': nothing written (give another --out)"
+done
+
+# drop_section TITLE: PROVENANCE.md without its "## TITLE" section (up to the next "## " line).
+drop_section() {
+  local p=$out/PROVENANCE.md
+  [ -f "$p" ] || return 0
+  awk -v t="## $1" '$0 == t { skip = 1; next } /^## / { skip = 0 } !skip' "$p" >"$p.new" && mv "$p.new" "$p"
+}
+# section TITLE FILE: a "## TITLE" section with FILE's text, in place of an earlier one.
+section() {
+  drop_section "$1"
+  { echo; echo "## $1"; echo; cat "$2"; } >>"$out/PROVENANCE.md"
+}
+fenced() { { echo '```'; cat "$1"; echo '```'; } >"$tmp/fenced"; echo "$tmp/fenced"; }
+
+mkdir -p "$out"
+for st in "${stages[@]}"; do
+  case $st in
+    numbers)
+      # A new baseline: what earlier visits added to the old one goes with it.
+      for f in results.json gbench.json roofline.svg hierarchy.svg report.html summary.md console.log \
+        PROVENANCE.md agreement.md agreement.json sanitizer.log counters; do
+        rm -rf "${out:?}/$f"
+      done
+      cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
+      section "The numbers stage" "$(fenced "$tmp/numbers/summary.txt")"
+      ;;
+    smoke)
+      section "The smoke stage" "$(fenced "$tmp/smoke/summary.txt")"
+      ;;
+    tests)
+      section "The tests stage" "$(fenced "$tmp/tests/summary.txt")"
+      rm -rf "${out:?}/counters"
+      if [ -f "$tmp/tests/quick-run/results.json" ]; then
+        mkdir -p "$out/counters"
+        for f in results.json summary.md report.html roofline.svg hierarchy.svg; do
+          [ -f "$tmp/tests/quick-run/$f" ] && cp -L "$tmp/tests/quick-run/$f" "$out/counters/"
+        done
+      fi
+      # Nsight Compute beside roofbench's counters, when the crosscheck ran.
+      if [ -s "$tmp/tests/xcheck/crosscheck.md" ]; then
+        section "Nsight Compute beside roofbench" "$tmp/tests/xcheck/crosscheck.md"
+      else
+        drop_section "Nsight Compute beside roofbench"
+      fi
+      ;;
+    repeat)
+      section "The repeat stage" "$(fenced "$tmp/repeat/summary.txt")"
+      rm -f "$out/agreement.md" "$out/agreement.json" "$out/sanitizer.log"
+      for f in agreement.md agreement.json; do [ -f "$tmp/repeat/$f" ] && cp "$tmp/repeat/$f" "$out/"; done
+      logs=$(ls "$tmp/repeat"/{memcheck,racecheck,initcheck,synccheck}.log 2>/dev/null || true)
+      if [ -n "$logs" ]; then
+        for l in $logs; do echo "==== $(basename "$l" .log)"; cat "$l"; done >"$out/sanitizer.log"
+      fi
+      ;;
+  esac
+done
+echo "visit-baseline: ${stages[*]} into $out ($(ls "$out" | tr '\n' ' ')); now run scripts/update-readme.sh"

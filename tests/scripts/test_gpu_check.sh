@@ -2,9 +2,12 @@
 # The dress rehearsal of a GPU visit, on the CPU: scripts/gpu-check.sh runs each stage with
 # --device cpu against an archive made by scripts/pack-build.sh, as it will on a GPU machine.
 # Every stage ends within its limit and leaves its archive and summary (never more than 8 files
-# in all), the summary printed last; a stage over its estimate is refused; a stage stopped half-way
-# (SIGTERM) still packs its evidence, with a valid partial results file that `roofbench merge`
-# joins with the parts that finished. The GPU tests in the archive skip (no GPU), visibly.
+# in all), the summary printed last and naming the device and the commit; a stage over its
+# estimate is refused, as is one that leaves its last step (the kernel tests) less than its least;
+# the numbers stage fits its budget per benchmark to its limit; a stage stopped half-way (SIGTERM)
+# still packs its evidence, with a valid partial results file that `roofbench merge` joins with
+# the parts that finished. The GPU tests in the archive skip (no GPU), visibly. What came back
+# becomes a baseline folder, and a later visit's stages add to it, refused when of another device.
 # Usage: test_gpu_check.sh BUILD_DIR
 set -uo pipefail
 build=$1
@@ -49,40 +52,77 @@ run_stage() {
 # arrays, several times per stage.
 lean=(--skip 'ceiling/(dram_(write|copy|memcpy|triad|update)|l2_|l3_|fp64|math_|launch_)')
 
-# Each stage's default limit, as --plan states it (numbers gets 540 s: its estimate is some 450 s
-# before unpacking and planning).
-for st in smoke:480 tests:480 numbers:540 repeat:480; do
+# Each stage's default limit, as --plan states it: the first command of a 15-minute visit (smoke,
+# tests) 300 s, the second (numbers, repeat) 420 s.
+for st in smoke:300 tests:300 numbers:420 repeat:420; do
   plan=$(bash "$check" "${st%%:*}" "$build" /dev/null --device cpu --plan "${lean[@]}" -- --filter saxpy 2>/dev/null)
   grep -q "^gpu-check ${st%%:*}: estimate [0-9]* s of the ${st#*:} s limit" <<<"$plan" ||
     fail "${st%%:*}: --plan does not give the ${st#*:} s limit: $plan"
 done
 
 # A stage whose estimate exceeds its limit does not start, and says so in its summary.
-run_stage refused 60 2 smoke "$tmp/roofbench.tar.xz" --device cpu --budget 30 -- --filter saxpy
-grep -q '^smoke: REFUSED: the estimate' "$out/smoke-summary.txt" || fail "refused: $(cat "$out/smoke-summary.txt")"
+run_stage refused 60 2 tests "$tmp/roofbench.tar.xz" --device cpu --budget 30 -- --filter saxpy
+grep -q '^tests: REFUSED: the estimate' "$out/tests-summary.txt" || fail "refused: $(cat "$out/tests-summary.txt")"
 [ ! -d "$tmp/refused/quick-run" ] || fail "a refused stage ran its steps"
+# Nor does one whose last step, which takes the time left, would be left less than its least
+# (on the CPU the kernel tests' allowance is 5 s: at 40 s the other steps' 25 s and the 20 s kept
+# for packing leave it none).
+run_stage short 40 2 smoke "$tmp/roofbench.tar.xz" --device cpu
+grep -q '^smoke: REFUSED: .*leaving kernel-tests less than its least' "$out/smoke-summary.txt" ||
+  fail "short: $(cat "$out/smoke-summary.txt")"
 
-run_stage smoke 120 0 smoke "$tmp/roofbench.tar.xz" --device cpu "${lean[@]}" -- --filter saxpy
-for step in env device-test wgmma-tests counter-tests quick-run; do
+# The device and the build, first in every summary.
+commit=$("$roofbench" --version | sed -n 's/.*commit \([0-9a-f]*\).*/\1/p')
+device_line() {
+  grep -qE "^device: cpu, .+; roofbench .*commit $commit" "$out/$1-summary.txt" ||
+    fail "$1: the summary does not name the device and the commit: $(cat "$out/$1-summary.txt")"
+}
+
+run_stage smoke 120 0 smoke "$tmp/roofbench.tar.xz" --device cpu
+device_line smoke
+for step in env device-test wgmma-tests counter-tests kernel-tests; do
   grep -qE "^  PASS +[0-9]+s  $step " "$out/smoke-summary.txt" || fail "smoke: $step did not pass: $(cat "$out/smoke-summary.txt")"
 done
 grep -q 'SKIPPED \] [0-9]* tests' "$out/smoke-summary.txt" || fail "smoke: the GPU tests did not skip visibly"
 grep -q 'no CUDA GPU visible' "$tmp/smoke/wgmma-tests.log" || fail "smoke: the wgmma tests do not say why they skip"
-[ "$(json "$tmp/smoke/quick-run/results.json" 'd["partial"]')" = None ] || fail "smoke: the quick run is partial"
+grep -q 'no CUDA GPU visible' "$tmp/smoke/kernel-tests.log" || fail "smoke: the kernel tests do not say why they skip"
+grep -qF '] Registry/CudaVariant.MatchesItsReferenceAtEveryTestSize/gemm_naive_fp32' \
+  "$tmp/smoke/kernel-tests.log" || fail "smoke: the kernel tests did not run the kernels' checks"
+! grep -qE '^\[ RUN .*wgmma' "$tmp/smoke/kernel-tests.log" || fail "smoke: ran the wgmma tests again"
 
-# The other GPU tests, wgmma left out (smoke ran those alone, first), after the run with counters
-# that Nsight Compute is held against (on the CPU: the run, and ncu skipped with why).
-run_stage tests 90 0 tests "$tmp/roofbench.tar.xz" --device cpu "${lean[@]}"
-grep -qE "^  PASS +[0-9]+s  gpu-tests " "$out/tests-summary.txt" || fail "tests: $(cat "$out/tests-summary.txt")"
-grep -qE "^  PASS +[0-9]+s  xcheck-run " "$out/tests-summary.txt" || fail "tests: $(cat "$out/tests-summary.txt")"
+# The run with CUPTI's counters that Nsight Compute is held against (on the CPU: the run, and ncu
+# skipped with why).
+run_stage tests 90 0 tests "$tmp/roofbench.tar.xz" --device cpu "${lean[@]}" -- --filter saxpy
+device_line tests
+grep -qE "^  PASS +[0-9]+s  quick-run " "$out/tests-summary.txt" || fail "tests: $(cat "$out/tests-summary.txt")"
 grep -qE '^  SKIPPED +- +ncu +the device is cpu' "$out/tests-summary.txt" || fail "tests: ncu was not skipped with why"
-[ "$(json "$tmp/tests/xcheck/roofbench/results.json" '[b["name"].split("/")[1] for b in d["benchmarks"]]')" = "['saxpy']" ] ||
+grep -qE '^  SKIPPED +- +device-all +the device is cpu' "$out/tests-summary.txt" || fail "tests: device-all was not skipped with why"
+[ "$(json "$tmp/tests/quick-run/results.json" '[b["name"].split("/")[1] for b in d["benchmarks"]]')" = "['saxpy']" ] ||
   fail "tests: the run with counters is not saxpy's alone"
-grep -q 'no CUDA GPU visible' "$tmp/tests/gpu-tests.log" || fail "tests: the GPU tests do not say why they skip"
-! grep -qE '^\[ RUN .*wgmma' "$tmp/tests/gpu-tests.log" || fail "tests: ran the wgmma tests again"
+[ "$(json "$tmp/tests/quick-run/results.json" 'd["partial"]')" = None ] || fail "tests: the quick run is partial"
+grep -q -- '--counters' "$tmp/tests/quick-run.log" || fail "tests: the quick run has no --counters"
+
+# Without --budget, numbers fits each benchmark's budget to its limit: the estimate is linear in
+# the budget, so between the least (0.2 s) and the most (0.75 s) a limit half-way between the two
+# estimates gets a budget strictly between them and an estimate within the limit. (--plan: the
+# registry's estimates, nothing run; the limit keeps 40 s for the merge, planning and packing.)
+plan_total() { bash "$check" numbers "$build" /dev/null --device cpu --plan "$@" 2>/dev/null | sed -n '1s/.*estimate \([0-9]*\) s.*/\1/p'; }
+most=$(plan_total --budget 0.75 --limit 100000)
+least=$(plan_total --budget 0.2 --limit 100000)
+[ "$most" -gt $((least + 10)) ] || fail "numbers: the estimate at 0.75 s ($most s) is not above the one at 0.2 s ($least s)"
+mid=$((40 + (most + least) / 2 - 15))
+fit=$(bash "$check" numbers "$build" /dev/null --device cpu --plan --limit "$mid" 2>/dev/null | head -n 1)
+b=$(sed -n "s/.*each benchmark's budget \([0-9.]*\) s, fitted.*/\1/p" <<<"$fit")
+[ -n "$b" ] && awk -v b="$b" 'BEGIN { exit !(b > 0.2 && b < 0.75) }' || fail "numbers: no budget fitted between 0.2 and 0.75 s at $mid s: $fit"
+[ "$(sed -n '1s/.*estimate \([0-9]*\) s.*/\1/p' <<<"$fit")" -le "$mid" ] || fail "numbers: the fitted estimate exceeds the limit: $fit"
+grep -q "fitted" <<<"$(bash "$check" numbers "$build" /dev/null --device cpu --plan --limit 100000 2>/dev/null | head -n 1)" &&
+  fail "numbers: a limit with room to spare still fitted the budget"
+grep -q "the least, and still over" <<<"$(bash "$check" numbers "$build" /dev/null --device cpu --plan --limit 30 2>/dev/null | head -n 1)" ||
+  fail "numbers: a limit below the least budget's estimate does not say so"
 
 run_stage numbers 150 0 numbers "$tmp/roofbench.tar.xz" --device cpu --quick --budget 0.3 "${lean[@]}" \
   --parts 'saxpy=stream/saxpy;relu=lowprec/relu/fp32'
+device_line numbers
 b=$tmp/numbers/baseline
 for f in results.json gbench.json roofline.svg report.html summary.md console.log PROVENANCE.md; do
   [ -s "$b/$f" ] || fail "numbers: no baseline/$f"
@@ -132,19 +172,49 @@ grep -q 'PARTIAL: ' "$tmp/stopped-report/summary.md" || fail "stopped: the repor
 [ "$(json "$tmp/merged/results.json" 'd["partial"] is not None')" = True ] || fail "stopped: the merge of a partial part is not partial"
 
 run_stage repeat 150 0 repeat "$tmp/roofbench.tar.xz" --device cpu --budget 0.1 "${lean[@]}" -- --filter saxpy
+device_line repeat
 grep -qE '^  (PASS|DIFFER) ' "$out/repeat-summary.txt" || fail "repeat: $(cat "$out/repeat-summary.txt")"
 grep -qE '^  SKIPPED +- +memcheck +the device is cpu' "$out/repeat-summary.txt" || fail "repeat: memcheck was not skipped with why"
 [ -s "$tmp/repeat/agreement.json" ] || fail "repeat: no agreement.json"
 
-# What the visit brought back becomes the baseline folder (here --out: a CPU has no GPU name).
-bash "$here/scripts/visit-baseline.sh" "$out" --out "$tmp/committed" >/dev/null || fail "visit-baseline.sh failed"
-for f in results.json gbench.json roofline.svg report.html summary.md console.log PROVENANCE.md agreement.md agreement.json; do
+# What the visit brought back becomes the baseline folder (here --out: a CPU has no GPU name): the
+# numbers stage's files, the tests stage's run with counters in counters/, repeat's verdicts, and
+# every stage's summary in PROVENANCE.md.
+vb=$here/scripts/visit-baseline.sh
+bash "$vb" "$out" --out "$tmp/committed" >/dev/null || fail "visit-baseline.sh failed"
+for f in results.json gbench.json roofline.svg report.html summary.md console.log PROVENANCE.md agreement.md agreement.json \
+  counters/results.json counters/summary.md; do
   [ -s "$tmp/committed/$f" ] || fail "visit-baseline: no $f"
 done
 for st in smoke tests numbers repeat; do
-  grep -q "^## The $st stage" "$tmp/committed/PROVENANCE.md" || fail "visit-baseline: PROVENANCE.md lacks the $st stage"
+  [ "$(grep -c "^## The $st stage" "$tmp/committed/PROVENANCE.md")" -eq 1 ] ||
+    fail "visit-baseline: PROVENANCE.md has not one section of the $st stage"
 done
-grep -q '^## The repeat stage' "$tmp/committed/PROVENANCE.md" || fail "visit-baseline: PROVENANCE.md lacks the repeat stage"
+grep -q "^device: cpu, .*commit $commit" "$tmp/committed/PROVENANCE.md" || fail "visit-baseline: no stage's device in PROVENANCE.md"
+cmp -s "$tmp/committed/results.json" "$tmp/numbers/baseline/results.json" || fail "visit-baseline: results.json is not the numbers stage's"
+
+# A later visit's stages add to that folder: its repeat stage takes the place of the first one's
+# (one section, its verdicts), and the numbers stage's files stay as they were.
+later=$tmp/later
+mkdir -p "$later"
+cp "$out/repeat.tar.xz" "$out/repeat-summary.txt" "$later/"
+sum_before=$(cat "$tmp/committed/results.json" "$tmp/committed/counters/results.json" | md5sum)
+bash "$vb" "$later" --out "$tmp/committed" >/dev/null || fail "visit-baseline.sh of a later visit's repeat stage failed"
+[ "$(grep -c '^## The repeat stage' "$tmp/committed/PROVENANCE.md")" -eq 1 ] || fail "visit-baseline: two repeat sections"
+[ "$(grep -c '^## The numbers stage' "$tmp/committed/PROVENANCE.md")" -eq 1 ] || fail "visit-baseline: the numbers section went"
+[ "$(cat "$tmp/committed/results.json" "$tmp/committed/counters/results.json" | md5sum)" = "$sum_before" ] ||
+  fail "visit-baseline: a later repeat stage changed the baseline's results"
+# ... but not from another device, and not where no numbers stage made a baseline: refused, nothing written.
+printf 'smoke: passed (in 9 s of 300 s)\ndevice: NVIDIA H200, GPU-0, 580.159.04; roofbench 0.1.0 commit %s\n' "$commit" \
+  >"$later/smoke-summary.txt"
+snapshot() { (cd "$tmp/committed" && find . -type f -exec md5sum {} + | sort); }
+before=$(snapshot)
+bash "$vb" "$later" --out "$tmp/committed" >"$tmp/vb.out" 2>&1 && fail "visit-baseline took a stage of another device"
+grep -q "the smoke stage ran on 'NVIDIA H200', the baseline is of '" "$tmp/vb.out" || fail "visit-baseline: $(cat "$tmp/vb.out")"
+[ "$(snapshot)" = "$before" ] || fail "visit-baseline: a refused visit changed the folder"
+rm "$later/smoke-summary.txt"
+bash "$vb" "$later" --out "$tmp/nothing-here" >"$tmp/vb.out" 2>&1 && fail "visit-baseline added to a folder with no baseline"
+grep -q 'a numbers stage makes it first' "$tmp/vb.out" && [ ! -e "$tmp/nothing-here" ] || fail "visit-baseline: $(cat "$tmp/vb.out")"
 
 # The baseline folder follows the GPU that came: H100 or H200.
 mkdir -p "$tmp/fakebin"
@@ -157,4 +227,4 @@ done
 
 n=$(ls "$out" | wc -l)
 [ "$n" -le 8 ] || fail "$n files in OUT after every stage: $(ls "$out" | tr '\n' ' ')"
-echo "gpu-check dress rehearsal: $n files from 4 stages (refused, stopped and merged on the way)"
+echo "gpu-check dress rehearsal: $n files from 4 stages (refused, fitted, stopped and merged on the way)"
