@@ -29,9 +29,9 @@
 #
 # Options:
 #   --device D     the device (default cuda:0; cpu for the dress rehearsal in CI)
-#   --limit S      the stage's time limit in seconds, unpacking included (default: smoke and tests
-#                  300, the first command of a visit; numbers and repeat 420, the second: pass
-#                  the device time left less a minute, see docs/gpu-visit.md)
+#   --limit S      the stage's time limit in seconds, unpacking included, at most 570 (default:
+#                  smoke and tests 300, the first command of a visit; numbers and repeat 420, the
+#                  second: pass the device time left less a minute, see docs/gpu-visit.md)
 #   --plan         print the stage's estimate and stop, writing nothing (no GPU needed: it plans
 #                  from the registry; scripts/update-readme.sh puts it in the README)
 #   --force        run even when the estimate exceeds the limit (a step that runs out of time
@@ -48,8 +48,9 @@
 # Before a stage starts it prints its estimate (from the registry: benchmarks x budget plus
 # reference checks, from `roofbench run --dry-run`; tests x an allowance each) and refuses a
 # stage whose estimate exceeds its limit unless --force. The last step of smoke (the kernel tests)
-# and of repeat (memcheck) takes the time that is left, up to its allowance; the stage is refused
-# when that leaves it less than a minute (or its whole allowance, when smaller).
+# and of repeat (memcheck) takes the time that is left (at most half again its allowance, as every
+# step); the stage is refused when that leaves it less than a minute (or its whole allowance, when
+# smaller).
 # Exit: 0 every step passed; 1 a step failed or ran out of time (the summary says which); 2 bad
 # arguments or a refused stage.
 set -uo pipefail
@@ -58,6 +59,7 @@ source "$here/gpu-lib.sh"
 
 usage() { sed -n '2,55p' "$0" >&2; exit 2; }
 [ $# -ge 3 ] || usage
+command_line="scripts/gpu-check.sh $*"  # as given, for PROVENANCE.md
 what=$1 from=$2 out=$3  # (not "stage": unpack-build.sh sets that)
 shift 3
 case $what in smoke | tests | numbers | repeat) ;; *) echo "gpu-check: unknown stage '$what'" >&2; usage ;; esac
@@ -82,6 +84,8 @@ done
 # the first and the machine's start left of the 15 minutes (docs/gpu-visit.md).
 [ -n "$limit" ] || case $what in smoke | tests) limit=300 ;; *) limit=420 ;; esac
 [[ $limit =~ ^[0-9]+$ ]] || { echo "gpu-check: --limit takes whole seconds" >&2; exit 2; }
+# A device-tool command runs at most 600 s, and its timeout_s must leave the stage time to end.
+[ "$limit" -le 570 ] || { echo "gpu-check: --limit $limit: at most 570 s (a command runs at most 600 s; give timeout_s the limit + 30)" >&2; exit 2; }
 
 if [ "$plan_only" -eq 1 ]; then out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi  # writes nothing
 ev_begin "$out" "$what" "$limit"
@@ -115,12 +119,16 @@ fi
 # visits, and scripts/visit-baseline.sh takes a stage only from the GPU model of the baseline.
 # "device: NAME, UUID, DRIVER; roofbench VERSION commit SHA" (nvidia-smi's -i takes an index or
 # a UUID, as CUDA_VISIBLE_DEVICES' entries are).
+# smi_id: the device for nvidia-smi -i (CUDA's order taken as nvidia-smi's, as on one GPU).
+smi_id() {
+  local i=${device#cuda:}
+  [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && i=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | sed -n "$((i + 1))p")
+  echo "$i"
+}
 device_note() {
   local d=""
   if [[ $device == cuda:* ]]; then
-    local i=${device#cuda:}
-    [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && i=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | sed -n "$((i + 1))p")
-    d=$(nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader -i "$i" 2>/dev/null | head -n 1)
+    d=$(nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader -i "$(smi_id)" 2>/dev/null | head -n 1)
     [ -n "$d" ] || d="$device (nvidia-smi did not name it)"
   else
     d="$device, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
@@ -190,7 +198,11 @@ refuse_or_go() {
     exit 0
   fi
   if { [ "$estimate_total" -gt "$limit" ] || [ $short -eq 1 ]; } && [ "$force" -eq 0 ]; then
-    ev_refuse "the estimate (${estimate_total} s) exceeds the limit (${limit} s)$([ $short -eq 0 ] || echo ", leaving $fill_name less than its least ${least} s"); lower the budget, split the stage, or --force"
+    if [ "$estimate_total" -gt "$limit" ]; then
+      ev_refuse "the estimate (${estimate_total} s) exceeds the limit (${limit} s); lower the budget, split the stage, or --force"
+    else
+      ev_refuse "the other steps leave ${fill_name} less than its least ${least} s (with it: ${estimate_total} s of the ${limit} s limit, ${EV_RESERVE_S} s kept for packing); raise the limit, or --force"
+    fi
     local l
     for l in "${estimate_lines[@]}"; do ev_note "estimate:$l"; done
     ev_end
@@ -225,9 +237,11 @@ run_smoke() {
   plan_fill kernel-tests $((kTestAllowance * $(test_count test_cuda_kernels "$rest") + 5))
   refuse_or_go
 
+  # Each step before the kernel tests is capped (its allowance two to four times over), so that
+  # one that hangs leaves them most of the stage: a wgmma that traps (10 s) or a stuck CUPTI pass.
   env_step
   if has_test test_cuda_device; then
-    ev_step device-test 120 "$tests_dir/test_cuda_device" --gtest_filter="$(gtest_filter '*')"
+    ev_step device-test 60 "$tests_dir/test_cuda_device" --gtest_filter="$(gtest_filter '*')"
   else
     ev_skip device-test "no test_cuda_device in the archive (a build without CUDA)"
   fi
@@ -235,7 +249,7 @@ run_smoke() {
     ev_skip wgmma-tests "no test_cuda_kernels in the archive"
   elif [[ -n $skip && wgmma =~ $skip ]]; then
     ev_skip wgmma-tests "left out by --skip '$skip'"
-  elif ! ev_step wgmma-tests 120 "$tests_dir/test_cuda_kernels" --gtest_filter="$wgmma_filter"; then
+  elif ! ev_step wgmma-tests 90 "$tests_dir/test_cuda_kernels" --gtest_filter="$wgmma_filter"; then
     # A faulting or hanging wgmma must not take the rest down: every later step leaves it out.
     skip_wgmma=1
     skip=${skip:+$skip|}wgmma
@@ -243,13 +257,13 @@ run_smoke() {
     ev_note "the wgmma tests failed: every later step leaves wgmma out (--skip '$skip')"
   fi
   if has_test test_cupti_counters; then
-    ev_step counter-tests 180 "$tests_dir/test_cupti_counters" --gtest_filter="$(gtest_filter '*')"
+    ev_step counter-tests 60 "$tests_dir/test_cupti_counters" --gtest_filter="$(gtest_filter '*')"
   else
     ev_skip counter-tests "no test_cupti_counters in the archive"
   fi
   # Last, with the time that is left (a TIMEOUT's log still lists every test that finished).
   if has_test test_cuda_kernels; then
-    ev_step kernel-tests "$(ev_remaining)" "$tests_dir/test_cuda_kernels" --gtest_filter="$rest"
+    ev_step kernel-tests $((fill_allowance * 3 / 2 + 30)) "$tests_dir/test_cuda_kernels" --gtest_filter="$rest"
   else
     ev_skip kernel-tests "no test_cuda_kernels in the archive"
   fi
@@ -346,18 +360,22 @@ run_numbers() {
     echo "$out"
   }
   local -a ests lows
+  local round_s; round_s=$(date +%s)
   read -r -a ests <<<"$(estimates_at "$budget_s")"
+  round_s=$(($(date +%s) - round_s))  # a round of dry runs (on a GPU each opens the device)
   [ ${#ests[@]} -gt 0 ] || { ev_refuse "roofbench ceilings --dry-run failed"; ev_end; exit 2; }
   sum() { local t=0 x; for x in "$@"; do [ "$x" = - ] || t=$((t + x)); done; echo $t; }
   if [ -z "$budget" ]; then
     # What the benchmarks may take: the limit less what is spent, the merge, the planning still
-    # to come (a second round of dry runs) and the packing.
-    local avail=$((limit - $(ev_elapsed) - 15 - 5 - EV_RESERVE_S)) most
+    # to come (a second round of dry runs, as long as the first), the rounding up of each part's
+    # estimate, and the packing.
+    local avail=$((limit - $(ev_elapsed) - 15 - round_s - 5 - EV_RESERVE_S)) most
     most=$(sum "${ests[@]}")
     if [ "$most" -gt "$avail" ]; then
       # The estimate is linear in the budget (each benchmark: budget, warm-up, overhead; the
       # checks do not depend on it): between the least and the most, the budget that fits.
       read -r -a lows <<<"$(estimates_at "$kBudgetLeast")"
+      [ ${#lows[@]} -eq ${#ests[@]} ] || { ev_refuse "roofbench --dry-run at a ${kBudgetLeast} s budget failed"; ev_end; exit 2; }
       local least
       least=$(sum "${lows[@]}")
       if [ "$least" -ge "$avail" ]; then
@@ -424,7 +442,7 @@ provenance() {
   echo
   echo "Written by \`scripts/gpu-check.sh numbers\` on the GPU machine; every number here is the suite's own output."
   echo
-  echo "- stage: \`scripts/gpu-check.sh $what $(basename "$from") OUT --device $device --limit $limit${skip:+ --skip '$skip'}${budget:+ --budget $budget}\`"
+  echo "- stage: \`$command_line\` (limit ${limit} s${skip:+, --skip '$skip'})"
   echo "- budget per benchmark: ${budget_s} s$([ -n "$budget" ] || echo " (fitted to the stage's limit: at most ${kBudgetMost} s)")"
   echo "- parts: \`$parts\` (each \`roofbench run --ceilings-from\` the ceilings part, merged by \`roofbench merge\`)"
   echo "- commit, command lines, device, driver and clocks: results.json (provenance, device, each part under provenance.merged_from)"
@@ -433,7 +451,7 @@ provenance() {
     echo
     echo '```'
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,ecc.mode.current \
-      --format=csv -i "${device#cuda:}" 2>&1
+      --format=csv -i "$(smi_id)" 2>&1
     echo '```'
   fi
 }
@@ -473,7 +491,7 @@ run_repeat() {
     for tool in memcheck racecheck initcheck synccheck; do
       local want=$((sanitize_n * kSanitizerTest + 10))
       if [ $tool = memcheck ]; then
-        want=$(ev_remaining)
+        want=$((fill_allowance * 3 / 2 + 30))
       elif [ "$(ev_remaining)" -lt "$want" ]; then
         ev_skip "$tool" "not enough time left (${want} s wanted, $(ev_remaining) s left)"
         continue

@@ -105,12 +105,13 @@ ev_step() {
     return 130
   fi
   left=$(ev_remaining)
-  if [ "$left" -lt 5 ]; then
+  local limit=$((want < left ? want : left))
+  # Under 5 s is no time for a step (and `timeout 0` would mean no limit at all).
+  if [ "$limit" -lt 5 ]; then
     ev_skip "$name" "no time left in the stage's ${EV_LIMIT} s"
     EV_FAILED=$((EV_FAILED + 1))
     return 124
   fi
-  local limit=$((want < left ? want : left))
   local log=$EV_WORK/$name.log t0 rc verdict
   t0=$(date +%s)
   echo "$EV_NAME: $name (at most ${limit} s): $*" >&2

@@ -11,7 +11,8 @@
 #            compute-sanitizer's logs (sanitizer.log)
 # A stage without numbers adds to the folder that a numbers stage made, on a GPU of the same name
 # (each stage's summary names its GPU and commit; tests and repeat carry results files that do
-# too); a stage of another GPU is refused, and nothing is written. Each stage's section in
+# too); a stage of another GPU is refused, and nothing is written. A stage that was refused, whose
+# archive did not come back or that cannot name its GPU is left out, saying so. Each stage's section in
 # PROVENANCE.md takes the place of that stage's earlier one. Every file is the suite's or the
 # scripts' own output; nothing is edited by hand.
 #   scripts/visit-baseline.sh VISIT_DIR [--out DIR]
@@ -21,7 +22,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/scripts/env.sh"
-[ $# -ge 1 ] || { sed -n '2,20p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,21p' "$0" >&2; exit 2; }
 visit=$1
 shift
 out=""
@@ -39,7 +40,11 @@ device_name() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[
 
 # Which stages came back, each unpacked, and the name of the device each ran on: from a results
 # file where the stage wrote one, else from its summary's "device: NAME, UUID, DRIVER; ..." line.
+# A stage that was refused (it ran nothing), whose archive did not come back (all but smoke keep
+# their evidence there) or whose device cannot be told is left out, and says so; it takes nothing
+# away from the folder.
 stages=() names=()
+left_out() { echo "visit-baseline: the $1 stage left out: $2" >&2; }
 for st in numbers smoke tests repeat; do
   [ -f "$visit/$st.tar.xz" ] || [ -f "$visit/$st-summary.txt" ] || continue
   mkdir -p "$tmp/$st"
@@ -49,6 +54,14 @@ for st in numbers smoke tests repeat; do
     cp "$visit/$st-summary.txt" "$tmp/$st/summary.txt"
   fi
   [ -f "$tmp/$st/summary.txt" ] || die "the $st stage's archive holds no summary.txt"
+  if [[ $(head -n 1 "$tmp/$st/summary.txt") == "$st: REFUSED"* ]]; then
+    left_out "$st" "it was refused and ran nothing ($(head -n 1 "$tmp/$st/summary.txt" | cut -c1-160))"
+    continue
+  fi
+  if [ "$st" != smoke ] && [ ! -f "$visit/$st.tar.xz" ]; then
+    left_out "$st" "only its summary came back, not $st.tar.xz"
+    continue
+  fi
   name=""
   for r in baseline/results.json quick-run/results.json runs/quick-1/results.json; do
     [ -f "$tmp/$st/$r" ] && { name=$(device_name "$tmp/$st/$r"); break; }
@@ -58,11 +71,14 @@ for st in numbers smoke tests repeat; do
     name=${line%%;*}
     [[ $name == cpu,* ]] && name=${name#cpu, } || name=${name%%,*}
   fi
-  [ -n "$name" ] || die "cannot tell which device the $st stage ran on: its summary has no 'device:' line and it wrote no results"
+  if [ -z "$name" ] || [[ $name == *"nvidia-smi did not name it"* ]]; then
+    left_out "$st" "cannot tell which device it ran on (no GPU's name in its summary's 'device:' line, and no results)"
+    continue
+  fi
   stages+=("$st")
   names+=("$name")
 done
-((${#stages[@]})) || die "nothing of a visit in $visit (no STAGE.tar.xz or STAGE-summary.txt)"
+((${#stages[@]})) || die "nothing of a visit to take from $visit (no STAGE.tar.xz or STAGE-summary.txt, or none that can be taken)"
 
 # The folder, and the device every stage must have run on.
 if [ "${stages[0]}" = numbers ]; then

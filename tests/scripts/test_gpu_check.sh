@@ -60,6 +60,11 @@ for st in smoke:300 tests:300 numbers:420 repeat:420; do
     fail "${st%%:*}: --plan does not give the ${st#*:} s limit: $plan"
 done
 
+# No limit past what one device-tool command may run (600 s, with 30 s for the stage to end).
+bash "$check" numbers "$build" /dev/null --device cpu --plan --limit 571 >/dev/null 2>"$tmp/limit.err" &&
+  fail "a limit of 571 s was taken"
+grep -q 'at most 570 s' "$tmp/limit.err" || fail "the refused limit does not say why: $(cat "$tmp/limit.err")"
+
 # A stage whose estimate exceeds its limit does not start, and says so in its summary.
 run_stage refused 60 2 tests "$tmp/roofbench.tar.xz" --device cpu --budget 30 -- --filter saxpy
 grep -q '^tests: REFUSED: the estimate' "$out/tests-summary.txt" || fail "refused: $(cat "$out/tests-summary.txt")"
@@ -68,7 +73,7 @@ grep -q '^tests: REFUSED: the estimate' "$out/tests-summary.txt" || fail "refuse
 # (on the CPU the kernel tests' allowance is 5 s: at 40 s the other steps' 25 s and the 20 s kept
 # for packing leave it none).
 run_stage short 40 2 smoke "$tmp/roofbench.tar.xz" --device cpu
-grep -q '^smoke: REFUSED: .*leaving kernel-tests less than its least' "$out/smoke-summary.txt" ||
+grep -q '^smoke: REFUSED: the other steps leave kernel-tests less than its least' "$out/smoke-summary.txt" ||
   fail "short: $(cat "$out/smoke-summary.txt")"
 
 # The device and the build, first in every summary.
@@ -107,15 +112,15 @@ grep -q -- '--counters' "$tmp/tests/quick-run.log" || fail "tests: the quick run
 # estimates gets a budget strictly between them and an estimate within the limit. (--plan: the
 # registry's estimates, nothing run; the limit keeps 40 s for the merge, planning and packing.)
 plan_total() { bash "$check" numbers "$build" /dev/null --device cpu --plan "$@" 2>/dev/null | sed -n '1s/.*estimate \([0-9]*\) s.*/\1/p'; }
-most=$(plan_total --budget 0.75 --limit 100000)
-least=$(plan_total --budget 0.2 --limit 100000)
+most=$(plan_total --budget 0.75 --limit 570)
+least=$(plan_total --budget 0.2 --limit 570)
 [ "$most" -gt $((least + 10)) ] || fail "numbers: the estimate at 0.75 s ($most s) is not above the one at 0.2 s ($least s)"
 mid=$((40 + (most + least) / 2 - 15))
 fit=$(bash "$check" numbers "$build" /dev/null --device cpu --plan --limit "$mid" 2>/dev/null | head -n 1)
 b=$(sed -n "s/.*each benchmark's budget \([0-9.]*\) s, fitted.*/\1/p" <<<"$fit")
 [ -n "$b" ] && awk -v b="$b" 'BEGIN { exit !(b > 0.2 && b < 0.75) }' || fail "numbers: no budget fitted between 0.2 and 0.75 s at $mid s: $fit"
 [ "$(sed -n '1s/.*estimate \([0-9]*\) s.*/\1/p' <<<"$fit")" -le "$mid" ] || fail "numbers: the fitted estimate exceeds the limit: $fit"
-grep -q "fitted" <<<"$(bash "$check" numbers "$build" /dev/null --device cpu --plan --limit 100000 2>/dev/null | head -n 1)" &&
+grep -q "fitted" <<<"$(bash "$check" numbers "$build" /dev/null --device cpu --plan --limit 570 2>/dev/null | head -n 1)" &&
   fail "numbers: a limit with room to spare still fitted the budget"
 grep -q "the least, and still over" <<<"$(bash "$check" numbers "$build" /dev/null --device cpu --plan --limit 30 2>/dev/null | head -n 1)" ||
   fail "numbers: a limit below the least budget's estimate does not say so"
@@ -213,6 +218,13 @@ bash "$vb" "$later" --out "$tmp/committed" >"$tmp/vb.out" 2>&1 && fail "visit-ba
 grep -q "the smoke stage ran on 'NVIDIA H200', the baseline is of '" "$tmp/vb.out" || fail "visit-baseline: $(cat "$tmp/vb.out")"
 [ "$(snapshot)" = "$before" ] || fail "visit-baseline: a refused visit changed the folder"
 rm "$later/smoke-summary.txt"
+# A stage that was refused ran nothing: it is left out, saying so, and takes nothing away.
+refused_out=$tmp/refused-visit
+bash "$check" tests "$tmp/roofbench.tar.xz" "$refused_out" --device cpu --budget 30 --limit 60 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "the refused tests stage did not exit 2"
+bash "$vb" "$refused_out" --out "$tmp/committed" >"$tmp/vb.out" 2>&1 && fail "visit-baseline took only a refused stage"
+grep -q 'the tests stage left out: it was refused' "$tmp/vb.out" || fail "visit-baseline: $(cat "$tmp/vb.out")"
+[ "$(snapshot)" = "$before" ] || fail "visit-baseline: a refused stage changed the folder"
 bash "$vb" "$later" --out "$tmp/nothing-here" >"$tmp/vb.out" 2>&1 && fail "visit-baseline added to a folder with no baseline"
 grep -q 'a numbers stage makes it first' "$tmp/vb.out" && [ ! -e "$tmp/nothing-here" ] || fail "visit-baseline: $(cat "$tmp/vb.out")"
 

@@ -68,6 +68,13 @@ EV_EXPECT_GPU=0
 ev_step rehearsal 30 "$skipping"
 [ "$EV_FAILED" -eq 1 ] || fail "off a GPU, tests that skip were counted as failed"
 [[ ${EV_LINES[-1]} == "  PASS "* ]] || fail "off a GPU: '${EV_LINES[-1]}'"
+# A step given under 5 s (a part after one that ran to the stage's cap) does not run: `timeout 0`
+# would mean no limit at all. Skipped, and counted as failed.
+ev_step starved 0 sleep 8
+rc=$?
+[ "$rc" -eq 124 ] && [ "$EV_FAILED" -eq 2 ] || fail "a step given 0 s ran or was not counted (exit $rc)"
+[[ ${EV_LINES[-1]} == "  SKIPPED "*"starved"*"no time left"* ]] || fail "a starved step's line: '${EV_LINES[-1]}'"
+EV_FAILED=1
 # A tool that should be there and is not.
 ev_fail ncu "no ncu on this machine"
 [ "$EV_FAILED" -eq 2 ] || fail "ev_fail was not counted"
