@@ -9,6 +9,7 @@
 #            Nsight Compute's numbers beside roofbench's, into PROVENANCE.md
 #   repeat   the verdicts of its two quick runs (agreement.md, agreement.json) and
 #            compute-sanitizer's logs (sanitizer.log)
+# and then targets.md, the visit's targets read off what the folder holds (scripts/targets.py).
 # A stage without numbers adds to the folder that a numbers stage made, on a GPU of the same name
 # (each stage's summary names its GPU and commit; tests and repeat carry results files that do
 # too); a stage of another GPU is refused, and nothing is written. A stage that was refused, whose
@@ -121,7 +122,7 @@ for st in "${stages[@]}"; do
     numbers)
       # A new baseline: what earlier visits added to the old one goes with it.
       for f in results.json gbench.json roofline.svg hierarchy.svg report.html summary.md console.log \
-        PROVENANCE.md agreement.md agreement.json sanitizer.log counters; do
+        PROVENANCE.md agreement.md agreement.json sanitizer.log counters targets.md; do
         rm -rf "${out:?}/$f"
       done
       cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
@@ -157,4 +158,6 @@ for st in "${stages[@]}"; do
       ;;
   esac
 done
+# The targets of a GPU visit, read off what the folder now holds (scripts/targets.py).
+python3 "$here/scripts/targets.py" "$out" --out "$out/targets.md"
 echo "visit-baseline: ${stages[*]} into $out ($(ls "$out" | tr '\n' ' ')); now run scripts/update-readme.sh"

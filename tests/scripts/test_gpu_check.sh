@@ -188,9 +188,11 @@ grep -qE '^  SKIPPED +- +memcheck +the device is cpu' "$out/repeat-summary.txt" 
 vb=$here/scripts/visit-baseline.sh
 bash "$vb" "$out" --out "$tmp/committed" >/dev/null || fail "visit-baseline.sh failed"
 for f in results.json gbench.json roofline.svg report.html summary.md console.log PROVENANCE.md agreement.md agreement.json \
-  counters/results.json counters/summary.md; do
+  counters/results.json counters/summary.md targets.md; do
   [ -s "$tmp/committed/$f" ] || fail "visit-baseline: no $f"
 done
+grep -q '^| suite wall time / time in timed samples | [0-9.]*× ' "$tmp/committed/targets.md" ||
+  fail "visit-baseline: targets.md does not read the run: $(cat "$tmp/committed/targets.md")"
 for st in smoke tests numbers repeat; do
   [ "$(grep -c "^## The $st stage" "$tmp/committed/PROVENANCE.md")" -eq 1 ] ||
     fail "visit-baseline: PROVENANCE.md has not one section of the $st stage"

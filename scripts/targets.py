@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""The GPU baseline's targets, read off the files the suite wrote: one Markdown table.
+
+    scripts/targets.py BASELINE_DIR [--out FILE]
+
+BASELINE_DIR is a folder of reports/baselines/ (scripts/visit-baseline.sh writes targets.md into
+it with this): results.json (the numbers stage's merged run), and where a later visit added them,
+counters/results.json (the quick run with CUPTI counters) and agreement.json (two quick runs
+compared). Each row is one target of the GPU visit (issue 17, and issue 23's launch and overlap
+lessons): what was measured, from which benchmarks or ceilings, against what, and whether it was
+met; a target whose benchmarks the files do not hold says "not measured" and why. Every number
+comes from those files; nothing is typed in. Exit 0 when the table is written, 2 when the folder
+holds no results file of roofbench's.
+
+Two rows recompute what the reports print (reports/format.cpp: run_time, spread_of): the run's
+wall time over its timed samples and the spread of the kernels of at least 50 us. The test
+(tests/scripts/test_targets.sh) holds them to summary.md's own lines.
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"targets: cannot read {path}: {e}")
+    if not isinstance(d, dict) or d.get("schema") != "roofbench.results.v1":
+        sys.exit(f"targets: {path} is not a roofbench results file (schema roofbench.results.v1)")
+    return d
+
+
+def si(v, unit):
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g} {prefix}{unit}"
+    return f"{v:.3g} {unit}"
+
+
+def median_of(b):
+    m = b.get("measurement")
+    if not b.get("verified") or not m or not m.get("samples_s"):
+        return None
+    return statistics.median(m["samples_s"])
+
+
+class Row:
+    def __init__(self, what, wanted, source):
+        self.what, self.wanted, self.source = what, wanted, source
+        self.measured, self.verdict = "—", "not measured"
+
+    def missing(self, why):
+        self.measured, self.verdict = "—", f"not measured: {why}"
+        return self
+
+    def judge(self, text, ok):
+        self.measured = text
+        self.verdict = "—" if ok is None else ("met" if ok else "NOT MET")
+        return self
+
+
+class Baseline:
+    def __init__(self, folder):
+        path = os.path.join(folder, "results.json")
+        if not os.path.isfile(path):
+            sys.exit(f"targets: no results.json in {folder}")
+        self.r = load(path)
+        self.name = self.r.get("device", {}).get("name", "?")
+        self.h200 = "H200" in self.name
+        self.h100 = "H100" in self.name
+        cpath = os.path.join(folder, "counters", "results.json")
+        self.counters = load(cpath) if os.path.isfile(cpath) else None
+        apath = os.path.join(folder, "agreement.json")
+        self.agreement = None
+        if os.path.isfile(apath):
+            with open(apath) as f:
+                self.agreement = json.load(f)
+        self.ceil = {c["name"]: c for c in self.r.get("ceilings", [])}
+        self.bench = {b["name"]: b for b in self.r.get("benchmarks", [])}
+
+    def ceiling(self, name):
+        c = self.ceil.get(name)
+        return c if c and c.get("value") else None
+
+    def time(self, name):
+        b = self.bench.get(name)
+        if b is None:
+            return None, "no such benchmark in results.json"
+        t = median_of(b)
+        if t is None:
+            return None, f"{name} has no verified measurement ({b.get('error') or 'not verified'})"
+        return t, None
+
+
+def ceiling_ratio(bl, what, name, ref, wanted_ratio, source):
+    """A ceiling against its datasheet or theoretical value (ref), or against another ceiling."""
+    row = Row(what, f"≥ {wanted_ratio:.2f}" if wanted_ratio else "(no target)", source)
+    c = bl.ceiling(name)
+    if c is None:
+        return row.missing(f"no {name} ceiling")
+    if ref in ("datasheet", "theoretical"):
+        r = c.get(ref) or {}
+        if not r.get("value"):
+            return row.missing(f"{name} has no {ref} value for {bl.name}")
+        other, other_text = r["value"], f"{ref} {si(r['value'], c['value_unit'])}"
+    else:
+        o = bl.ceiling(ref)
+        if o is None:
+            return row.missing(f"no {ref} ceiling")
+        other, other_text = o["value"], f"{ref} {si(o['value'], o['value_unit'])}"
+    ratio = c["value"] / other
+    text = f"{ratio:.2f} ({si(c['value'], c['value_unit'])} / {other_text})"
+    return row.judge(text, None if not wanted_ratio else ratio >= wanted_ratio)
+
+
+def gemm_ratio(bl, what, variants, precision, size, unit, wanted, source):
+    """The best of `variants` (None: every variant of `unit`) against cuBLAS, same precision and size."""
+    row = Row(what, f"≥ {wanted:.2f}", source)
+    shape = f"M:{size}/N:{size}/K:{size}"
+    ref = f"gemm/cublas/{precision}/{shape}"
+    t_ref, why = bl.time(ref)
+    if t_ref is None:
+        return row.missing(f"cuBLAS: {why}")
+    best, best_t, whys = None, None, []
+    for name, b in bl.bench.items():
+        parts = name.split("/")
+        if len(parts) < 4 or parts[0] != "gemm" or parts[2] != precision or "/".join(parts[3:]) != shape:
+            continue
+        if b.get("vendor_reference") or parts[1] == "cublas":
+            continue
+        if variants is not None and parts[1] not in variants:
+            continue
+        if variants is None and b.get("unit") != unit:
+            continue
+        t, w = bl.time(name)
+        if t is None:
+            whys.append(w)
+        elif best_t is None or t < best_t:
+            best, best_t = parts[1], t
+    if best is None:
+        return row.missing("; ".join(whys) or f"no {precision} GEMM of {variants or unit} at {size}³")
+    ratio = t_ref / best_t
+    return row.judge(f"{ratio:.2f} (`{best}` {best_t * 1e3:.3g} ms, cuBLAS {t_ref * 1e3:.3g} ms)", ratio >= wanted)
+
+
+def time_ratio(bl, what, slow, fast, lo, hi, source, wanted_text=None):
+    """slow's median over fast's: within [lo, hi] (None: no bound on that side)."""
+    if wanted_text is None:
+        wanted_text = "(no target)" if lo is None and hi is None else (
+            f"≥ {lo:g}×" if hi is None else f"{lo:g}× to {hi:g}×")
+    row = Row(what, wanted_text, source)
+    ts, why = bl.time(slow)
+    if ts is None:
+        return row.missing(f"{slow}: {why}")
+    tf, why = bl.time(fast)
+    if tf is None:
+        return row.missing(f"{fast}: {why}")
+    ratio = ts / tf
+    ok = None if lo is None and hi is None else ((lo is None or ratio >= lo) and (hi is None or ratio <= hi))
+    return row.judge(f"{ratio:.2f}× ({ts * 1e3:.3g} ms / {tf * 1e3:.3g} ms)", ok)
+
+
+def counters_file(bl):
+    """The results that carry counters: the numbers stage's when it read them, else counters/."""
+    if any(b.get("counters") and b["counters"].get("values") for b in bl.r.get("benchmarks", [])):
+        return bl.r, "results.json"
+    if bl.counters is not None:
+        return bl.counters, "counters/results.json"
+    return None, None
+
+
+def counted(b, key):
+    c = b.get("counters") or {}
+    if not c.get("values"):
+        return None
+    d = c.get("derived") or {}
+    if key == "dram":
+        v = c["values"]
+        if "dram__bytes_read.sum" in v and "dram__bytes_write.sum" in v:
+            return v["dram__bytes_read.sum"] + v["dram__bytes_write.sum"]
+        return None
+    return d.get(key)
+
+
+def counter_rows(bl):
+    rows = []
+    data, where = counters_file(bl)
+    saxpy = Row("SAXPY: HBM bytes counted by CUPTI / declared", "within 5%", "issue 17")
+    tensor = Row("tensor GEMMs: FLOPs counted by CUPTI / 2·M·N·K", "within 1%", "issue 17")
+    if data is None:
+        return [saxpy.missing("no run with counters (the tests stage adds counters/)"),
+                tensor.missing("no run with counters (the tests stage adds counters/)")]
+
+    def farthest(row, items, tol, digits, noun, none_why):
+        """The measured/declared ratio farthest from 1 of (name, measured, declared) items."""
+        if not items:
+            return row.missing(f"{none_why} in {where}")
+        name, got, declared = max(items, key=lambda x: abs(x[1] / x[2] - 1))
+        return row.judge(f"{got / declared:.{digits}f} (`{name}`, {where}; {len(items)} {noun}, the farthest)",
+                         abs(got / declared - 1) <= tol)
+
+    farthest(saxpy, [(b["name"], counted(b, "dram"), b["bytes"]) for b in data["benchmarks"]
+                     if b["name"].startswith("stream/saxpy/fp32/") and counted(b, "dram") is not None],
+             0.05, 3, "size(s)", "no SAXPY with HBM counters")
+    farthest(tensor, [(b["name"], counted(b, "flops"), b["flops"]) for b in data["benchmarks"]
+                      if b["name"].startswith("gemm/") and b.get("unit") == "tensor"
+                      and not b.get("vendor_reference") and counted(b, "flops") is not None],
+             0.01, 4, "GEMM(s)", "no tensor-core GEMM of ours with counted FLOPs")
+    return [saxpy, tensor]
+
+
+def samples_sum(m):
+    return sum(m.get("samples_s") or []) if m else 0.0
+
+
+def run_cost_row(bl):
+    """reports/format.cpp run_time: wall seconds (a merge: its parts') over seconds in timed samples."""
+    row = Row("suite wall time / time in timed samples", "≤ 3×", "issue 17")
+    p, r = bl.r.get("provenance", {}), bl.r
+    measured_ceilings = False
+    if isinstance(p.get("merged_from"), list):
+        parts = p["merged_from"]
+        if not parts or any(not isinstance(x, dict) or x.get("wall_s") is None for x in parts):
+            return row.missing("a part of the merge has no wall_s")
+        wall = sum(x["wall_s"] for x in parts)
+        measured_ceilings = any("ceilings_from" not in (x.get("settings") or {}) for x in parts)
+    else:
+        if p.get("wall_s") is None:
+            return row.missing("no wall_s in the provenance")
+        wall = p["wall_s"]
+        measured_ceilings = "ceilings_from" not in (r.get("settings") or {})
+    timed = sum(samples_sum(b.get("measurement")) for b in r.get("benchmarks", []))
+    if measured_ceilings:
+        timed += sum(samples_sum(c.get("measurement")) + samples_sum(c.get("measurement_end"))
+                     for c in r.get("ceilings", []))
+    if timed <= 0:
+        return row.missing("no timed samples")
+    return row.judge(f"{wall / timed:.1f}× ({wall:.0f} s, {timed:.1f} s of it in timed samples)", wall / timed <= 3)
+
+
+def quantile(xs, q):
+    xs = sorted(xs)
+    pos = q * (len(xs) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def spread_row(bl):
+    """reports/format.cpp spread_of: IQR / median of the kernels with a median of at least 50 us."""
+    row = Row("IQR / median of the kernels of at least 50 µs", "≤ 1% each", "issue 17")
+    rel = []
+    for b in bl.r.get("benchmarks", []):
+        m = b.get("measurement")
+        if not m or not m.get("samples_s"):
+            continue
+        s = m["samples_s"]
+        med = quantile(s, 0.5)
+        if med < 50e-6:
+            continue
+        rel.append(((quantile(s, 0.75) - quantile(s, 0.25)) / med, b["name"]))
+    if not rel:
+        return row.missing("no kernel with a median of at least 50 µs")
+    within = sum(1 for x, _ in rel if x <= 0.01)
+    widest = max(rel)
+    return row.judge(f"{within} of {len(rel)} within 1% (median {100 * quantile([x for x, _ in rel], 0.5):.2f}%; "
+                     f"widest {100 * widest[0]:.1f}%, `{widest[1]}`)", within == len(rel))
+
+
+def overlap_row(bl):
+    """Issue 23: the pinned pipelines' overlap efficiency at the intensity where a chunk's copy in and its
+    kernel take about as long (by this run's ceilings and the forms' declared passes)."""
+    row = Row("overlap efficiency, pinned, where copy ≈ compute", "≥ 0.85", "issue 23")
+    eff = []
+    for name, b in bl.bench.items():
+        parts = name.split("/")
+        if parts[0] != "overlap" or parts[1] not in ("streams2", "streams4"):
+            continue
+        pl = b.get("placement")
+        if not pl or pl.get("roof_pct") is None or median_of(b) is None:
+            continue
+        balance = balance_of(bl, b)
+        if balance is None:
+            continue
+        eff.append((abs(math.log(balance)), pl["roof_pct"] / 100, name, balance))
+    if not eff:
+        return row.missing("no placed pinned overlap form (with its passes' ceilings measured)")
+    closest = min(x[0] for x in eff)
+    at = [x for x in eff if x[0] == closest]
+    best = max(at, key=lambda x: x[1])
+    return row.judge(f"{best[1]:.2f} (`{best[2]}`: kernel / copy-in time by the roofs {best[3]:.2f})", best[1] >= 0.85)
+
+
+def balance_of(bl, b):
+    """A form's kernel pass time over its copy-in pass time, each at its roof."""
+    copy_t = kernel_t = None
+    for ph in b.get("phases") or []:
+        if ph.get("ceiling"):
+            if "h2d" in ph["ceiling"]:
+                c = bl.ceiling(ph["ceiling"])
+                if c is None:
+                    return None
+                copy_t = ph["bytes"] / c["value"]
+        else:
+            fma, dram = bl.ceiling("fp32_fma"), bl.ceiling("dram_copy")
+            if fma is None or dram is None:
+                return None
+            kernel_t = max(ph.get("flops", 0) / fma["value"], ph.get("bytes", 0) / dram["value"])
+    if not copy_t or not kernel_t:
+        return None
+    return kernel_t / copy_t
+
+
+def agreement_row(bl):
+    row = Row("two quick runs compared (repeatability)", "verdicts committed", "issue 17")
+    if bl.agreement is None:
+        return row.missing("no agreement.json (the repeat stage adds it)")
+    counts = (bl.agreement.get("summary") or {}).get("counts") or {}
+    text = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()) if n)
+    return row.judge(text or "no benchmarks", None)
+
+
+def rows(bl):
+    h = "H200" if bl.h200 else ("H100" if bl.h100 else None)
+    read_want = 0.94 if bl.h200 else (0.90 if bl.h100 else None)
+    n28, g = "n:268435456", "issue 17"
+    out = [
+        ceiling_ratio(bl, "HBM read ceiling / datasheet", "dram_read", "datasheet", read_want, g),
+        ceiling_ratio(bl, "HBM copy ceiling / cudaMemcpy (same run)", "dram_copy", "dram_memcpy", 1.0, g),
+        ceiling_ratio(bl, "HBM copy ceiling / datasheet", "dram_copy", "datasheet", None, g),
+        ceiling_ratio(bl, "FP32 FMA ceiling / SMs × 128 × 2 × measured clock", "fp32_fma", "theoretical", 0.94, g),
+        ceiling_ratio(bl, "mma.sync BF16 ceiling / dense BF16 datasheet", "bf16_mma_sync", "datasheet", 0.61, g),
+        ceiling_ratio(bl, "wgmma BF16 ceiling / dense BF16 datasheet", "bf16_wgmma", "datasheet", 0.90, g),
+        gemm_ratio(bl, "best SIMT SGEMM / cuBLAS, 4096³", None, "fp32", 4096, "simt", 0.85, g),
+        gemm_ratio(bl, "WMMA BF16 / cuBLAS, 8192³", {"wmma"}, "bf16", 8192, None, 0.50, g),
+        gemm_ratio(bl, "wgmma BF16 / cuBLAS, 8192³", {"wgmma", "wgmma_bn128"}, "bf16", 8192, None, 0.90, g),
+        time_ratio(bl, "sin²+cos² unfused / fused, 2^28 FP32", f"fusion/sincos_unfused/fp32/{n28}",
+                   f"fusion/sincos_fused/fp32/{n28}", 5, None, g),
+        fused_share_row(bl, n28),
+        time_ratio(bl, "ReLU FP32 / FP16 time, 2^28", f"lowprec/relu/fp32/{n28}", f"lowprec/relu/fp16/{n28}", 1.8,
+                   2.2, g, "≈ 2× (1.8× to 2.2×)"),
+        time_ratio(bl, "ReLU FP32 / BF16 time, 2^28", f"lowprec/relu/fp32/{n28}", f"lowprec/relu/bf16/{n28}", None,
+                   None, g),
+        time_ratio(bl, "divergence: 32-way divergent / uniform time", *div_names(bl, "divergent"), None, None, g),
+        time_ratio(bl, "divergence: 32-way divergent / branchless time", *div_names(bl, "divergent", "branchless"),
+                   None, None, g),
+        l2_row(bl, h),
+        ceiling_ratio(bl, "shared-memory ceiling / SMs × 128 B/clock × measured clock", "smem_read", "theoretical",
+                      0.90, g),
+    ]
+    out[-1].wanted = "near 1 (≥ 0.90)"
+    out += counter_rows(bl)
+    out += [
+        run_cost_row(bl),
+        spread_row(bl),
+        agreement_row(bl),
+        time_ratio(bl, "launches one by one / one CUDA graph, N = 1000 (time per kernel)",
+                   "launch/per_op/fp32/n:1024/ops:1000", "launch/graph/fp32/n:1024/ops:1000", 5, None, "issue 23"),
+        overlap_row(bl),
+    ]
+    return out
+
+
+def div_names(bl, slow, fast="uniform"):
+    """The divergence family's 32-way forms (whatever n and iters the run used)."""
+    def find(form):
+        for name in bl.bench:
+            p = name.split("/")
+            if p[0] == "divergence" and p[1] == form and p[-1] == "ways:32":
+                return name
+        return f"divergence/{form}/…/ways:32"
+    return find(slow), find(fast)
+
+
+def fused_share_row(bl, n):
+    row = Row("fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28", "≥ 0.90", "issue 17")
+    name = f"fusion/sincos_fused/fp32/{n}"
+    t, why = bl.time(name)
+    if t is None:
+        return row.missing(why)
+    c = bl.ceiling("dram_copy")
+    if c is None:
+        return row.missing("no dram_copy ceiling")
+    rate = bl.bench[name]["bytes"] / t
+    return row.judge(f"{rate / c['value']:.2f} ({si(rate, 'B/s')} / {si(c['value'], 'B/s')})", rate / c["value"] >= 0.9)
+
+
+def l2_row(bl, h):
+    row = Row("L2 read ceiling", "≥ 9.5 TB/s" if bl.h200 else "(no target for this GPU)", "issue 17")
+    c = bl.ceiling("l2_read")
+    if c is None:
+        return row.missing("no l2_read ceiling")
+    return row.judge(si(c["value"], "B/s"), c["value"] >= 9.5e12 if bl.h200 else None)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="The GPU baseline's targets from the files the suite wrote")
+    ap.add_argument("folder")
+    ap.add_argument("--out", help="write the table here (default: stdout)")
+    a = ap.parse_args()
+    bl = Baseline(a.folder)
+    p = bl.r.get("provenance", {})
+    lines = [f"### Targets: {bl.name}", "",
+             f"From `results.json` (commit {str(p.get('git_commit', '?'))[:12]}, {p.get('utc_time', '?')})"
+             + (", `counters/results.json`" if bl.counters else "")
+             + (", `agreement.json`" if bl.agreement else "")
+             + ", written by `scripts/targets.py`; every number is the suite's. `—`: shown, no target.", "",
+             "| target | measured | wanted | verdict | from |", "|---|---|---|---|---|"]
+    table = rows(bl)
+    for r in table:
+        cells = [r.what, r.measured, r.wanted, r.verdict, r.source]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    met = sum(1 for r in table if r.verdict == "met")
+    judged = sum(1 for r in table if r.verdict in ("met", "NOT MET"))
+    unmeasured = sum(1 for r in table if r.verdict.startswith("not measured"))
+    lines += ["", f"{met} of {judged} judged targets met; {unmeasured} not measured."]
+    text = "\n".join(lines) + "\n"
+    if a.out:
+        tmp = a.out + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, a.out)
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""scripts/targets.py, the GPU baseline's target table.
+
+1. On every committed baseline (real files the suite wrote), the two rows that recompute what the
+   reports print, the run's wall time over its timed samples and the spread of the kernels of at
+   least 50 us, say what `roofbench report` prints in summary.md from the same file.
+2. On a hand-built H200 folder (test input, never a baseline: no GPU has run this suite yet), every
+   row reads the benchmark or ceiling it names and judges it: targets met and missed as planted,
+   a target whose benchmark is absent "not measured", counters from counters/, verdicts from
+   agreement.json; and a folder without a results file is refused.
+Usage: test_targets.py ROOFBENCH_BIN
+"""
+import copy
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(os.path.dirname(here))
+script = os.path.join(root, "scripts", "targets.py")
+roofbench = sys.argv[1]
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def table(folder):
+    p = subprocess.run([sys.executable, script, folder], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"targets.py {folder} exited {p.returncode}: {p.stderr}")
+    rows = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("| ") and not line.startswith("| target") and not line.startswith("|---"):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            rows[cells[0]] = {"measured": cells[1], "wanted": cells[2], "verdict": cells[3]}
+    return p.stdout, rows
+
+
+# ---------------------------------------------------------------- 1. against the suite's own lines
+with tempfile.TemporaryDirectory() as tmp:
+    checked = 0
+    for results in sorted(glob.glob(os.path.join(root, "reports", "baselines", "*", "results.json"))):
+        folder = os.path.dirname(results)
+        out = os.path.join(tmp, os.path.basename(folder))
+        subprocess.run([roofbench, "report", results, "--out", out], check=True, capture_output=True)
+        summary = open(os.path.join(out, "summary.md")).read()
+        _, rows = table(folder)
+        cost = re.search(r"run (\d+) s(?: in \d+ parts)?, [^(]* of it in timed samples \(([\d.]+)×\)", summary)
+        got = rows["suite wall time / time in timed samples"]["measured"]
+        if cost:
+            if not got.startswith(f"{cost.group(2)}× ({cost.group(1)} s,"):
+                fail(f"{folder}: the run's cost is '{got}', summary.md says '{cost.group(0)}'")
+        elif got != "—":
+            fail(f"{folder}: summary.md states no run cost but targets.py found '{got}'")
+        spread = re.search(r"\*\*Spread\*\*: of the (\d+) kernels? with a median of at least [^,]*, (\d+) ha(?:s|ve) "
+                           r"an IQR within 1\.0% of the median \(median ([\d.]+)%; widest ([\d.]+)%, (\S+)\)", summary)
+        got = rows["IQR / median of the kernels of at least 50 µs"]["measured"]
+        if spread:
+            n, within, med, widest, name = spread.groups()
+            want = f"{within} of {n} within 1% (median {med}%; widest {widest}%, `{name}`)"
+            if got != want:
+                fail(f"{folder}: the spread is '{got}', summary.md says '{want}'")
+        elif got != "—":
+            fail(f"{folder}: summary.md states no spread but targets.py found '{got}'")
+        checked += 1
+    if checked == 0:
+        fail("no committed baseline to check against")
+    print(f"targets: the run's cost and the spread agree with summary.md in {checked} committed baselines")
+
+# ---------------------------------------------------------------- 2. a hand-built H200 folder
+# Only the fields targets.py reads. Medians are chosen so that each ratio is known.
+
+
+def bench(name, median, **kw):
+    b = {"name": name, "verified": True, "measurement": {"samples_s": [median * 0.999, median, median * 1.001]},
+         "flops": kw.pop("flops", 0.0), "bytes": kw.pop("bytes", 0.0), "unit": kw.pop("unit", "simt")}
+    b.update(kw)
+    return b
+
+
+def ceiling(name, value, unit="B/s", **kw):
+    c = {"name": name, "value": value, "value_unit": unit, "datasheet": None, "theoretical": None,
+         "measurement": {"samples_s": [0.001] * 10}, "measurement_end": {"samples_s": [0.001] * 10}}
+    c.update(kw)
+    return c
+
+
+n28 = "n:268435456"
+g4, g8 = "M:4096/N:4096/K:4096", "M:8192/N:8192/K:8192"
+results = {
+    "schema": "roofbench.results.v1",
+    "device": {"kind": "cuda", "name": "NVIDIA H200"},
+    "settings": {},
+    "provenance": {"git_commit": "0123456789abcdef", "utc_time": "2026-11-27T00:00:00Z", "wall_s": 100.0},
+    "ceilings": [
+        ceiling("dram_read", 4.56e12, datasheet={"value": 4.8e12, "source": "sheet"}),  # 0.95: met (>= 0.94)
+        ceiling("dram_copy", 4.2e12, datasheet={"value": 4.8e12, "source": "sheet"}),
+        ceiling("dram_memcpy", 4.0e12),  # copy 1.05x memcpy: met
+        ceiling("fp32_fma", 60e12, "FLOP/s", theoretical={"value": 66e12, "source": "x"}),  # 0.909: missed
+        ceiling("bf16_mma_sync", 650e12, "FLOP/s", datasheet={"value": 989.5e12, "source": "sheet"}),  # 0.657
+        ceiling("bf16_wgmma", 900e12, "FLOP/s", datasheet={"value": 989.5e12, "source": "sheet"}),  # 0.910
+        ceiling("l2_read", 10e12),  # met
+        ceiling("smem_read", 30e12, theoretical={"value": 33e12, "source": "x"}),  # 0.909: met
+        ceiling("pcie_h2d_pinned", 50e9),
+    ],
+    "benchmarks": [
+        bench(f"gemm/cublas/fp32/{g4}", 0.003, vendor_reference=True),
+        bench(f"gemm/warp_tiled/fp32/{g4}", 0.0034),  # 0.882: met
+        bench(f"gemm/naive/fp32/{g4}", 0.03),
+        bench(f"gemm/cublas/bf16/{g8}", 0.0014, unit="tensor", vendor_reference=True),
+        bench(f"gemm/wmma/bf16/{g8}", 0.0035, unit="tensor"),  # 0.40: missed
+        bench(f"gemm/wgmma/bf16/{g8}", 0.0015, unit="tensor"),  # 0.933
+        bench(f"gemm/wgmma_bn128/bf16/{g8}", 0.0016, unit="tensor"),
+        bench(f"fusion/sincos_unfused/fp32/{n28}", 0.0060),
+        bench(f"fusion/sincos_fused/fp32/{n28}", 0.00052, bytes=2.0e9),  # 11.5x; 3.85 TB/s = 0.916 of copy
+        bench(f"lowprec/relu/fp32/{n28}", 0.00046),
+        bench(f"lowprec/relu/fp16/{n28}", 0.00024),  # 1.92x: met
+        bench(f"lowprec/relu/bf16/{n28}", 0.00025),
+        bench("divergence/uniform/fp32/n:4194304/iters:512/ways:32", 0.001),
+        bench("divergence/divergent/fp32/n:4194304/iters:512/ways:32", 0.02),
+        bench("divergence/branchless/fp32/n:4194304/iters:512/ways:32", 0.0011),
+        bench("launch/per_op/fp32/n:1024/ops:1000", 0.0025),
+        bench("launch/graph/fp32/n:1024/ops:1000", 0.0006),  # 4.17x: missed
+    ],
+}
+# Overlap: at iters 64 a chunk's kernel is far shorter than its copy; at 2048 they balance (the row
+# takes that one); at 8192 the kernel is far longer.
+chunk_bytes = 4 * 67108864
+for iters, eff2, eff4 in ((64, 0.99, 0.99), (2048, 0.80, 0.88), (8192, 0.95, 0.96)):
+    flops = 2.0 * 67108864 * iters
+    for form, eff in (("streams2", eff2), ("streams4", eff4)):
+        b = bench(f"overlap/{form}/fp32/n:67108864/chunks:16/iters:{iters}", 0.01,
+                  phases=[{"name": "copy in", "bytes": chunk_bytes, "flops": 0, "ceiling": "pcie_h2d_pinned"},
+                          {"name": "kernel", "bytes": 2 * chunk_bytes, "flops": flops},
+                          {"name": "copy out", "bytes": chunk_bytes, "flops": 0, "ceiling": "pcie_d2h_pinned"}],
+                  placement={"roof_pct": 100 * eff})
+        results["benchmarks"].append(b)
+# Copy in: 268 MB at 50 GB/s = 5.4 ms; the kernel at 2048: 275 GFLOP at 60 TFLOP/s = 4.6 ms.
+timed = sum(sum(b["measurement"]["samples_s"]) for b in results["benchmarks"]) + 0.02 * len(results["ceilings"])
+
+counters = {
+    "schema": "roofbench.results.v1",
+    "device": {"kind": "cuda", "name": "NVIDIA H200"},
+    "benchmarks": [
+        {"name": "stream/saxpy/fp32/n:67108864", "bytes": 805306368.0, "flops": 0,
+         "counters": {"values": {"dram__bytes_read.sum": 540e6, "dram__bytes_write.sum": 270e6}}},  # 1.006
+        {"name": "gemm/wgmma/bf16/M:2048/N:2048/K:2048", "unit": "tensor", "flops": 2.0 * 2048 ** 3,
+         "bytes": 1.0, "counters": {"values": {"x": 1}, "derived": {"flops": 2.0 * 2048 ** 3 * 1.003}}},  # 1.003
+    ],
+}
+agreement = {"summary": {"counts": {"SAME": 40, "UNSURE": 3, "SLOWER": 0, "FASTER": 1}}}
+
+
+def write(folder, r, c=None, a=None):
+    os.makedirs(folder, exist_ok=True)
+    json.dump(r, open(os.path.join(folder, "results.json"), "w"))
+    if c is not None:
+        os.makedirs(os.path.join(folder, "counters"), exist_ok=True)
+        json.dump(c, open(os.path.join(folder, "counters", "results.json"), "w"))
+    if a is not None:
+        json.dump(a, open(os.path.join(folder, "agreement.json"), "w"))
+
+
+expected = {
+    "HBM read ceiling / datasheet": ("0.95 (", "met"),
+    "HBM copy ceiling / cudaMemcpy (same run)": ("1.05 (", "met"),
+    "HBM copy ceiling / datasheet": ("0.88 (", "—"),
+    "FP32 FMA ceiling / SMs × 128 × 2 × measured clock": ("0.91 (", "NOT MET"),
+    "mma.sync BF16 ceiling / dense BF16 datasheet": ("0.66 (", "met"),
+    "wgmma BF16 ceiling / dense BF16 datasheet": ("0.91 (", "met"),
+    "best SIMT SGEMM / cuBLAS, 4096³": ("0.88 (`warp_tiled`", "met"),
+    "WMMA BF16 / cuBLAS, 8192³": ("0.40 (`wmma`", "NOT MET"),
+    "wgmma BF16 / cuBLAS, 8192³": ("0.93 (`wgmma`", "met"),
+    "sin²+cos² unfused / fused, 2^28 FP32": ("11.54×", "met"),
+    "fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28": ("0.92 (", "met"),
+    "ReLU FP32 / FP16 time, 2^28": ("1.92×", "met"),
+    "ReLU FP32 / BF16 time, 2^28": ("1.84×", "—"),
+    "divergence: 32-way divergent / uniform time": ("20.00×", "—"),
+    "divergence: 32-way divergent / branchless time": ("18.18×", "—"),
+    "L2 read ceiling": ("10 TB/s", "met"),
+    "shared-memory ceiling / SMs × 128 B/clock × measured clock": ("0.91 (", "met"),
+    "SAXPY: HBM bytes counted by CUPTI / declared": ("1.006 (`stream/saxpy/fp32/n:67108864`, counters/results.json", "met"),
+    "tensor GEMMs: FLOPs counted by CUPTI / 2·M·N·K": ("1.0030 (`gemm/wgmma/bf16/M:2048/N:2048/K:2048`", "met"),
+    "suite wall time / time in timed samples": (f"{100 / timed:.1f}× (100 s,", "NOT MET" if 100 / timed > 3 else "met"),
+    "IQR / median of the kernels of at least 50 µs": ("", "met"),
+    "two quick runs compared (repeatability)": ("1 FASTER, 40 SAME, 3 UNSURE", "—"),
+    "launches one by one / one CUDA graph, N = 1000 (time per kernel)": ("4.17×", "NOT MET"),
+    "overlap efficiency, pinned, where copy ≈ compute": ("0.88 (`overlap/streams4/fp32/n:67108864/chunks:16/iters:2048`",
+                                                         "met"),
+}
+with tempfile.TemporaryDirectory() as tmp:
+    full = os.path.join(tmp, "h200")
+    write(full, results, counters, agreement)
+    text, rows = table(full)
+    if set(rows) != set(expected):
+        fail(f"rows: {sorted(set(rows) ^ set(expected))} differ")
+    for what, (measured, verdict) in expected.items():
+        got = rows[what]
+        if not got["measured"].startswith(measured) or got["verdict"] != verdict:
+            fail(f"'{what}': measured '{got['measured']}', verdict '{got['verdict']}'; "
+                 f"expected '{measured}…', '{verdict}'")
+    if "counters/results.json`, `agreement.json`" not in text:
+        fail(f"the header does not name the files read: {text.splitlines()[2]}")
+    m = re.search(r"^(\d+) of (\d+) judged targets met; (\d+) not measured\.$", text, re.M)
+    judged = [v for _, v in expected.values() if v in ("met", "NOT MET")]
+    if not m or (int(m.group(1)), int(m.group(2)), int(m.group(3))) != (judged.count("met"), len(judged), 0):
+        fail(f"the tally: {m.group(0) if m else text[-200:]}")
+
+    # A merged file (the numbers stage's parts): the parts' wall time, and the ceilings' samples
+    # counted when one part measured them (the others took them --ceilings-from), not when none did.
+    merged = copy.deepcopy(results)
+    merged["provenance"]["merged_from"] = [{"wall_s": 30.0, "settings": {}},
+                                           {"wall_s": 70.0, "settings": {"ceilings_from": {"path": "x"}}}]
+    del merged["provenance"]["wall_s"]
+    write(os.path.join(tmp, "merged"), merged)
+    _, rows = table(os.path.join(tmp, "merged"))
+    cost = "suite wall time / time in timed samples"
+    if rows[cost]["measured"] != table(full)[1][cost]["measured"]:
+        fail(f"a merge whose first part measured the ceilings: {rows[cost]} (one run: {table(full)[1][cost]})")
+    merged["provenance"]["merged_from"][0]["settings"] = {"ceilings_from": {"path": "y"}}
+    write(os.path.join(tmp, "merged"), merged)
+    _, rows = table(os.path.join(tmp, "merged"))
+    kernels_only = timed - 0.02 * len(results["ceilings"])
+    if not rows[cost]["measured"].startswith(f"{100 / kernels_only:.1f}× (100 s,"):
+        fail(f"a merge whose parts all took the ceilings from elsewhere: {rows[cost]}")
+
+    # An H100 is held to 0.90 of its datasheet's HBM read and has no L2 target.
+    h100 = copy.deepcopy(results)
+    h100["device"]["name"] = "NVIDIA H100 80GB HBM3"
+    h100["ceilings"][0]["value"] = 0.92 * 4.8e12
+    write(os.path.join(tmp, "h100"), h100)
+    _, rows = table(os.path.join(tmp, "h100"))
+    if rows["HBM read ceiling / datasheet"]["verdict"] != "met" or rows["HBM read ceiling / datasheet"]["wanted"] != "≥ 0.90":
+        fail(f"H100's HBM read: {rows['HBM read ceiling / datasheet']}")
+    if rows["L2 read ceiling"]["verdict"] != "—":
+        fail(f"H100's L2: {rows['L2 read ceiling']}")
+    # Without counters/ and agreement.json, and with a benchmark gone or failed: not measured, saying why.
+    if not rows["SAXPY: HBM bytes counted by CUPTI / declared"]["verdict"].startswith("not measured: no run with counters"):
+        fail(f"no counters: {rows['SAXPY: HBM bytes counted by CUPTI / declared']}")
+    if not rows["two quick runs compared (repeatability)"]["verdict"].startswith("not measured: no agreement.json"):
+        fail(f"no agreement: {rows['two quick runs compared (repeatability)']}")
+    broken = copy.deepcopy(results)
+    broken["benchmarks"] = [b for b in broken["benchmarks"] if not b["name"].startswith("launch/graph/")]
+    for b in broken["benchmarks"]:
+        if b["name"].startswith("gemm/wmma/"):
+            b["verified"], b["measurement"], b["error"] = False, None, "mismatch at 17"
+    write(os.path.join(tmp, "broken"), broken)
+    _, rows = table(os.path.join(tmp, "broken"))
+    for what, why in (("launches one by one / one CUDA graph, N = 1000 (time per kernel)", "no such benchmark"),
+                      ("WMMA BF16 / cuBLAS, 8192³", "no verified measurement (mismatch at 17)")):
+        if not rows[what]["verdict"].startswith("not measured") or why not in rows[what]["verdict"]:
+            fail(f"'{what}' without its benchmark: {rows[what]}")
+
+    # A folder with no results file, or one of another schema: refused.
+    os.makedirs(os.path.join(tmp, "empty"))
+    for folder, setup in (("empty", None), ("other", {"schema": "something.else"})):
+        if setup is not None:
+            write(os.path.join(tmp, folder), setup)
+        p = subprocess.run([sys.executable, script, os.path.join(tmp, folder)], capture_output=True, text=True)
+        if p.returncode == 0 or "targets:" not in p.stderr or p.stdout:
+            fail(f"a folder '{folder}' was not refused: exit {p.returncode}, {p.stderr} {p.stdout[:100]}")
+print("targets: every row of a hand-built H200 folder judged as planted; missing inputs not measured; bad folders refused")
