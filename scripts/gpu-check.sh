@@ -166,13 +166,14 @@ plan() {  # NAME SECONDS [WHY]
   estimate_lines+=("$(printf '  %-16s %5s s%s' "$1" "$2" "${3:+ ($3)}")")
   estimate_total=$((estimate_total + $2))
 }
-# The stage's last step, which takes the time that is left, up to its allowance: the kernel
+# The stage's last step, which takes the time that is left: the kernel
 # tests of smoke, memcheck in repeat. Their allowances are guesses (no GPU had run them when they
 # were set), and may be more than the stage has left once its other steps are planned: a step
 # that runs out is stopped (TIMEOUT), and its log still lists every test that finished.
 fill_name="" fill_allowance=0
 kFillAtLeast=60  # the least a fill step is given (or its whole allowance, when smaller)
 plan_fill() { fill_name=$1 fill_allowance=$2; }  # NAME ALLOWANCE
+fill_want() { echo $((fill_allowance * 3 / 2 + 30)); }  # its cap, half again its allowance as every step's
 refuse_or_go() {
   # Planning, done: the dry runs open the device (on a GPU, seconds each).
   [ "$plan_only" -eq 1 ] || plan planning $(($(ev_elapsed) - unpack_s))
@@ -263,7 +264,7 @@ run_smoke() {
   fi
   # Last, with the time that is left (a TIMEOUT's log still lists every test that finished).
   if has_test test_cuda_kernels; then
-    ev_step kernel-tests $((fill_allowance * 3 / 2 + 30)) "$tests_dir/test_cuda_kernels" --gtest_filter="$rest"
+    ev_step kernel-tests "$(fill_want)" "$tests_dir/test_cuda_kernels" --gtest_filter="$rest"
   else
     ev_skip kernel-tests "no test_cuda_kernels in the archive"
   fi
@@ -491,7 +492,7 @@ run_repeat() {
     for tool in memcheck racecheck initcheck synccheck; do
       local want=$((sanitize_n * kSanitizerTest + 10))
       if [ $tool = memcheck ]; then
-        want=$((fill_allowance * 3 / 2 + 30))
+        want=$(fill_want)
       elif [ "$(ev_remaining)" -lt "$want" ]; then
         ev_skip "$tool" "not enough time left (${want} s wanted, $(ev_remaining) s left)"
         continue

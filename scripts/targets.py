@@ -20,7 +20,6 @@ import argparse
 import json
 import math
 import os
-import statistics
 import sys
 
 
@@ -46,7 +45,7 @@ def median_of(b):
     m = b.get("measurement")
     if not b.get("verified") or not m or not m.get("samples_s"):
         return None
-    return statistics.median(m["samples_s"])
+    return quantile(m["samples_s"], 0.5)
 
 
 class Row:
@@ -326,7 +325,6 @@ def agreement_row(bl):
 
 
 def rows(bl):
-    h = "H200" if bl.h200 else ("H100" if bl.h100 else None)
     read_want = 0.94 if bl.h200 else (0.90 if bl.h100 else None)
     n28, g = "n:268435456", "issue 17"
     out = [
@@ -349,7 +347,7 @@ def rows(bl):
         time_ratio(bl, "divergence: 32-way divergent / uniform time", *div_names(bl, "divergent"), None, None, g),
         time_ratio(bl, "divergence: 32-way divergent / branchless time", *div_names(bl, "divergent", "branchless"),
                    None, None, g),
-        l2_row(bl, h),
+        l2_row(bl),
         ceiling_ratio(bl, "shared-memory ceiling / SMs × 128 B/clock × measured clock", "smem_read", "theoretical",
                       0.90, g),
     ]
@@ -390,7 +388,7 @@ def fused_share_row(bl, n):
     return row.judge(f"{rate / c['value']:.2f} ({si(rate, 'B/s')} / {si(c['value'], 'B/s')})", rate / c["value"] >= 0.9)
 
 
-def l2_row(bl, h):
+def l2_row(bl):
     row = Row("L2 read ceiling", "≥ 9.5 TB/s" if bl.h200 else "(no target for this GPU)", "issue 17")
     c = bl.ceiling("l2_read")
     if c is None:

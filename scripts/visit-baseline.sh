@@ -82,18 +82,14 @@ done
 ((${#stages[@]})) || die "nothing of a visit to take from $visit (no STAGE.tar.xz or STAGE-summary.txt, or none that can be taken)"
 
 # The folder, and the device every stage must have run on.
+if [ -z "$out" ]; then
+  [[ ${names[0]} == NVIDIA* ]] || die "'${names[0]}' is not a GPU; give --out DIR"
+  out=$here/reports/baselines/$(slug_of_gpu "${names[0]}")
+fi
 if [ "${stages[0]}" = numbers ]; then
   [ -f "$tmp/numbers/baseline/results.json" ] || die "the numbers stage merged no results"
   want=${names[0]}
-  [ -n "$out" ] || {
-    [[ $want == NVIDIA* ]] || die "'$want' is not a GPU; give --out DIR"
-    out=$here/reports/baselines/$(slug_of_gpu "$want")
-  }
 else
-  if [ -z "$out" ]; then
-    [[ ${names[0]} == NVIDIA* ]] || die "'${names[0]}' is not a GPU; give --out DIR"
-    out=$here/reports/baselines/$(slug_of_gpu "${names[0]}")
-  fi
   [ -f "$out/results.json" ] ||
     die "no baseline in $out to add the ${stages[*]} stage(s) to: a numbers stage makes it first"
   want=$(device_name "$out/results.json")
