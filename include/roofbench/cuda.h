@@ -177,8 +177,16 @@ class CudaEvent {
   cudaEvent_t e_{};
 };
 
+// The blocks of `threads` threads that cover `n` items, one per thread. A grid holds at most
+// 2^31 - 1 blocks along x: a larger count is refused (InputError, naming n) rather than cut to an
+// unsigned that would launch a grid leaving items out; use a grid-stride loop for such sizes.
 inline unsigned blocks_for(long long n, unsigned threads) {
-  return static_cast<unsigned>((n + threads - 1) / threads);
+  constexpr long long kMaxGridX = 0x7fffffffLL;
+  const long long blocks = (n + threads - 1) / threads;
+  if (blocks > kMaxGridX)
+    throw InputError("n = " + std::to_string(n) + " needs " + std::to_string(blocks) + " blocks of " +
+                     std::to_string(threads) + " threads, more than a grid's 2^31 - 1: use a grid-stride loop");
+  return static_cast<unsigned>(blocks);
 }
 
 // The grid of a grid-stride loop over `n` items on the current GPU: one item per thread, but at
@@ -187,7 +195,8 @@ inline unsigned grid_stride_blocks(long long n, unsigned threads, int per_sm = 8
   int dev = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  return static_cast<unsigned>(std::min<long long>(blocks_for(std::max(n, 1LL), threads), 1LL * per_sm * sms));
+  const long long blocks = (std::max(n, 1LL) + threads - 1) / threads;  // any n: the loop strides over the rest
+  return static_cast<unsigned>(std::min<long long>(blocks, 1LL * per_sm * sms));
 }
 
 }  // namespace roofbench

@@ -25,12 +25,13 @@ __global__ void naive_kernel(const D* __restrict__ A, const D* __restrict__ B, f
 template <class T>
 class NaiveGemm final : public GpuGemm<T> {
  public:
-  using GpuGemm<T>::GpuGemm;
   using D = device_t<T>;
+  explicit NaiveGemm(const Params& p) : GpuGemm<T>(p) { this->require_grid_rows("naive", kRows); }
 
  private:
+  static constexpr unsigned kRows = 8;  // rows of C per block: blockDim.y
   void launch(const D* A, const D* B, float* C) override {
-    const dim3 block(32, 8);
+    const dim3 block(32, kRows);
     const dim3 grid(blocks_for(this->N, block.x), blocks_for(this->M, block.y));
     naive_kernel<D><<<grid, block>>>(A, B, C, static_cast<int>(this->M), static_cast<int>(this->N),
                                      static_cast<int>(this->K));

@@ -41,8 +41,8 @@ __global__ void smem_tiled_kernel(const D* __restrict__ A, const D* __restrict__
 template <class T>
 class SmemTiledGemm final : public GpuGemm<T> {
  public:
-  using GpuGemm<T>::GpuGemm;
   using D = device_t<T>;
+  explicit SmemTiledGemm(const Params& p) : GpuGemm<T>(p) { this->require_grid_rows("smem_tiled", BM); }
 
   std::optional<WaveModel> waves() const override {
     return this->tile_waves(smem_tiled_kernel<D>, BM * BN, 0, BM, BN);

@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 // ---------------------------------------------------------------- launcher
 class RegisterTiledGemm final : public GpuGemm<float> {
  public:
-  using GpuGemm::GpuGemm;
+  explicit RegisterTiledGemm(const Params& p) : GpuGemm(p) { require_grid_rows("register_tiled", BM); }
 
   std::optional<WaveModel> waves() const override { return tile_waves(register_tiled_kernel, kThreads, 0, BM, BN); }
 

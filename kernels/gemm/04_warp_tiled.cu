@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(kThreads, 3)
 // ---------------------------------------------------------------- launcher
 class WarpTiledGemm final : public GpuGemm<float> {
  public:
-  using GpuGemm::GpuGemm;
+  explicit WarpTiledGemm(const Params& p) : GpuGemm(p) { require_grid_rows("warp_tiled", BM); }
 
   std::optional<WaveModel> waves() const override { return tile_waves(warp_tiled_kernel, kThreads, 0, BM, BN); }
 

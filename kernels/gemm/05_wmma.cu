@@ -179,6 +179,7 @@ class WmmaGemm final : public GpuGemm<T> {
   using D = device_t<T>;
   explicit WmmaGemm(const Params& p) : GpuGemm<T>(p) {
     this->require_16_byte_rows("wmma", "rows copied in 16-byte cp.async chunks");
+    this->require_grid_rows("wmma", BM);
     CUDA_CHECK(cudaFuncSetAttribute(wmma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(kSmemBytes)));
   }

@@ -237,11 +237,15 @@ class WgmmaGemm final : public GpuGemm<T> {
  public:
   using D = device_t<T>;
   explicit WgmmaGemm(const Params& p) : GpuGemm<T>(p) {
-    this->require_16_byte_rows("wgmma", "TMA needs 16-byte row strides");
-    require_sm90("gemm/wgmma");
+    this->require_16_byte_rows(name(), "TMA needs 16-byte row strides");
+    this->require_grid_rows(name(), BM);
+    require_sm90("gemm/" + name());
     CUDA_CHECK(cudaFuncSetAttribute(wgmma_kernel<D, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(Tile<BN>::kSmemBytes)));
   }
+
+  // The variant's name: the 128x256 tile is the family's `wgmma`, the other is named by its BN.
+  static std::string name() { return BN == 256 ? std::string("wgmma") : fmt::format("wgmma_bn{}", BN); }
 
   std::optional<WaveModel> waves() const override {
     return this->tile_waves(wgmma_kernel<D, BN>, kThreads, Tile<BN>::kSmemBytes, BM, BN);
@@ -268,7 +272,7 @@ class WgmmaGemm final : public GpuGemm<T> {
 template <class T, int BN>
 Variant make() {
   Variant v = gpu_gemm_variant<T>(Unit::tensor);
-  v.variant = BN == 256 ? "wgmma" : fmt::format("wgmma_bn{}", BN);
+  v.variant = WgmmaGemm<T, BN>::name();
   v.only_on = kSm90Only;
   v.summary = fmt::format(
       "TMA tile loads into 128B-swizzled smem, 64x{}x16 wgmma from 2 consumer warpgroups ({}x{} block tile), "

@@ -93,6 +93,17 @@ class GpuGemm : public Instance {
                        std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
   }
 
+  // For kernels that put M in blocks of `bm` rows on the grid's y axis: refuses, before any CUDA
+  // call, an M that needs more than the 65535 blocks that axis holds (the launch would fail with
+  // a bare "invalid configuration argument"), naming the variant and the largest M it takes.
+  void require_grid_rows(const std::string& variant, std::int64_t bm) const {
+    constexpr std::int64_t kMaxGridY = 65535;
+    if ((M + bm - 1) / bm > kMaxGridY)
+      throw InputError("gemm/" + variant + " puts M in blocks of " + std::to_string(bm) +
+                       " rows on the grid's y axis, at most 65535 of them, so M <= " + std::to_string(kMaxGridY * bm) +
+                       "; got M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
+  }
+
   // The facts of the wave model of a kernel launched with a BM x BN tile per block: its occupancy
   // on this GPU and the SMs (the roofline model derives tiles, waves and efficiency from them).
   template <class Kernel>

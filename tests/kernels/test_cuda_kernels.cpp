@@ -8,6 +8,7 @@
 #include "bench/device.h"
 #include "bench/harness.h"
 #include "kernels/gemm/reference.h"
+#include "roofbench/cuda.h"
 #include "tests/gpu_skip.h"
 #include "tests/testing.h"
 
@@ -73,18 +74,26 @@ TEST_P(CudaGemmVariant, HandlesOrRejectsEveryAwkwardShape) {
     GTEST_SKIP() << why << ": CUDA kernels are not checked on this machine";
   auto dev = make_cuda_device(0);
   if (const auto why = not_on(v, *dev); !why.empty()) GTEST_SKIP() << v.base_name() << ": " << why;
+  int computed = 0;
   for (const auto& p : gemm::test_shapes()) {
     std::unique_ptr<Instance> inst;
     try {
       inst = v.make(p);
     } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("gemm/" + v.variant), std::string::npos) << e.what();
+      // Refused only for the reason given: rows that are not whole 16-byte chunks.
+      EXPECT_TRUE(param(p, "K") % 8 != 0 || param(p, "N") % 8 != 0) << v.name(p) << " refused: " << e.what();
+      EXPECT_NE(std::string(e.what()).find("gemm/" + v.variant + " "), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("multiples of"), std::string::npos) << e.what();
       continue;
     }
     const Verification r = prepare_and_verify(*dev, *inst, 99);
     EXPECT_TRUE(r.ok) << v.name(p) << ": " << r.detail;
+    ++computed;
   }
+  // A variant that refused every shape would have checked nothing: each computes at least the
+  // aligned ones, and the SIMT rungs and cuBLAS every one.
+  EXPECT_GT(computed, 0) << v.base_name() << " refused every shape";
+  if (v.unit != Unit::tensor) EXPECT_EQ(computed, static_cast<int>(gemm::test_shapes().size())) << v.base_name();
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, CudaGemmVariant, ::testing::ValuesIn(cuda_gemm_variants()),
@@ -106,6 +115,44 @@ TEST(CudaGemm, TensorCoreVariantsRefuseRowsThatAreNot16ByteMultiplesBeforeTouchi
     }
   }
   EXPECT_GE(checked, 2);  // wmma fp16 and bf16 at least
+}
+
+TEST(CudaGemm, TiledVariantsRefuseAnMBeyondTheGridsYAxisBeforeTouchingTheGpu) {
+  // Runs without a GPU: M = 2^31 - 1 would need more than 65535 blocks of rows on the grid's y
+  // axis in every rung but cuBLAS; each refuses it in its constructor, naming the largest M.
+  const Params tall = {{"M", INT32_MAX}, {"N", 64}, {"K", 64}};
+  int checked = 0;
+  for (const auto* v : cuda_variants()) {
+    if (v->family != "gemm" || v->variant == "cublas") continue;
+    ++checked;
+    try {
+      v->make(tall);
+      ADD_FAILURE() << v->base_name() << " accepted M = 2^31 - 1";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("gemm/" + v->variant + " puts M in blocks of"), std::string::npos) << what;
+      EXPECT_NE(what.find("M <= "), std::string::npos) << what;
+      EXPECT_NE(what.find("got M=2147483647"), std::string::npos) << what;
+    }
+  }
+  EXPECT_GE(checked, 8);  // naive and smem_tiled in three precisions, register and warp tiled, wmma
+}
+
+TEST(CudaGrid, BlocksForRefusesAGridLongerThanTheXAxisInsteadOfTruncatingIt) {
+  // Pure arithmetic: no CUDA call.
+  EXPECT_EQ(blocks_for(1, 256), 1u);
+  EXPECT_EQ(blocks_for(256, 256), 1u);
+  EXPECT_EQ(blocks_for(257, 256), 2u);
+  EXPECT_EQ(blocks_for(0x7fffffffLL * 256, 256), 0x7fffffffu);  // the largest grid
+  try {
+    blocks_for(0x7fffffffLL * 256 + 1, 256);
+    ADD_FAILURE() << "a grid of 2^31 blocks was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("n = 549755813633"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("grid-stride"), std::string::npos) << e.what();
+  }
+  // 2^40 items at 256 per block is 2^32 blocks: once silently cut to 0.
+  EXPECT_THROW(blocks_for(1LL << 40, 256), InputError);
 }
 
 TEST(CudaCeilings, LaunchAndPcieCeilingsRefuseAnEmptySizeBeforeTouchingTheGpu) {
