@@ -22,7 +22,19 @@ namespace {
 // FP32 and FP64 with std::fma, and for the 16-bit types by an FP32 fmaf, which is exact for
 // these operands (a 16-bit product fits in FP32's 24 bits and the addends are close in
 // magnitude), followed by one rounding to the 16-bit type. So host and device agree bit for bit.
-constexpr double kA = 0.999, kB = 1e-3;
+//
+// Each step must move x by at least a unit in the last place of its type, or the check could not
+// tell the chains from a kernel that skipped its loop. a = 0.999, b = 1e-3 does so for ~10^4
+// steps in FP32, FP64 and FP16 (from 0.5, FP16's chains stop moving after 450 to 560 steps), but
+// in BF16 a rounds to 1 and each +b is below half a unit: every chain stayed at its start. BF16's
+// a = 127/128 and b = 1/32 (exact in it) climb toward 4 through three binades and move for 136
+// steps or more, past the test sizes' 100; verify() refuses a size at which the model stands still.
+struct SlowContraction {
+  static constexpr double kA = 0.999, kB = 1e-3;
+};
+struct Bf16Contraction {
+  static constexpr double kA = 127.0 / 128.0, kB = 1.0 / 32.0;
+};
 constexpr int kChains = 8, kThreads = 256;
 
 // Chain r starts at 0.5 + r/128, exact in every type here.
@@ -33,7 +45,7 @@ __host__ __device__ constexpr float chain_start(int r) {
 // One type per ceiling: its device vector type, how many FMAs one instruction does (lanes), the
 // device FMA, and the host's bit-exact model of one step. splat() makes the kernel's values on
 // either side: coefficients are made on the host, so every type gets them at its own precision.
-struct Fp32 {
+struct Fp32 : SlowContraction {
   using D = float;
   static constexpr int kLanes = 1;
   static constexpr Precision kPrecision = Precision::fp32;
@@ -47,7 +59,7 @@ struct Fp32 {
     return std::fma(static_cast<float>(x), static_cast<float>(coeff(kA)), static_cast<float>(coeff(kB)));
   }
 };
-struct Fp64 {
+struct Fp64 : SlowContraction {
   using D = double;
   static constexpr int kLanes = 1;
   static constexpr Precision kPrecision = Precision::fp64;
@@ -59,9 +71,11 @@ struct Fp64 {
   static double step(double x) { return std::fma(x, kA, kB); }
 };
 // The paired 16-bit types: D2 is the device pair, Host the storage type of roofbench/half.h that
-// rounds exactly as the device does.
-template <class D2, class Host, Precision P>
-struct PairedFma {
+// rounds exactly as the device does, Coef its coefficients.
+template <class D2, class Host, Precision P, class Coef>
+struct PairedFma : Coef {
+  using Coef::kA;
+  using Coef::kB;
   using D = D2;
   static constexpr int kLanes = 2;
   static constexpr Precision kPrecision = P;
@@ -81,11 +95,11 @@ struct PairedFma {
         Host(std::fma(static_cast<float>(x), static_cast<float>(coeff(kA)), static_cast<float>(coeff(kB)))));
   }
 };
-struct Fp16 : PairedFma<__half2, half_t, Precision::fp16> {
+struct Fp16 : PairedFma<__half2, half_t, Precision::fp16, SlowContraction> {
   static constexpr const char* kName = "fp16_fma";
   static constexpr const char* kHow = "__hfma2 on half2 pairs";
 };
-struct Bf16 : PairedFma<__nv_bfloat162, bf16_t, Precision::bf16> {
+struct Bf16 : PairedFma<__nv_bfloat162, bf16_t, Precision::bf16, Bf16Contraction> {
   static constexpr const char* kName = "bf16_fma";
   static constexpr const char* kHow = "__hfma2 on bfloat162 pairs";
 };
@@ -136,12 +150,20 @@ class GpuFma final : public Instance {
   }
   void prepare(std::uint64_t) override { out_.poison(); }
   void run() override {
-    fma_kernel<Tr><<<static_cast<unsigned>(blocks_), kThreads>>>(out_.get(), iters_, Tr::splat(kA), Tr::splat(kB));
+    fma_kernel<Tr><<<static_cast<unsigned>(blocks_), kThreads>>>(out_.get(), iters_, Tr::splat(Tr::kA),
+                                                                 Tr::splat(Tr::kB));
     CUDA_CHECK_LAUNCH();
   }
   Verification verify() override {
     const auto out = out_.download();
     const double ref = reference_sum<Tr>(iters_);
+    if (iters_ > 0 && ref == reference_sum<Tr>(0)) {
+      Verification v;
+      v.detail = fmt::format("{}: the host model's chains end where they start after {} steps, so the check could not "
+                             "tell them from a kernel that skipped its loop; choose coefficients that move",
+                             Tr::kName, iters_);
+      return v;
+    }
     return check_all(Tolerance{0, 0}, "every thread's chain sum vs the host's FMA model, exact",
                      static_cast<std::int64_t>(out.size()),
                      [&](Checker& chk, std::int64_t i) { chk.check(out[static_cast<std::size_t>(i)], ref, i); });

@@ -146,7 +146,8 @@ TEST(CudaDevice, ABufferLargerThanTheFreeDeviceMemoryIsRefusedBeforeCudaMalloc) 
   } catch (const roofbench::MemoryRefused& e) {
     EXPECT_NE(std::string(e.what()).find("does not fit"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // nothing was asked of cudaMalloc
-  roofbench::DeviceBuffer<float> small(1024);   // and the device still allocates
+  // A refusal by cudaMalloc itself would have thrown CudaError, which the catch above lets through
+  // (a failed test); this binary's runtime cannot see libroofbench's last error, so that is the check.
+  roofbench::DeviceBuffer<float> small(1024);  // and the device still allocates
   EXPECT_NE(small.get(), nullptr);
 }

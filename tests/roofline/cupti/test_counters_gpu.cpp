@@ -116,7 +116,8 @@ TEST(CountersOnGpu, DivergentBranchesShowFewerThreadsPerInstruction) {
 }
 
 // The five-kernel sin^2 + cos^2 chain, traced: five kernels a run, in launch order, every run
-// alike, their busy time within the span. Needs only the Activity API, not counter access.
+// alike; queued back to back on one stream, they keep the GPU busy for most of the span (each
+// runs for tens of µs at 2^24, the gaps between them are a few µs). Needs only the Activity API.
 TEST(CountersOnGpu, TheKernelTraceSeesEachKernelOfAChain) {
   const Collected c = collect("fusion/sincos_unfused/fp32", {{"n", 1 << 24}});
   if (!c.trace_skip.empty()) GTEST_SKIP() << c.trace_skip;
@@ -132,8 +133,8 @@ TEST(CountersOnGpu, TheKernelTraceSeesEachKernelOfAChain) {
   EXPECT_EQ(t.span_s.size(), 5u);  // five traced runs
   ASSERT_EQ(t.busy_s.size(), t.span_s.size());
   for (std::size_t i = 0; i < t.span_s.size(); ++i) {
-    EXPECT_GT(t.busy_s[i], 0);
-    EXPECT_LE(t.busy_s[i], t.span_s[i] * (1 + 1e-9));
+    EXPECT_GT(t.busy_s[i], 0.8 * t.span_s[i]) << "run " << i + 1 << ": the kernels left the GPU idle";
+    EXPECT_LE(t.busy_s[i], t.span_s[i] * (1 + 1e-9)) << "run " << i + 1;
   }
 }
 
@@ -164,9 +165,11 @@ TEST(CountersOnGpu, ThePipelinedFormsCopiesAndKernelsRunAtOnceOnSeveralStreams) 
 }
 
 // The same chain: gpu__time_duration covers the profiled range (the same five kernels, one replay
-// pass), so the trace's median span should be within 20% of it.
+// pass), so the trace's median span should be within 20% of it. The range also holds the host's
+// launch of the first kernel and the synchronize before it closes (tens of µs), so the chain is
+// 2^26 elements long (about 3 GB moved, 0.6 to 0.9 ms on HBM3/HBM3e): those µs stay a few percent.
 TEST(CountersOnGpu, TheKernelTraceAgreesWithTheCounterTime) {
-  const Collected c = collect("fusion/sincos_unfused/fp32", {{"n", 1 << 24}});
+  const Collected c = collect("fusion/sincos_unfused/fp32", {{"n", 1 << 26}});
   if (!c.trace_skip.empty()) GTEST_SKIP() << c.trace_skip;
   if (!c.skip.empty()) GTEST_SKIP() << c.skip;
   ASSERT_TRUE(c.counters.trace && c.counters.trace->ok());
