@@ -41,7 +41,8 @@ inline Variant sincos_variant(bool fused) {
   Variant v;
   v.family = "fusion";
   v.variant = fused ? "sincos_fused" : "sincos_unfused";
-  v.reference = "sin²x + cos²x computed in FP64";
+  v.reference = fused ? "sin²x + cos²x computed in FP64"
+                      : "sin²x + cos²x, and the sin x and cos x passes, computed in FP64";
   v.precision = Precision::fp32;
   const Count n = Count::param("n");
   const char* ops = "sin, cos, two squares and an add, a sin or a cos counted as one";
@@ -84,12 +85,22 @@ inline Variant sincos_variant(bool fused) {
   return v;
 }
 
-inline Verification check_sincos(const float* x, const float* y, std::int64_t n) {
-  // sin²x + cos²x is 1 up to the rounding of sin, cos, two squares and a sum.
-  return check_all(tolerance_for(Precision::fp32, 8.0), "every element vs sin²x + cos²x in FP64", n,
-                   [&](Checker& chk, std::int64_t i) {
+// sin²x + cos²x is 1 up to the rounding of sin, cos, two squares and a sum: for every x, so y
+// alone cannot show that element i was computed from x[i]. The unfused form's intermediates can:
+// given them (sin_x, cos_x), its first two passes are checked against sin x[i] and cos x[i] too.
+// The fused form keeps them in registers; its y is checked for being written and being 1.
+inline Verification check_sincos(const float* x, const float* y, std::int64_t n, const float* sin_x = nullptr,
+                                 const float* cos_x = nullptr) {
+  const bool passes = sin_x && cos_x;
+  return check_all(tolerance_for(Precision::fp32, 8.0),
+                   passes ? "every element vs sin²x + cos²x in FP64, and its sin x and cos x passes vs FP64"
+                          : "every element vs sin²x + cos²x in FP64",
+                   n, [&](Checker& chk, std::int64_t i) {
                      const double s = std::sin(static_cast<double>(x[i])), c = std::cos(static_cast<double>(x[i]));
                      chk.check(y[i], s * s + c * c, 1.0, [i] { return fmt::format("y[{}]", i); });
+                     if (!passes) return;
+                     chk.check(sin_x[i], s, 1.0, [i] { return fmt::format("sin x[{}]", i); });
+                     chk.check(cos_x[i], c, 1.0, [i] { return fmt::format("cos x[{}]", i); });
                    });
 }
 

@@ -48,7 +48,10 @@ class CpuSinCos final : public Instance {
     vmath::split(n, [&](std::int64_t b, std::int64_t len) { vm.add(s2 + b, c2 + b, y + b, len); });
   }
 
-  Verification verify() override { return check_sincos(x_.data(), y_.data(), n_); }
+  Verification verify() override {
+    return fused_ ? check_sincos(x_.data(), y_.data(), n_)
+                  : check_sincos(x_.data(), y_.data(), n_, s_.data(), c_.data());
+  }
 
  private:
   std::int64_t n_;

@@ -102,7 +102,9 @@ class GpuSinCos final : public Instance {
   }
   Verification verify() override {
     const auto y = y_.download();
-    return check_sincos(hx_.data(), y.data(), n_);
+    if (fused_) return check_sincos(hx_.data(), y.data(), n_);
+    const auto s = s_.download(), c = c_.download();
+    return check_sincos(hx_.data(), y.data(), n_, s.data(), c.data());
   }
 
  private:

@@ -12,6 +12,7 @@
 #include "roofbench/half.h"
 #include "roofbench/random.h"
 #include "kernels/divergence/divergence.h"
+#include "kernels/elementwise/elementwise.h"
 #include "kernels/gemm/reference.h"
 #include "kernels/launch/launch.h"
 #include "tests/testing.h"
@@ -158,6 +159,28 @@ const Variant& lesson(const std::string& base) {
   throw std::runtime_error("no CPU variant " + base);
 }
 }  // namespace
+
+// sin²x + cos²x is 1 whatever x was read: the unfused form's sin and cos passes are what show
+// that element i came from x[i]. A pass that read its neighbour is caught there, not in y.
+TEST(SinCosCheck, SeesAnUnfusedPassThatReadTheWrongElement) {
+  const std::int64_t n = 1000;
+  std::vector<float> x(n), s(n), c(n), y(n, 1.0f);
+  fill_uniform(x.data(), n, 11, -4.0, 4.0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    s[i] = std::sin(x[i]);
+    c[i] = std::cos(x[i]);
+  }
+  EXPECT_TRUE(elementwise::check_sincos(x.data(), y.data(), n, s.data(), c.data()).ok);
+  s[417] = std::sin(x[418]);  // the sin pass read one element on
+  const Verification bad = elementwise::check_sincos(x.data(), y.data(), n, s.data(), c.data());
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.mismatches, 1);
+  EXPECT_NE(bad.detail.find("sin x[417]"), std::string::npos) << bad.detail;
+  // y alone cannot see it: the fused form's check is of y being written and being 1.
+  EXPECT_TRUE(elementwise::check_sincos(x.data(), y.data(), n).ok);
+  y[3] = std::nanf("");
+  EXPECT_FALSE(elementwise::check_sincos(x.data(), y.data(), n).ok);
+}
 
 TEST(LessonDeclarations, FusionMovesFewerBytesForTheSameWork) {
   const Params n = {{"n", 1000}};
