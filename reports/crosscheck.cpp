@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "bench/stats.h"
 #include "reports/format.h"
 #include "roofline/cupti/metrics.h"
 
@@ -148,8 +149,16 @@ Crosscheck crosscheck(const Results& r, const std::string& benchmark, const std:
     if (i == m.end()) return std::nullopt;
     return i->second;
   };
-  c.rows.push_back({"duration", "s", theirs.time_s, ours.time_s,
+  // Time two ways: ncu's is each kernel's own (kernel replay), summed over the run. The kernel
+  // trace's span, first start to last end, is the same thing for a run of back-to-back kernels;
+  // CUPTI's gpu__time_duration covers the profiled range, which also holds the first launch and
+  // the synchronize before it closes (docs/counters.md), so it reads longer by a few µs.
+  std::optional<double> span;
+  if (!b.counters->trace->span_s.empty()) span = quantile(b.counters->trace->span_s, 0.5);
+  c.rows.push_back({"kernel time (CUPTI: the trace's span, median run)", "s", theirs.time_s, span,
                     b.measurement ? std::optional<double>(b.measurement->stats.median) : std::nullopt});
+  c.rows.push_back({"range time (CUPTI: the profiled range, launch and synchronize in it)", "s", theirs.time_s,
+                    ours.time_s, std::nullopt});
   c.rows.push_back({"HBM bytes (read + write)", "B", at(theirs.bytes, Level::dram), at(ours.bytes, Level::dram),
                     b.level == Level::dram ? std::optional<double>(b.bytes) : std::nullopt});
   c.rows.push_back({"FLOPs" + (theirs.flops_formula.empty() ? std::string() : " (" + theirs.flops_formula + ")"),

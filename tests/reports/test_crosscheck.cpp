@@ -41,7 +41,7 @@ Results gemm_run() {
               {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", 17179869184.0}};
   KernelTrace t;
   t.kernels = {"roofbench::gemm::(anonymous namespace)::wgmma_gemm_kernel<128, 256, __nv_bfloat16>"};
-  t.span_s = t.busy_s = {30e-6, 30e-6};
+  t.span_s = t.busy_s = {28e-6, 29e-6, 31e-6};
   c.trace = t;
   cupti::derive(c);
   b.counters = c;
@@ -75,13 +75,21 @@ TEST(Crosscheck, OneRunOfTheBenchmarkBesideItsCuptiCountersAndDeclaredWork) {
   const Results r = gemm_run();
   const Crosscheck c = crosscheck(r, "gemm/wgmma/bf16/M:2048/N:2048/K:2048", parse_ncu_csv(kNcuOutput));
   ASSERT_EQ(c.kernels, std::vector<std::string>{"wgmma_gemm_kernel"});  // the first run, not the flush
-  ASSERT_GE(c.rows.size(), 3u);
+  ASSERT_GE(c.rows.size(), 4u);
+  // ncu's kernel duration beside the trace's median span (29 µs here) and the CUDA-event median,
+  // then beside CUPTI's range time (30 µs: the range holds more than the kernel).
+  EXPECT_NE(c.rows[0].quantity.find("kernel time"), std::string::npos);
   EXPECT_DOUBLE_EQ(*c.rows[0].ncu, 30.5e-6);
-  EXPECT_DOUBLE_EQ(*c.rows[0].cupti, 30e-6);
-  EXPECT_DOUBLE_EQ(*c.rows[1].ncu, 16.8e6 + 16777216);
-  EXPECT_DOUBLE_EQ(*c.rows[1].declared, r.benchmarks[0].bytes);
-  EXPECT_DOUBLE_EQ(*c.rows[2].ncu, 17179869184.0);  // tensor ops
-  EXPECT_DOUBLE_EQ(*c.rows[2].declared, 2.0 * 2048 * 2048 * 2048);
+  EXPECT_DOUBLE_EQ(*c.rows[0].cupti, 29e-6);
+  EXPECT_DOUBLE_EQ(*c.rows[0].declared, 31e-6);
+  EXPECT_NE(c.rows[1].quantity.find("range time"), std::string::npos);
+  EXPECT_DOUBLE_EQ(*c.rows[1].ncu, 30.5e-6);
+  EXPECT_DOUBLE_EQ(*c.rows[1].cupti, 30e-6);
+  EXPECT_FALSE(c.rows[1].declared);
+  EXPECT_DOUBLE_EQ(*c.rows[2].ncu, 16.8e6 + 16777216);
+  EXPECT_DOUBLE_EQ(*c.rows[2].declared, r.benchmarks[0].bytes);
+  EXPECT_DOUBLE_EQ(*c.rows[3].ncu, 17179869184.0);  // tensor ops
+  EXPECT_DOUBLE_EQ(*c.rows[3].declared, 2.0 * 2048 * 2048 * 2048);
   const std::string md = render_crosscheck_markdown(c);
   EXPECT_NE(md.find("| FLOPs (sm__ops_path_tensor_src_bf16_dst_fp32.sum (tensor ops)) | 17.2 GFLOP |"), std::string::npos)
       << md;
