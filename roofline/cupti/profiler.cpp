@@ -69,6 +69,7 @@ struct KernelRecord {
   bool copy = false;
 };
 std::vector<KernelRecord>* g_records = nullptr;
+std::size_t g_unstamped = 0;  // records of the trace in progress that came without timestamps
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   constexpr std::size_t kBytes = 4u << 20;  // 1-10 MB recommended; a run has a handful of kernels
@@ -82,11 +83,16 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
     if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && g_records) {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
-      if (k->start != 0 || k->end != 0)  // 0 and 0: CUPTI could not stamp it
+      if (k->start != 0 || k->end != 0)  // 0 and 0: CUPTI could not stamp it (or not yet)
         g_records->push_back({k->start, k->end, k->name ? k->name : "?", k->streamId, false});
+      else
+        ++g_unstamped;
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY && g_records) {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec);
-      if (m->start != 0 || m->end != 0) g_records->push_back({m->start, m->end, "", m->streamId, true});
+      if (m->start != 0 || m->end != 0)
+        g_records->push_back({m->start, m->end, "", m->streamId, true});
+      else
+        ++g_unstamped;
     }
   std::free(buffer);
 }
@@ -103,6 +109,7 @@ class RangeProfiler final : public CounterCollector {
  public:
   RangeProfiler(int index, std::vector<std::string> user) : index_(index), user_(std::move(user)) {}
   ~RangeProfiler() override {
+    configs_.clear();  // each holds a host object of its own: deinitialized before the profiler is
     host_.reset();
     if (initialized_) {
       auto p = CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
@@ -327,9 +334,16 @@ class RangeProfiler final : public CounterCollector {
         dev.synchronize();
         CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
         records.clear();  // the cache flush's kernel
+        g_unstamped = 0;
         inst.run();
         dev.synchronize();
         CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+        // A forced flush hands over incomplete records too: said as such, not as a run that
+        // launched other kernels than the first.
+        if (g_unstamped)
+          throw std::runtime_error(fmt::format("CUPTI delivered {} record(s) of run {} without timestamps after a device "
+                                               "synchronize",
+                                               g_unstamped, run + 1));
         if (records.empty()) throw std::runtime_error("CUPTI delivered no kernel or copy record for the run");
         std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
         std::vector<std::string> names;
