@@ -158,7 +158,7 @@ Crosscheck crosscheck(const Results& r, const std::string& benchmark, const std:
   c.rows.push_back({"kernel time (CUPTI: the trace's span, median run)", "s", theirs.time_s, span,
                     b.measurement ? std::optional<double>(b.measurement->stats.median) : std::nullopt});
   c.rows.push_back({"range time (CUPTI: the profiled range, launch and synchronize in it)", "s", theirs.time_s,
-                    ours.time_s, std::nullopt});
+                    ours.time_s, c.rows.back().declared});
   c.rows.push_back({"HBM bytes (read + write)", "B", at(theirs.bytes, Level::dram), at(ours.bytes, Level::dram),
                     b.level == Level::dram ? std::optional<double>(b.bytes) : std::nullopt});
   c.rows.push_back({"FLOPs" + (theirs.flops_formula.empty() ? std::string() : " (" + theirs.flops_formula + ")"),

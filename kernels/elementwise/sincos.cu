@@ -82,6 +82,12 @@ class GpuSinCos final : public Instance {
     hx_ = uniform_vector<float>(n_, seed, -4.0, 4.0);
     x_.upload(hx_);
     y_.poison();
+    if (!fused_) {  // checked too (check_sincos): a pass that wrote nothing must not pass on old data
+      s_.poison();
+      c_.poison();
+      s2_.poison();
+      c2_.poison();
+    }
   }
   void run() override {
     if (fused_) {

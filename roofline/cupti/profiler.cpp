@@ -83,13 +83,13 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
     if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && g_records) {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
-      if (k->start != 0 || k->end != 0)  // 0 and 0: CUPTI could not stamp it (or not yet)
+      if (k->start != 0 && k->end != 0)  // a 0: CUPTI could not stamp it (or not yet)
         g_records->push_back({k->start, k->end, k->name ? k->name : "?", k->streamId, false});
       else
         ++g_unstamped;
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY && g_records) {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec);
-      if (m->start != 0 || m->end != 0)
+      if (m->start != 0 && m->end != 0)
         g_records->push_back({m->start, m->end, "", m->streamId, true});
       else
         ++g_unstamped;

@@ -147,7 +147,8 @@ TEST(CudaDevice, ABufferLargerThanTheFreeDeviceMemoryIsRefusedBeforeCudaMalloc) 
     EXPECT_NE(std::string(e.what()).find("does not fit"), std::string::npos) << e.what();
   }
   // A refusal by cudaMalloc itself would have thrown CudaError, which the catch above lets through
-  // (a failed test); this binary's runtime cannot see libroofbench's last error, so that is the check.
+  // (a failed test): that is the check (throw_cuda clears the last error, so cudaGetLastError
+  // could not tell).
   roofbench::DeviceBuffer<float> small(1024);  // and the device still allocates
   EXPECT_NE(small.get(), nullptr);
 }

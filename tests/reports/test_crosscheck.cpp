@@ -85,7 +85,7 @@ TEST(Crosscheck, OneRunOfTheBenchmarkBesideItsCuptiCountersAndDeclaredWork) {
   EXPECT_NE(c.rows[1].quantity.find("range time"), std::string::npos);
   EXPECT_DOUBLE_EQ(*c.rows[1].ncu, 30.5e-6);
   EXPECT_DOUBLE_EQ(*c.rows[1].cupti, 30e-6);
-  EXPECT_FALSE(c.rows[1].declared);
+  EXPECT_DOUBLE_EQ(*c.rows[1].declared, 31e-6);
   EXPECT_DOUBLE_EQ(*c.rows[2].ncu, 16.8e6 + 16777216);
   EXPECT_DOUBLE_EQ(*c.rows[2].declared, r.benchmarks[0].bytes);
   EXPECT_DOUBLE_EQ(*c.rows[3].ncu, 17179869184.0);  // tensor ops

@@ -166,8 +166,9 @@ TEST(CountersOnGpu, ThePipelinedFormsCopiesAndKernelsRunAtOnceOnSeveralStreams) 
 
 // The same chain: gpu__time_duration covers the profiled range (the same five kernels, one replay
 // pass), so the trace's median span should be within 20% of it. The range also holds the host's
-// launch of the first kernel and the synchronize before it closes (tens of µs), so the chain is
-// 2^26 elements long (about 3 GB moved, 0.6 to 0.9 ms on HBM3/HBM3e): those µs stay a few percent.
+// launch of the first kernel and the synchronize before it closes (a few to tens of µs), so the
+// chain is 2^26 elements long (about 3 GB moved, 0.6 to 0.9 ms on HBM3/HBM3e): those µs stay a
+// few percent.
 TEST(CountersOnGpu, TheKernelTraceAgreesWithTheCounterTime) {
   const Collected c = collect("fusion/sincos_unfused/fp32", {{"n", 1 << 26}});
   if (!c.trace_skip.empty()) GTEST_SKIP() << c.trace_skip;
