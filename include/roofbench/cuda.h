@@ -179,9 +179,11 @@ class CudaEvent {
 
 // The blocks of `threads` threads that cover `n` items, one per thread. A grid holds at most
 // 2^31 - 1 blocks along x: a larger count is refused (InputError, naming n) rather than cut to an
-// unsigned that would launch a grid leaving items out; use a grid-stride loop for such sizes.
+// unsigned that would launch a grid leaving items out; use a grid-stride loop for such sizes. No
+// item (n < 1) is refused too: a grid of no block is a launch error that would not say why.
 inline unsigned blocks_for(long long n, unsigned threads) {
   constexpr long long kMaxGridX = 0x7fffffffLL;
+  if (n < 1) throw InputError("n = " + std::to_string(n) + ": no item to launch a block for (n must be at least 1)");
   const long long blocks = (n + threads - 1) / threads;
   if (blocks > kMaxGridX)
     throw InputError("n = " + std::to_string(n) + " needs " + std::to_string(blocks) + " blocks of " +

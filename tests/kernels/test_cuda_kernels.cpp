@@ -154,6 +154,14 @@ TEST(CudaGrid, BlocksForRefusesAGridLongerThanTheXAxisInsteadOfTruncatingIt) {
   }
   // 2^40 items at 256 per block is 2^32 blocks: once silently cut to 0.
   EXPECT_THROW(blocks_for(1LL << 40, 256), InputError);
+  // No item: a grid of no block, which the launch would refuse without saying why.
+  try {
+    blocks_for(0, 256);
+    ADD_FAILURE() << "a grid of no block was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("n = 0"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(blocks_for(-5, 256), InputError);
 }
 
 TEST(CudaCeilings, LaunchAndPcieCeilingsRefuseAnEmptySizeBeforeTouchingTheGpu) {
