@@ -184,7 +184,7 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
         state.counters["FLOP/s"] = benchmark::Counter(res->flops, benchmark::Counter::kIsRate);
         state.counters["bytes/s"] = benchmark::Counter(res->bytes, benchmark::Counter::kIsRate);
         state.SetLabel(res->timing_only ? std::string("UNVERIFIED (timing only)")
-                                        : fmt::format("verified {} elements", res->verification.checked));
+                                        : fmt::format("verified {} values", res->verification.checked));
       }
       if (finished) finished(i, *out);
     };

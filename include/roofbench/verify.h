@@ -20,7 +20,7 @@ namespace roofbench {
 // Outcome of checking a kernel's output against its reference.
 struct Verification {
   bool ok = false;
-  std::int64_t checked = 0;     // elements compared
+  std::int64_t checked = 0;     // values compared (an element of each checked output)
   std::int64_t mismatches = 0;  // elements outside tolerance (or non-finite)
   double max_abs_error = 0;
   std::string method;  // e.g. "full FP64 reference" or "1024 sampled entries vs FP64"
