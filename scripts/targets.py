@@ -14,7 +14,7 @@ holds no results file of roofbench's.
 
 Two rows recompute what the reports print (reports/format.cpp: run_time, spread_of): the run's
 wall time over its timed samples and the spread of the kernels of at least 50 us. The test
-(tests/scripts/test_targets.sh) holds them to summary.md's own lines.
+(tests/scripts/test_targets.py) holds them to summary.md's own lines.
 """
 import argparse
 import json
