@@ -12,45 +12,40 @@
 
 #include "bench/cpu_info.h"
 #include "bench/registry.h"
+#include "kernels/ceilings/fma_chain.h"
 #include "roofbench/verify.h"
 
 namespace roofbench::ceilings {
 namespace {
 
 // ---------------------------------------------------------------- reference
-// Each chain iterates x ← x·a + b. With a < 1 it converges (to b/(1-a)) instead of overflowing,
-// and a fused multiply-add rounds once, so the vector result equals std::fma's bit for bit.
-constexpr double kA = 0.999999, kB = 1e-4;
-
+// Each chain iterates x ← x·a + b with a = 1 + 2^-p, the smallest value above 1 of its type, and
+// b = 2^-p: every step moves x by a unit in its last place or more, so the exact check of the
+// chains' ends counts every step (kernels/ceilings/fma_chain.h; the old contraction, a < 1, had
+// stopped moving in FP32 after 3.1 million of the run's 4.2 million steps). A fused multiply-add
+// rounds once, so the vector result equals std::fma's bit for bit.
 template <class T>
-T chain_reference(T x0, std::int64_t iters) {
-  T x = x0;
-  const T a = static_cast<T>(kA), b = static_cast<T>(kB);
-  for (std::int64_t i = 0; i < iters; ++i) x = std::fma(x, a, b);
-  return x;
-}
+constexpr FmaChain kChain = cpu_fma_chain(precision_of<T>());
 
-// A division, not 0.5 + 0.01 * chain: a compiler may contract that into an FMA inside the FMA
-// kernels (clang does, under their target attribute) and not in the reference, which moves the
-// start, and so every step, by an ulp.
+// The chain's end after `iters` steps, and how many of them moved it.
 template <class T>
-T chain_start(int chain) {
-  return static_cast<T>((50 + chain) / 100.0);
+FmaChain::End chain_reference(T x0, std::int64_t iters) {
+  return kChain<T>.run(static_cast<double>(x0), iters);
 }
 
 // ---------------------------------------------------------------- kernels
 // ACC independent vector accumulators per thread cover the FMA latency (4 cycles) times the
 // number of FMA pipes (2) with room to spare; ACC is sized to the register file of each ISA.
 #if defined(__x86_64__)
-#define ROOFBENCH_FMA_KERNEL(NAME, TARGET, T, VEC, ACC, SET1, FMADD, STORE, LANES)           \
-  __attribute__((target(TARGET))) void NAME(T* out, std::int64_t iters) {                    \
-    VEC acc[ACC];                                                                            \
-    for (int r = 0; r < ACC; ++r) acc[r] = SET1(chain_start<T>(r));                          \
-    const VEC va = SET1(static_cast<T>(kA)), vb = SET1(static_cast<T>(kB));                  \
-    for (std::int64_t i = 0; i < iters; ++i) {                                               \
-      _Pragma("GCC unroll 16") for (int r = 0; r < ACC; ++r) acc[r] = FMADD(acc[r], va, vb); \
-    }                                                                                        \
-    for (int r = 0; r < ACC; ++r) STORE(out + r * LANES, acc[r]);                            \
+#define ROOFBENCH_FMA_KERNEL(NAME, TARGET, T, VEC, ACC, SET1, FMADD, STORE, LANES)            \
+  __attribute__((target(TARGET))) void NAME(T* out, std::int64_t iters) {                     \
+    VEC acc[ACC];                                                                             \
+    for (int r = 0; r < ACC; ++r) acc[r] = SET1(cpu_fma_chain_start<T>(r));                   \
+    const VEC va = SET1(static_cast<T>(kChain<T>.a)), vb = SET1(static_cast<T>(kChain<T>.b)); \
+    for (std::int64_t i = 0; i < iters; ++i) {                                                \
+      _Pragma("GCC unroll 16") for (int r = 0; r < ACC; ++r) acc[r] = FMADD(acc[r], va, vb);  \
+    }                                                                                         \
+    for (int r = 0; r < ACC; ++r) STORE(out + r * LANES, acc[r]);                             \
   }
 ROOFBENCH_FMA_KERNEL(fma_f32_avx512, "avx512f", float, __m512, 12, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps,
                      16)
@@ -64,7 +59,7 @@ ROOFBENCH_FMA_KERNEL(fma_f64_avx2, "avx2,fma", double, __m256d, 10, _mm256_set1_
 
 template <class T>
 void fma_scalar(T* out, std::int64_t iters) {
-  for (int r = 0; r < 8; ++r) out[r] = chain_reference(chain_start<T>(r), iters);
+  for (int r = 0; r < 8; ++r) out[r] = static_cast<T>(chain_reference(cpu_fma_chain_start<T>(r), iters).x);
 }
 
 // Values (chains x lanes) one thread carries for this CPU's widest FMA kernel.
@@ -125,15 +120,25 @@ class CpuFma final : public Instance {
   }
 
   Verification verify() override {
-    Checker chk(Tolerance{0, 0}, "every lane of every chain vs scalar std::fma, exact");
-    std::vector<T> ref(static_cast<std::size_t>(shape_.chains));
-    for (int r = 0; r < shape_.chains; ++r)
-      ref[static_cast<std::size_t>(r)] = chain_reference(chain_start<T>(r), iters_);
+    Checker chk(Tolerance{0, 0}, "every lane of every chain vs scalar std::fma, exact, every step moving");
+    std::vector<double> ref(static_cast<std::size_t>(shape_.chains));
+    for (int r = 0; r < shape_.chains; ++r) {
+      const FmaChain::End e = chain_reference(cpu_fma_chain_start<T>(r), iters_);
+      if (e.moved < iters_) {
+        Verification v;
+        v.detail = fmt::format(
+            "{}_fma: chain {} stops moving after {} of its {} steps, so the check could not tell "
+            "a kernel that ran them all from one that stopped there; choose fewer iters",
+            to_string(precision_of<T>()), r, e.moved, iters_);
+        return v;
+      }
+      ref[static_cast<std::size_t>(r)] = e.x;
+    }
     for (int t = 0; t < threads_; ++t)
       for (int r = 0; r < shape_.chains; ++r)
         for (int l = 0; l < shape_.lanes; ++l) {
           const std::size_t i = static_cast<std::size_t>(t) * values_ + static_cast<std::size_t>(r) * shape_.lanes + l;
-          chk.check(static_cast<double>(out_[i]), static_cast<double>(ref[static_cast<std::size_t>(r)]), 0,
+          chk.check(static_cast<double>(out_[i]), ref[static_cast<std::size_t>(r)], 0,
                     [t, r, l] { return fmt::format("thread {} chain {} lane {}", t, r, l); });
         }
     return chk.finish();
@@ -158,13 +163,15 @@ Variant make() {
   v.family = "ceiling";
   v.precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
   v.variant = to_string(v.precision) + "_fma";
-  v.reference = "scalar std::fma on every lane of every chain, exact";
+  v.reference = "scalar std::fma on every lane of every chain, exact, each step moving every chain";
   v.backend = Backend::cpu;
   v.summary = "independent vector FMA chains in registers on every core (" + cpu.isa + ")";
   // Each value is one chain lane: iters fused multiply-adds; no memory traffic beyond writing
   // the results once.
   const Count values = Count::param("threads") * Count::param("values");
-  v.work = Work().write("each chain's value, once", values, v.precision).flops(2 * values * Count::param("iters"), "an FMA is 2");
+  v.work = Work()
+               .write("each chain's value, once", values, v.precision)
+               .flops(2 * values * Count::param("iters"), "an FMA is 2");
   v.sizes = {params(1 << 22)};
   v.quick_sizes = {params(1 << 21)};
   v.test_sizes = {params(1), params(1000)};
