@@ -22,6 +22,11 @@ void Checker::check(double got, double ref, double scale, const std::function<st
   ++v_.mismatches;
 }
 
+void Checker::fail(const std::function<std::string()>& why) {
+  if (reported_.size() < kMaxReported) reported_.push_back(why());
+  ++v_.mismatches;
+}
+
 void Checker::absorb(const Checker& later) {
   v_.checked += later.v_.checked;
   v_.mismatches += later.v_.mismatches;

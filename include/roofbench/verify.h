@@ -45,6 +45,9 @@ class Checker {
   void check(double got, double ref, std::int64_t index) {
     check(got, ref, std::fabs(ref), [index] { return "[" + std::to_string(index) + "]"; });
   }
+  // A mismatch that is not a comparison: the reference itself cannot judge this element (why()
+  // says so, built only while the first few mismatches are reported).
+  void fail(const std::function<std::string()>& why);
   Verification finish();
   // Takes in the checks of `later`, made over elements that come after this one's: the counts
   // add up, and the first mismatches reported stay the first in element order.

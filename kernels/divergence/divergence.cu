@@ -17,7 +17,7 @@ namespace {
 // long to predicate into a select, so a warp whose lanes take k ways runs k loops in turn.
 template <int W>
 __device__ __forceinline__ float body(float x, int iters) {
-  constexpr float a = 0.5f + W / 128.0f, b = 0.25f + W / 64.0f;  // coef_a(W), coef_b(W)
+  constexpr float a = 1.0f + (W + 1) * 0x1p-23f, b = 0.25f + W / 64.0f;  // coef_a(W), coef_b(W)
   for (int k = 0; k < iters; ++k) x = fmaf(x, a, b);
   return x;
 }

@@ -58,6 +58,18 @@ TEST(CheckAll, PassesWhenEveryElementMatchesAndFailsWhenNoneIsChecked) {
   EXPECT_EQ(none.detail, "nothing was checked");
 }
 
+TEST(Checker, FailRecordsAMismatchThatNeedsNoComparison) {
+  Checker chk(Tolerance{0, 0}, "test");
+  chk.check(1.0, 1.0, 0);
+  chk.fail([] { return std::string("[1]: the reference cannot judge it"); });
+  chk.check(2.0, 2.0, 2);
+  const Verification v = chk.finish();
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.checked, 2);
+  EXPECT_EQ(v.mismatches, 1);
+  EXPECT_EQ(v.detail, "[1]: the reference cannot judge it");
+}
+
 TEST(CheckAll, SharesTheElementsOutOverTheThreads) {
   omp_set_num_threads(4);
   std::vector<int> by_thread(4, 0);

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <cctype>
+#include <limits>
 #include <set>
 
 #include "bench/harness.h"
@@ -237,6 +238,35 @@ TEST(LessonDeclarations, DivergenceVariantsDoTheSameWork) {
     EXPECT_DOUBLE_EQ(lesson(v).work.flops(p), 2.0 * 1000 * 4) << v;
     EXPECT_DOUBLE_EQ(lesson(v).work.bytes(p), 8000) << v;
   }
+}
+
+// The divergence check is exact and counts every step: from any input in [-1, 1), every way's
+// chain moves at every step of every registered size (CPU and GPU), so a kernel that ran one step
+// fewer fails; where the host's chain would stop moving, the check refuses, even with y right.
+TEST(LessonDeclarations, DivergenceChecksCountEveryStep) {
+  int sizes = 0;
+  for (const auto& v : registry()) {
+    if (v.family != "divergence") continue;
+    for (const auto* list : {&v.sizes, &v.quick_sizes, &v.test_sizes})
+      for (const auto& p : *list) {
+        ++sizes;
+        const int iters = static_cast<int>(param(p, "iters"));
+        for (int w = 0; w < param(p, "ways"); ++w)
+          for (const float x : {-1.0f, -0.5f, -1e-30f, 0.0f, 0.25f, 0.9999999f}) {
+            bool moved = true;
+            const float y = divergence::expected(x, w, iters, &moved);
+            EXPECT_TRUE(moved) << v.name(p) << " way " << w << " from " << x;
+            EXPECT_NE(y, divergence::expected(x, w, iters - 1)) << v.name(p) << " way " << w << " from " << x;
+          }
+      }
+  }
+  EXPECT_GT(sizes, 3);
+  // The chains stop only once x overflows (tens of millions of steps): from the largest float, the
+  // second step leaves x at infinity, and the check refuses.
+  const float x = std::numeric_limits<float>::max(), y = divergence::expected(x, 0, 2);
+  const Verification r = divergence::check_divergence(&x, &y, 1, 2, [](std::int64_t) { return 0; });
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.detail.find("stop moving"), std::string::npos) << r.detail;
 }
 
 // The CPU divergence kernels are compiled for kCpuIters FMAs on two ways; a --size asking for other

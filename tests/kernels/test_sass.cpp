@@ -514,7 +514,8 @@ TEST(SassParser, ReadsArchitecturesFunctionsAndInstructions) {
                                                                          /* 0x000fe20000000800 */
         /*0010*/              @!P0 BRA 0x1c0 ;                           /* 0x00000000000c8947 */
         /*0020*/                   FFMA R0, R0, R5, 0.265625 ;           /* 0x3e88000000007423 */
-        /*0030*/               @P1 FFMA R0, R0, 0.5, R5 ;                /* 0x3e88000000007423 */
+        /*0030*/               @P1 FFMA R0, R0, 1.0000001192092895508, R5 ; /* 0x3e88000000007423 */
+        /*0040*/                   FFMA R0, R0, 0.5, R5 ;                /* 0x3e88000000007423 */
 		Function : _Z3barv
         /*0000*/                   BRX R4 -0x3c0 ;                       /* 0xfffffffc04107949 */
 )";
@@ -522,14 +523,14 @@ TEST(SassParser, ReadsArchitecturesFunctionsAndInstructions) {
   ASSERT_EQ(fs.size(), 2u);
   EXPECT_EQ(fs[0].name, "_Z3fooPf");
   EXPECT_EQ(fs[0].arch, "sm_90a");
-  ASSERT_EQ(fs[0].instructions.size(), 4u);
+  ASSERT_EQ(fs[0].instructions.size(), 5u);
   EXPECT_EQ(fs[0].instructions[1], "@!P0 BRA 0x1c0");
   const Shape s = shape_of(fs[0]);
-  EXPECT_EQ(s.ffma, 2);
+  EXPECT_EQ(s.ffma, 3);
   EXPECT_EQ(s.predicated_ffma, 1);
   EXPECT_EQ(s.branches, 1);
-  // 0.265625 = coef_b(1) as an addend, 0.5 = coef_a(0) as a multiplier (as an addend it would be
-  // coef_b(16)).
+  // 0.265625 = coef_b(1) as an addend, 1 + 2^-23 = coef_a(0) as a multiplier; 0.5 as a multiplier
+  // is no way's (as an addend it would be coef_b(16)).
   EXPECT_EQ(s.ways_with_own_chain, (std::vector<int>{0, 1}));
   EXPECT_EQ(float_immediates("FFMA R0, R0, R5, -1.5e-05"), (std::vector<std::pair<int, double>>{{3, -1.5e-05}}));
   EXPECT_TRUE(float_immediates("FFMA R7, R3.reuse, R7, R4.reuse").empty());
