@@ -21,6 +21,8 @@ Work work(Precision input);
 // 4·u·sqrt(K)·Σ|a_ik·b_kj| with u the FP32 unit roundoff: the inputs are converted to FP64
 // before the reference multiplies them, so the reference sees exactly what the kernel saw, and
 // the only error left is the FP32 accumulation's (products of FP16/BF16 inputs are exact in FP32).
+// A tensor core's truncating accumulation passes it with a wide margin at the largest K
+// (GemmCheck.TruncatingTensorCoreAccumulationPassesAtTheLargestK).
 template <class T>
 Verification check(const T* A, const T* B, const float* C, std::int64_t M, std::int64_t N, std::int64_t K,
                    std::uint64_t seed);

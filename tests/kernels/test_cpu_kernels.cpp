@@ -4,18 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <set>
 
 #include "bench/harness.h"
-#include "roofbench/half.h"
-#include "roofbench/random.h"
 #include "kernels/divergence/divergence.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/gemm/reference.h"
 #include "kernels/launch/launch.h"
+#include "roofbench/half.h"
+#include "roofbench/random.h"
 #include "tests/testing.h"
 
 using namespace roofbench;
@@ -151,6 +151,69 @@ TEST(GemmCheck, TheGatheredColumnsGiveTheSameSumsAsWalkingBsColumns) {
   EXPECT_EQ(w.max_abs_error, most);
 }
 
+// Tensor cores do not accumulate as FP32 round-to-nearest does: each MMA adds its k-group of
+// exact products to the FP32 accumulator with truncation (round toward zero; Fasi et al., "Numerical
+// behavior of NVIDIA tensor cores", 2021), errors that lean one way instead of cancelling. The
+// check's 4·u·sqrt(K)·Σ|ab| must still pass such a GEMM at the largest K any GPU GEMM runs, on the
+// inputs the GPU GEMMs use (uniform in [-1, 1)), and still catch one k-group left out. (On these
+// mean-zero inputs the truncation's error is a few percent of the tolerance; on all-positive ones
+// it would be about half.)
+template <class T>
+void check_truncating_tensor_core_gemm(std::int64_t K) {
+  const std::int64_t M = 16, N = 16, kGroup = 16;  // one k16 MMA step per group
+  const auto A = uniform_vector<T>(M * K, 11), B = uniform_vector<T>(K * N, 12);
+  auto toward_zero = [](double v) {
+    float f = static_cast<float>(v);
+    if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
+    return f;
+  };
+  std::vector<float> C(static_cast<std::size_t>(M * N)), skipped(C.size());
+  double least_tolerance = std::numeric_limits<double>::infinity();
+  for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t j = 0; j < N; ++j) {
+      float acc = 0, without_last = 0;
+      double magnitude = 0;
+      for (std::int64_t k0 = 0; k0 < K; k0 += kGroup) {
+        double group = 0;  // 16 products of 16-bit values: exact in FP64, as inside the MMA
+        for (std::int64_t k = k0; k < std::min(K, k0 + kGroup); ++k) {
+          const double t = static_cast<double>(A[i * K + k]) * static_cast<double>(B[k * N + j]);
+          group += t;
+          magnitude += std::fabs(t);
+        }
+        without_last = acc;
+        acc = toward_zero(static_cast<double>(acc) + group);
+      }
+      least_tolerance = std::min(least_tolerance, tolerance_for(Precision::fp32, std::sqrt(K)).rel_tol * magnitude);
+      C[static_cast<std::size_t>(i * N + j)] = acc;
+      skipped[static_cast<std::size_t>(i * N + j)] = without_last;
+    }
+  const Verification v = gemm::check(A.data(), B.data(), C.data(), M, N, K, 1);
+  EXPECT_TRUE(v.ok) << "K = " << K << ": " << v.detail;
+  EXPECT_EQ(v.checked, M * N);
+  EXPECT_GT(v.max_abs_error, 0);  // the truncation did round
+  EXPECT_LT(v.max_abs_error, least_tolerance / 4) << "K = " << K << ": within the tolerance, but not by a wide margin";
+  std::vector<float> one_wrong = C;
+  one_wrong[5 * N + 9] = skipped[5 * N + 9];
+  const Verification w = gemm::check(A.data(), B.data(), one_wrong.data(), M, N, K, 1);
+  EXPECT_FALSE(w.ok);
+  EXPECT_EQ(w.mismatches, 1);
+  EXPECT_NE(w.detail.find("C[5,9]"), std::string::npos) << w.detail;
+}
+
+TEST(GemmCheck, TruncatingTensorCoreAccumulationPassesAtTheLargestK) {
+  std::int64_t largest = 0;
+  for (const auto& v : registry())
+    if (v.family == "gemm" && v.backend == Backend::cuda)
+      for (const auto* sizes : {&v.sizes, &v.quick_sizes})
+        for (const auto& p : *sizes) largest = std::max(largest, param(p, "K"));
+#ifdef ROOFBENCH_HAVE_CUDA
+  EXPECT_GE(largest, 8192);
+#endif
+  largest = std::max<std::int64_t>(largest, 8192);  // without CUDA, the size the GPU GEMMs reach
+  check_truncating_tensor_core_gemm<half_t>(largest);
+  check_truncating_tensor_core_gemm<bf16_t>(largest);
+}
+
 // ---------------------------------------------------------------- the lesson families' declarations
 
 namespace {
@@ -189,7 +252,8 @@ TEST(LessonDeclarations, FusionMovesFewerBytesForTheSameWork) {
   EXPECT_NE(lesson("fusion/sincos_unfused/fp32").work.derivation().find(": 44·n B;"), std::string::npos)
       << lesson("fusion/sincos_unfused/fp32").work.derivation();
   EXPECT_DOUBLE_EQ(lesson("fusion/sincos_fused/fp32").work.bytes(n), 8000);
-  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_unfused/fp32").work.flops(n), lesson("fusion/sincos_fused/fp32").work.flops(n));
+  EXPECT_DOUBLE_EQ(lesson("fusion/sincos_unfused/fp32").work.flops(n),
+                   lesson("fusion/sincos_fused/fp32").work.flops(n));
   EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_unfused/fp32").work.bytes(n), 16000 + 4096);  // t written and read back
   EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_fused/fp32").work.bytes(n), 8000 + 4096);
   EXPECT_DOUBLE_EQ(lesson("fusion/bias_gelu_fused/fp32").work.flops(n), 10000);
@@ -217,7 +281,8 @@ TEST(LessonDeclarations, EachFusionPassIsPlacedAtTheStreamCeilingOfItsShape) {
 
 TEST(LessonDeclarations, LowPrecisionDoublesTheIntensity) {
   const Params n = {{"n", 1000}};
-  const Variant &f32 = lesson("lowprec/relu/fp32"), &f16 = lesson("lowprec/relu/fp16"), &b16 = lesson("lowprec/relu/bf16");
+  const Variant &f32 = lesson("lowprec/relu/fp32"), &f16 = lesson("lowprec/relu/fp16"),
+                &b16 = lesson("lowprec/relu/bf16");
   EXPECT_DOUBLE_EQ(f32.work.flops(n) / f32.work.bytes(n), 1.0 / 8);
   EXPECT_DOUBLE_EQ(f16.work.flops(n) / f16.work.bytes(n), 1.0 / 4);
   EXPECT_DOUBLE_EQ(b16.work.flops(n) / b16.work.bytes(n), 1.0 / 4);
@@ -273,15 +338,19 @@ TEST(LessonDeclarations, DivergenceChecksCountEveryStep) {
 // counts is refused with the counts it asked for and the ones it can have, before anything is allocated.
 TEST(LessonDeclarations, CpuDivergenceRefusesOtherCountsNamingBoth) {
   const Variant& v = lesson("divergence/divergent/fp32");
-  for (const Params& p : {Params{{"n", 1000}, {"iters", 8}, {"ways", 2}}, Params{{"n", 1000}, {"iters", 4}, {"ways", 32}}}) {
+  for (const Params& p :
+       {Params{{"n", 1000}, {"iters", 8}, {"ways", 2}}, Params{{"n", 1000}, {"iters", 4}, {"ways", 32}}}) {
     try {
       v.make(p);
       ADD_FAILURE() << "iters = " << param(p, "iters") << ", ways = " << param(p, "ways") << " was accepted";
     } catch (const InputError& e) {
       const std::string what = e.what();
-      EXPECT_NE(what.find("iters=" + std::to_string(divergence::kCpuIters) + " FMAs on ways=2"), std::string::npos) << what;
-      EXPECT_NE(what.find("not iters=" + std::to_string(param(p, "iters")) + " on ways=" + std::to_string(param(p, "ways"))),
-                std::string::npos) << what;
+      EXPECT_NE(what.find("iters=" + std::to_string(divergence::kCpuIters) + " FMAs on ways=2"), std::string::npos)
+          << what;
+      EXPECT_NE(
+          what.find("not iters=" + std::to_string(param(p, "iters")) + " on ways=" + std::to_string(param(p, "ways"))),
+          std::string::npos)
+          << what;
     }
   }
   EXPECT_NE(v.make({{"n", 1000}, {"iters", divergence::kCpuIters}, {"ways", 2}}), nullptr);
