@@ -23,6 +23,7 @@ void Checker::check(double got, double ref, double scale, const std::function<st
 }
 
 void Checker::fail(const std::function<std::string()>& why) {
+  ++v_.checked;
   if (reported_.size() < kMaxReported) reported_.push_back(why());
   ++v_.mismatches;
 }

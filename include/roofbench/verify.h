@@ -45,8 +45,8 @@ class Checker {
   void check(double got, double ref, std::int64_t index) {
     check(got, ref, std::fabs(ref), [index] { return "[" + std::to_string(index) + "]"; });
   }
-  // A mismatch that is not a comparison: the reference itself cannot judge this element (why()
-  // says so, built only while the first few mismatches are reported).
+  // An element that fails without a comparison, because the reference cannot judge it: it counts
+  // as checked and as a mismatch (why() says why; built only while the first few are reported).
   void fail(const std::function<std::string()>& why);
   Verification finish();
   // Takes in the checks of `later`, made over elements that come after this one's: the counts

@@ -10,7 +10,7 @@
 // million of its 4.2 million. So every chain now grows: a is the smallest number above 1 of its type,
 // 1 + 2^-p (p: the bits after the binary point), and x·a exceeds x by x·2^-p, one to two units in
 // x's last place. With b ≥ 0 every step moves x up by at least a unit, until it overflows: from
-// 0.5, after about 12,900 steps in FP16 and 12,400 in BF16 (the GPU run takes 4096), never at
+// 0.5, after about 13,000 steps in FP16 and 12,400 in BF16 (the GPU run takes 4096), never at
 // these sizes in FP32 and FP64. run() counts the steps that moved, and the ceilings refuse a size
 // at which one did not, so a chain that stalls cannot slip back in.
 //
@@ -18,9 +18,11 @@
 // device's and the CPU's FMA). The 16-bit types by an FP32 fmaf, then one rounding to the 16-bit
 // type; exact when b = 0, as the GPU's 16-bit chains use, because a product of two 16-bit values
 // (at most 22 significant bits) fits FP32's 24, so fmaf does not round.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 #include "roofbench/half.h"
 #include "roofbench/types.h"
@@ -111,6 +113,44 @@ T cpu_fma_chain_start(int r) {
 constexpr FmaChain gpu_fma_chain(Precision p) {
   return FmaChain{p, growth_factor(p), 0};
 }
+// What each GPU thread writes: the sum, over its chains' lanes (paired 16-bit types: two equal
+// lanes), of how far each moved from its start, x − start, in FP64, after `iters` steps; and the
+// fewest steps any chain moved. Every difference is exact in FP64 (x and start lie within a factor
+// of two of each other in FP64 and FP32; a 16-bit x has few bits), and so is their sum (multiples
+// of one small unit, far below 2^53 of them). So the sum grows with every step any chain takes,
+// and the check tells every step count from every other. (The chains' plain FP64 sum rounded: for
+// FP64 chains it equalled its neighbour's at a quarter of the step counts, 1 and 2 among them.)
+inline constexpr int kGpuFmaChains = 8;
+constexpr int gpu_fma_lanes(Precision p) {
+  return p == Precision::fp16 || p == Precision::bf16 ? 2 : 1;
+}
+struct GpuFmaThread {
+  double sum = 0;
+  std::int64_t moved = 0;
+};
+inline GpuFmaThread gpu_fma_thread(Precision p, std::int64_t iters) {
+  const FmaChain chain = gpu_fma_chain(p);
+  GpuFmaThread t{0, iters};
+  for (int r = 0; r < kGpuFmaChains; ++r) {
+    const FmaChain::End e = chain.run(gpu_fma_chain_start(r), iters);
+    t.moved = std::min(t.moved, e.moved);
+    for (int l = 0; l < gpu_fma_lanes(p); ++l) t.sum += e.x - gpu_fma_chain_start(r);
+  }
+  return t;
+}
+// Why the check of a thread's sum after `iters` steps could not count every step, or "": a chain
+// that stopped moving, or a sum that came out as the sum one step either side.
+inline std::string gpu_fma_uncounted(Precision p, std::int64_t iters) {
+  const GpuFmaThread t = gpu_fma_thread(p, iters);
+  if (t.moved < iters)
+    return "a chain stops moving after " + std::to_string(t.moved) + " of its " + std::to_string(iters) + " steps";
+  for (const std::int64_t other : {iters - 1, iters + 1})
+    if (other >= 0 && gpu_fma_thread(p, other).sum == t.sum)
+      return "a thread's sum after " + std::to_string(other) + " steps rounds to the same as after " +
+             std::to_string(iters);
+  return "";
+}
+
 // The CPU's: b = 2^-p, not 0, because its b is a constant the compiler sees, and an FMA that adds
 // zero could be folded into a multiply (one FLOP, not the two the ceiling declares).
 constexpr FmaChain cpu_fma_chain(Precision p) {

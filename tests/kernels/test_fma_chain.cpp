@@ -61,6 +61,35 @@ TEST(FmaChains, EveryChainMovesAtEveryStepOfEveryRegisteredSize) {
   EXPECT_EQ(seen, expected);
 }
 
+TEST(FmaChains, EveryGpuThreadsSumCountsEveryStepOfEveryRegisteredSize) {
+  int sizes = 0;
+  for (const auto& v : registry()) {
+    if (!is_fma_ceiling(v) || v.backend != Backend::cuda) continue;
+    for (const auto* list : {&v.sizes, &v.quick_sizes, &v.test_sizes})
+      for (const auto& p : *list) {
+        ++sizes;
+        EXPECT_EQ(gpu_fma_uncounted(v.precision, param(p, "iters")), "") << v.name(p);
+      }
+  }
+#ifdef ROOFBENCH_HAVE_CUDA
+  EXPECT_GE(sizes, 12);
+#else
+  EXPECT_EQ(sizes, 0);
+#endif
+  // The thread's sum is exact, so it grows with every step, in every type: no step count from 1 to
+  // 512 gives the sum of another.
+  for (const Precision p : kAll) {
+    double last = gpu_fma_thread(p, 0).sum;
+    EXPECT_EQ(last, 0) << to_string(p);
+    for (std::int64_t n = 1; n <= 512; ++n) {
+      const double sum = gpu_fma_thread(p, n).sum;
+      ASSERT_GT(sum, last) << to_string(p) << " at " << n;
+      last = sum;
+    }
+  }
+  EXPECT_NE(gpu_fma_uncounted(Precision::fp16, 13100).find("stops moving"), std::string::npos);
+}
+
 TEST(FmaChains, OneStepFewerEndsElsewhere) {
   for (const Precision p : kAll) {
     const FmaChain gpu = gpu_fma_chain(p);
