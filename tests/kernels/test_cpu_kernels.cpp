@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -113,6 +114,49 @@ TEST(GemmCheck, SamplesLargeOutputsButAlwaysTheCorners) {
   const Verification v = gemm::check(A.data(), B.data(), C.data(), M, N, K, 1);
   EXPECT_EQ(v.checked, 2048);
   EXPECT_FALSE(v.ok);
+}
+
+TEST(GemmCheck, SamplesOneEntryInEveryTileOfALargeC) {
+  // A wrong or unwritten tile, at the kernels' smallest tile size or larger, is always in the
+  // sample; at 8192^2 a sample of 2048 random entries missed a given 128x128 tile 6 times in 10.
+  for (const auto& [M, N, block] : std::vector<std::array<std::int64_t, 3>>{
+           {8192, 8192, 32}, {300, 300, 32}, {1, 100000, 32}, {16384, 16384, 64}, {4099, 2053, 32}}) {
+    const gemm::Sample s = gemm::sample_entries(M, N, 5);
+    EXPECT_EQ(s.block, block) << M << "x" << N;
+    std::set<std::pair<std::int64_t, std::int64_t>> tiles;
+    std::set<std::int64_t> cols;
+    for (const std::int64_t e : s.entries) {
+      ASSERT_GE(e, 0);
+      ASSERT_LT(e, M * N);
+      tiles.insert({e / N / block, e % N / block});
+      cols.insert(e % N);
+    }
+    EXPECT_EQ(static_cast<std::int64_t>(tiles.size()), ((M + block - 1) / block) * ((N + block - 1) / block))
+        << M << "x" << N;
+    EXPECT_GE(static_cast<std::int64_t>(s.entries.size()), gemm::kLeastSampled);
+    EXPECT_LE(static_cast<std::int64_t>(s.entries.size()), gemm::kFullCheck + gemm::kLeastSampled);
+    for (const std::int64_t corner : {std::int64_t{0}, N - 1, (M - 1) * N, M * N - 1})
+      EXPECT_TRUE(std::count(s.entries.begin(), s.entries.end(), corner)) << M << "x" << N << " corner " << corner;
+    if (s.entries.size() > static_cast<std::size_t>(gemm::kLeastSampled))  // one column per tile column, 2 corners
+      EXPECT_LE(static_cast<std::int64_t>(cols.size()), (N + block - 1) / block + 2) << M << "x" << N;
+    EXPECT_EQ(gemm::sample_entries(M, N, 5).entries, s.entries);  // fixed by the seed
+  }
+  EXPECT_EQ(gemm::sample_entries(256, 256, 5).block, 0);  // 65536 entries: all of them
+  EXPECT_EQ(gemm::sample_entries(256, 256, 5).entries.size(), 65536u);
+}
+
+TEST(GemmCheck, CatchesOneUnwrittenTileAnywhere) {
+  const std::int64_t M = 1000, N = 2000, K = 2;  // sampled: 2,000,000 entries
+  std::vector<float> A(M * K, 1.0f), B(K * N, 1.0f);
+  for (const auto& [r0, c0] :
+       std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 0}, {32, 1984}, {992, 1024}, {480, 640}, {992, 1984}}) {
+    std::vector<float> C(static_cast<std::size_t>(M * N), 2.0f);
+    for (std::int64_t i = r0; i < std::min(M, r0 + 32); ++i)
+      for (std::int64_t j = c0; j < std::min(N, c0 + 32); ++j) C[static_cast<std::size_t>(i * N + j)] = 0;
+    const Verification v = gemm::check(A.data(), B.data(), C.data(), M, N, K, 9);
+    EXPECT_FALSE(v.ok) << "a 32x32 tile at (" << r0 << ", " << c0 << ") went unseen";
+    EXPECT_NE(v.method.find("one in every 32x32 block"), std::string::npos) << v.method;
+  }
 }
 
 TEST(GemmCheck, TheGatheredColumnsGiveTheSameSumsAsWalkingBsColumns) {
