@@ -23,9 +23,14 @@ class CpuBiasGelu final : public Instance {
   void prepare(std::uint64_t seed) override {
     fill_uniform(x_.data(), n_, seed, -3.0, 3.0);
     fill_uniform(bias_.data(), kBiasLength, seed + 1, -1.0, 1.0);
-    float* y = y_.data();
+    // y, and the unfused form's t: a bias pass that wrote only part of t must not pass on what an
+    // earlier instance left in the same memory.
+    for (HostBuffer<float>* b : {&y_, &t_}) {
+      float* out = b->data();
+      const std::int64_t len = static_cast<std::int64_t>(b->size());
 #pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n_; ++i) y[i] = std::nanf("");
+      for (std::int64_t i = 0; i < len; ++i) out[i] = std::nanf("");
+    }
   }
 
   void run() override {

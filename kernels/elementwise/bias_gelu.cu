@@ -49,6 +49,9 @@ class GpuBiasGelu final : public Instance {
     x_.upload(hx_);
     bias_.upload(hb_);
     y_.poison();
+    // The unfused form's t too: a bias pass that wrote only part of it must not pass on what an
+    // earlier instance of the same size left in the same memory.
+    if (!fused_) t_.poison();
   }
   void run() override {
     const unsigned blocks = blocks_for(n_, 256);

@@ -61,6 +61,12 @@ class GpuSigmoid3 final : public Instance {
     g_.upload(hg_);
     y_.poison();
     gx_.poison();
+    // The stored activations too: a forward pass that skipped them must not pass on what an
+    // earlier instance of the same size left in the same memory.
+    if (!recompute_) {
+      a1_.poison();
+      a2_.poison();
+    }
   }
   void run() override {
     const unsigned blocks = blocks_for(n_, 256);

@@ -40,6 +40,18 @@ TEST_P(CpuVariant, MatchesItsReferenceAtEveryTestSize) {
   }
 }
 
+// prepare() leaves every checked output poisoned, so a kernel that wrote nothing fails its check
+// instead of passing on what an earlier instance left in the same memory.
+TEST_P(CpuVariant, FailsItsCheckWhenItDidNotRun) {
+  const Variant& v = *GetParam();
+  for (const auto& p : v.test_sizes) {
+    auto inst = v.make(p);
+    inst->prepare(1234);
+    const Verification r = inst->verify();
+    EXPECT_FALSE(r.ok) << v.name(p) << " passed its check without running: " << r.method;
+  }
+}
+
 TEST_P(CpuVariant, DeclaresPositiveWorkAtEverySize) {
   const Variant& v = *GetParam();
   for (const auto* sizes : {&v.sizes, &v.quick_sizes, &v.test_sizes})

@@ -46,6 +46,28 @@ TEST_P(CudaVariant, MatchesItsReferenceAtEveryTestSize) {
   }
 }
 
+// prepare() leaves every checked output poisoned (or zeroed where the kernel adds to it), so a
+// kernel that wrote nothing fails its check instead of passing on what an earlier instance left in
+// the same memory. A verify() that throws for want of a run has not passed either.
+TEST_P(CudaVariant, FailsItsCheckWhenItDidNotRun) {
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": CUDA kernels are not checked on this machine";
+  const Variant& v = *GetParam();
+  auto dev = make_cuda_device(0);
+  if (const auto why = not_on(v, *dev); !why.empty()) GTEST_SKIP() << v.base_name() << ": " << why;
+  for (const auto& p : v.test_sizes) {
+    auto inst = v.make(p);
+    inst->prepare(1234);
+    dev->synchronize();
+    try {
+      const Verification r = inst->verify();
+      EXPECT_FALSE(r.ok) << v.name(p) << " passed its check without running: " << r.method;
+    } catch (const std::exception& e) {
+      SUCCEED() << v.name(p) << ": verify() refused without a run: " << e.what();
+    }
+  }
+}
+
 TEST_P(CudaVariant, IsMeasuredAfterVerification) {
   if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
     GTEST_SKIP() << why << ": CUDA kernels are not timed on this machine";
