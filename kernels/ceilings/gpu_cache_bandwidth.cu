@@ -2,10 +2,12 @@
 // fits in the L2, read over and over with loads that skip the L1) and shared memory (each block
 // reading its own 24 KiB over and over). The same technique as the HBM read, at other levels.
 // Run only these: roofbench ceilings --device cuda:0
+#include <fmt/format.h>
+
 #include <memory>
 
-#include "roofbench/cuda.h"
 #include "kernels/ceilings/stream_ceilings.h"
+#include "roofbench/cuda.h"
 
 namespace roofbench::ceilings {
 namespace {
@@ -35,14 +37,27 @@ __global__ void l2_read_kernel(const float4* __restrict__ x, long long n4, int p
   if ((threadIdx.x & 31) == 0) atomicAdd(sum, static_cast<unsigned long long>(acc));
 }
 
+// Word j of block b's shared memory: four pseudo-random bits (0.0 or 1.0), so that the sum tells
+// which words were read, not only how many: a load from the wrong address (every lane reading the
+// same word, a broadcast four times cheaper) changes it. Small integers: exact sums.
+__host__ __device__ inline unsigned smem_word_bits(unsigned block, unsigned j) {
+  unsigned h = block * 0x9E3779B1u ^ (j + 1) * 0x85EBCA77u;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  return h;
+}
+
 // Each lane reads consecutive 16-byte words, so a warp's 512 bytes hit all 32 banks four times
 // without conflicts. The loads are volatile asm: the compiler may not keep the block's values
 // in registers across passes (the words never change, so it otherwise could).
 __global__ void smem_read_kernel(int float4s, int passes, unsigned long long* sum) {
   extern __shared__ float4 buf[];
-  for (int j = threadIdx.x; j < float4s; j += blockDim.x)
-    buf[j] = make_float4(static_cast<float>((4 * j) % 4), static_cast<float>((4 * j + 1) % 4),
-                         static_cast<float>((4 * j + 2) % 4), static_cast<float>((4 * j + 3) % 4));
+  for (int j = threadIdx.x; j < float4s; j += blockDim.x) {
+    const unsigned h = smem_word_bits(blockIdx.x, static_cast<unsigned>(j));
+    buf[j] = make_float4(static_cast<float>(h & 1u), static_cast<float>(h >> 1 & 1u), static_cast<float>(h >> 2 & 1u),
+                         static_cast<float>(h >> 3 & 1u));
+  }
   __syncthreads();
   const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(buf));
   float acc = 0;
@@ -50,7 +65,9 @@ __global__ void smem_read_kernel(int float4s, int passes, unsigned long long* su
 #pragma unroll 4
     for (int j = threadIdx.x; j < float4s; j += blockDim.x) {
       float a, b, c, d;
-      asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "r"(base + 16 * j));
+      asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                   : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
+                   : "r"(base + 16 * j));
       acc += (a + b) + (c + d);
     }
   }
@@ -99,6 +116,13 @@ class GpuSmemRead final : public Instance {
         passes_(static_cast<int>(param(p, "passes"))) {
     if (blocks_ == 0 || float4s_ <= 0 || passes_ <= 0 || param(p, "kib_per_block") > 48)
       throw InputError("the shared-memory ceiling needs blocks > 0, 1 to 48 KiB per block and passes > 0");
+    // A warp's sum, at most 4 per word, stays exact in FP32.
+    const std::int64_t words_per_thread = (float4s_ + kThreads - 1) / kThreads;
+    if (32 * 4 * words_per_thread * passes_ >= (std::int64_t{1} << 24))
+      throw InputError(
+          fmt::format("the shared-memory ceiling's sums are exact only below 2^24: {} passes over {} KiB "
+                      "per block is too many",
+                      passes_, param(p, "kib_per_block")));
     sum_ = DeviceBuffer<unsigned long long>(1);
   }
   void prepare(std::uint64_t) override { sum_.zero(); }
@@ -107,9 +131,13 @@ class GpuSmemRead final : public Instance {
     CUDA_CHECK_LAUNCH();
   }
   Verification verify() override {
-    // Each float4 holds 0, 1, 2, 3: 6 per float4.
+    // Every word's bits, every pass.
     const auto s = sum_.download();
-    const double expected = 6.0 * float4s_ * static_cast<double>(passes_) * blocks_;
+    double per_pass = 0;
+    for (unsigned b = 0; b < blocks_; ++b)
+      for (int j = 0; j < float4s_; ++j)
+        per_pass += __builtin_popcount(smem_word_bits(b, static_cast<unsigned>(j)) & 15u);
+    const double expected = per_pass * static_cast<double>(passes_);
     return check_sum(static_cast<double>(s[0]), expected, static_cast<std::int64_t>(float4s_) * 4 * passes_ * blocks_);
   }
 
@@ -134,18 +162,19 @@ Variant make_l2() {
 }
 
 Variant make_smem() {
-  Variant v = bandwidth_ceiling_variant("smem_read", Backend::cuda, Level::smem,
-                                        "ld.shared.v4.f32 by consecutive lanes (no bank conflicts), 256 threads, 24 KiB "
-                                        "per block, 1056 blocks (8 per SM on 132 SMs)");
-  v.work = Work().read("each block's own slice of shared memory, summed", Count::param("blocks") *
-                                                                                Count::param("kib_per_block"),
-                       1024, Count::param("passes"));
+  Variant v =
+      bandwidth_ceiling_variant("smem_read", Backend::cuda, Level::smem,
+                                "ld.shared.v4.f32 by consecutive lanes (no bank conflicts), 256 threads, 24 KiB "
+                                "per block, 1056 blocks (8 per SM on 132 SMs)");
+  v.work = Work().read("each block's own slice of shared memory, summed",
+                       Count::param("blocks") * Count::param("kib_per_block"), 1024, Count::param("passes"));
   // 8 blocks of 24 KiB (and the 1 KiB the hardware reserves per block) fit in an SM's 228 KiB,
   // as 8 of 32 KiB did not: 6 were resident, and a second round of 264 blocks was spread unevenly.
   v.summary = "conflict-free 16-byte ld.shared over 24 KiB per block, again and again";
   v.sizes = {{{"blocks", 1056}, {"kib_per_block", 24}, {"passes", 4096}}};
   v.quick_sizes = {{{"blocks", 1056}, {"kib_per_block", 24}, {"passes", 1024}}};
-  v.test_sizes = {{{"blocks", 1}, {"kib_per_block", 1}, {"passes", 3}}, {{"blocks", 7}, {"kib_per_block", 32}, {"passes", 2}}};
+  v.test_sizes = {{{"blocks", 1}, {"kib_per_block", 1}, {"passes", 3}},
+                  {{"blocks", 7}, {"kib_per_block", 32}, {"passes", 2}}};
   v.make = [](const Params& p) { return std::make_unique<GpuSmemRead>(p); };
   return v;
 }

@@ -465,6 +465,26 @@ TEST(KernelIssue, StreamingLoopsIssueFourWideLoadsBeforeUsingAny) {
   }
 }
 
+// The L2 ceiling's 16 MiB would mostly fit in the SMs' L1s (about 127 KiB per SM per pass): only
+// loads that skip the L1 (ld.global.cg, SASS LDG...STRONG.GPU) make it the L2's. A plain or __ldg
+// load would pass its check and every other SASS test, and measure the L1.
+TEST(KernelIssue, TheL2CeilingsLoadsSkipTheL1) {
+  ASSERT_TRUE(have_cuobjdump()) << kNoCuobjdump;
+  std::string why;
+  const auto& functions = sass_of("gpu_cache_bandwidth.cu", &why);
+  ASSERT_TRUE(why.empty()) << why;
+  int loads = 0;
+  each_function(functions, "l2_read_kernel", [&](const SassFunction& f) {
+    for (const auto& ins : f.instructions) {
+      const std::string op = full_opcode(ins);
+      if (op.rfind("LDG", 0) != 0) continue;
+      ++loads;
+      EXPECT_NE(op.find(".STRONG.GPU"), std::string::npos) << ins << ": a load that may be served by the L1";
+    }
+  });
+  EXPECT_GE(loads, 4);
+}
+
 // Grid-stride kernels launch 8 blocks of 256 threads per SM (grid_stride_blocks): all resident
 // only at 32 registers a thread or fewer (65536 / 2048). The triad ceiling and the sincos lesson's
 // add took 40: 6 blocks fitted, and the last quarter of the grid ran as a ragged second round.
