@@ -106,6 +106,10 @@ CpuInfo detect() {
   } catch (...) {
   }
   c.threads = omp_get_max_threads();
+  // Every parallel region of the CPU kernels divides its work among all these threads, each its
+  // own share (a cache slice, a counter, a chunk): with dynamic teams (OMP_DYNAMIC=true) a region
+  // may get fewer, and the shares of the missing threads would go unwritten.
+  omp_set_dynamic(0);
   for (int i = 0; i < 8; ++i) {
     const int level = read_cache_level(i);
     const std::size_t size = read_cache_size(i);
