@@ -24,6 +24,13 @@ std::size_t read_cache_size(int index) {
   return std::stoull(s) * mult;
 }
 
+int read_cache_sharers(int index) {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/shared_cpu_list");
+  std::string s;
+  in >> s;
+  return std::max(1, count_cpu_list(s));
+}
+
 int read_cache_level(int index) {
   std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/level");
   int level = 0;
@@ -113,9 +120,19 @@ CpuInfo detect() {
   for (int i = 0; i < 8; ++i) {
     const int level = read_cache_level(i);
     const std::size_t size = read_cache_size(i);
-    if (level == 1 && size && c.l1d_bytes == 0) c.l1d_bytes = size;  // index0 is L1d on Linux
-    if (level == 2) c.l2_bytes = size;
-    if (level >= 2 && size) c.llc_bytes = size;  // the highest level seen last
+    const int sharers = read_cache_sharers(i);
+    if (level == 1 && size && c.l1d_bytes == 0) {  // index0 is L1d on Linux
+      c.l1d_bytes = size;
+      c.l1d_sharers = sharers;
+    }
+    if (level == 2) {
+      c.l2_bytes = size;
+      c.l2_sharers = sharers;
+    }
+    if (level >= 2 && size) {  // the highest level seen last
+      c.llc_bytes = size;
+      c.llc_sharers = sharers;
+    }
   }
 #ifdef _SC_LEVEL3_CACHE_SIZE
   if (c.llc_bytes == 0) {
@@ -131,6 +148,32 @@ CpuInfo detect() {
 }
 
 }  // namespace
+
+int count_cpu_list(const std::string& list) {
+  if (list.empty()) return 0;
+  int count = 0;
+  std::stringstream in(list);
+  std::string range;
+  while (std::getline(in, range, ',')) {
+    const auto dash = range.find('-');
+    try {
+      std::size_t used = 0;
+      const int first = std::stoi(range.substr(0, dash), &used);
+      if (used != (dash == std::string::npos ? range.size() : dash)) return 0;
+      int last = first;
+      if (dash != std::string::npos) {
+        const std::string tail = range.substr(dash + 1);
+        last = std::stoi(tail, &used);
+        if (used != tail.size()) return 0;
+      }
+      if (first < 0 || last < first) return 0;
+      count += last - first + 1;
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+  return count;
+}
 
 const CpuInfo& cpu_info() {
   static const CpuInfo info = detect();

@@ -12,7 +12,11 @@ struct CpuInfo {
   int threads = 1;            // OpenMP threads the suite uses (all cores)
   std::size_t l1d_bytes = 0;  // per core
   std::size_t l2_bytes = 0;   // per core
-  std::size_t llc_bytes = 0;  // last-level cache, total (a VM may report its host's whole L3)
+  std::size_t llc_bytes = 0;  // the last-level cache cpu0 uses (a VM may report its host's whole L3)
+  // Logical CPUs that share cpu0's L1d, L2 and last-level cache (sysfs shared_cpu_list): SMT
+  // siblings share a core's L1 and L2; an L3 is shared by its core complex, not the whole chip on
+  // many AMD and some Intel parts. 1 where unknown.
+  int l1d_sharers = 1, l2_sharers = 1, llc_sharers = 1;
   std::size_t memory_bytes = 0;  // physical memory this system has (0: unknown)
   std::string isa;            // widest FMA kernel this CPU runs: "avx512f", "avx2+fma", "scalar"
   int fp32_lanes = 4;         // FP32 lanes of one FMA unit's datapath
@@ -22,6 +26,9 @@ struct CpuInfo {
 };
 
 const CpuInfo& cpu_info();  // detected once
+
+// The number of CPUs in a Linux CPU list ("0-7,16-23": 16); 0 if it is empty or malformed.
+int count_cpu_list(const std::string& list);
 
 // Runs a chain of dependent integer adds (one cycle each on every x86 core since the P6) on all
 // threads at once for about `seconds`, in five windows, and returns the mean over threads of each

@@ -330,19 +330,32 @@ Variant make_memcpy() {
 }
 ROOFBENCH_REGISTER(make_memcpy());
 
-// Half of each level per thread (L3: half of it shared by all threads), so that the slice
-// stays resident beside the stack and the loop; enough passes to move about 1 GiB per run.
+// Half of each level's share per thread: its size over the threads that share it (SMT siblings
+// share a core's L1 and L2; an L3 is shared by its core complex, which on many CPUs is not the
+// whole chip), so that every slice stays resident beside the stack and the loop; enough passes to
+// move about 1 GiB per run.
+std::int64_t cache_kib_per_thread(std::size_t bytes, int sharers) {
+  const int threads = cpu_info().threads;
+  return static_cast<std::int64_t>(bytes / 2 / static_cast<std::size_t>(std::clamp(sharers, 1, threads)) / 1024);
+}
+
 Variant make_cache(Level level, std::int64_t kib_per_thread) {
   Variant v = bandwidth_ceiling_variant(
       to_string(level) + "_read", Backend::cpu, level,
-      "all cores, each summing its own slice (half of the level per thread) over and over with " + cpu_info().isa +
-          " vectors; the first pass is cold");
+      "all cores, each summing its own slice (half of the level's share per thread) over and over with " +
+          cpu_info().isa + " vectors; the first pass is cold");
   const int threads = cpu_info().threads;
   v.work = Work().read("each thread's own slice, summed",
                        Count::constant("threads", threads) * Count::param("kib_per_thread"), 1024,
                        Count::param("passes"));
   v.summary =
       "read-only over a working set that fits in " + to_string(level) + ", on all cores, " + cpu_info().isa + " vectors";
+  // Where a thread's share of the L3 is no larger than its share of the L2 (many cores, a small
+  // L3 per core), its slice fits in the L2 as well: the ceiling is the L2's as much as the L3's.
+  const CpuInfo& cpu = cpu_info();
+  if (level == Level::l3 && static_cast<std::size_t>(kib_per_thread) * 1024 <=
+                                cpu.l2_bytes / static_cast<std::size_t>(std::max(1, cpu.l2_sharers)))
+    v.summary += " (here a thread's L3 slice fits in its share of the L2: this reads the L2 as much as the L3)";
   kib_per_thread = std::max<std::int64_t>(4, kib_per_thread / 4 * 4);  // whole 4 KiB pages: a multiple of 64 floats
   const std::int64_t passes =
       std::max<std::int64_t>(4, (std::int64_t{1} << 30) / (static_cast<std::int64_t>(threads) * kib_per_thread * 1024));
@@ -352,9 +365,9 @@ Variant make_cache(Level level, std::int64_t kib_per_thread) {
   v.make = [](const Params& p) { return std::make_unique<CpuCacheRead>(p); };
   return v;
 }
-ROOFBENCH_REGISTER(make_cache(Level::l1, static_cast<std::int64_t>(cpu_info().l1d_bytes / 2 / 1024)));
-ROOFBENCH_REGISTER(make_cache(Level::l2, static_cast<std::int64_t>(cpu_info().l2_bytes / 2 / 1024)));
-ROOFBENCH_REGISTER(make_cache(Level::l3, static_cast<std::int64_t>(cpu_info().llc_bytes / 2 / cpu_info().threads / 1024)));
+ROOFBENCH_REGISTER(make_cache(Level::l1, cache_kib_per_thread(cpu_info().l1d_bytes, cpu_info().l1d_sharers)));
+ROOFBENCH_REGISTER(make_cache(Level::l2, cache_kib_per_thread(cpu_info().l2_bytes, cpu_info().l2_sharers)));
+ROOFBENCH_REGISTER(make_cache(Level::l3, cache_kib_per_thread(cpu_info().llc_bytes, cpu_info().llc_sharers)));
 
 }  // namespace
 }  // namespace roofbench::ceilings

@@ -8,8 +8,10 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
+#include "bench/cpu_info.h"
 #include "bench/harness.h"
 #include "kernels/divergence/divergence.h"
 #include "kernels/elementwise/elementwise.h"
@@ -63,6 +65,37 @@ TEST_P(CpuVariant, DeclaresPositiveWorkAtEverySize) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, CpuVariant, ::testing::ValuesIn(cpu_variants()), roofbench::testing::VariantName());
+
+TEST(CpuInfo, CountsLinuxCpuLists) {
+  EXPECT_EQ(count_cpu_list("0"), 1);
+  EXPECT_EQ(count_cpu_list("0-1"), 2);
+  EXPECT_EQ(count_cpu_list("0-7,16-23"), 16);
+  EXPECT_EQ(count_cpu_list("3,5,9-10"), 4);
+  for (const char* bad : {"", "x", "0-", "-3", "4-2", "1,,2", "0-1a"}) EXPECT_EQ(count_cpu_list(bad), 0) << bad;
+}
+
+// Each cache ceiling's slice is at most half of its level's share per thread (the level over the
+// threads that share it), so that all the threads' slices stay resident together.
+TEST(CpuInfo, CacheCeilingSlicesFitTheirLevelsShare) {
+  const CpuInfo& cpu = cpu_info();
+  const std::map<std::string, std::pair<std::size_t, int>> levels = {
+      {"ceiling/l1_read/fp32", {cpu.l1d_bytes, cpu.l1d_sharers}},
+      {"ceiling/l2_read/fp32", {cpu.l2_bytes, cpu.l2_sharers}},
+      {"ceiling/l3_read/fp32", {cpu.llc_bytes, cpu.llc_sharers}}};
+  int seen = 0;
+  for (const auto* v : cpu_variants()) {
+    const auto it = levels.find(v->base_name());
+    if (it == levels.end()) continue;
+    ++seen;
+    const auto [bytes, sharers] = it->second;
+    ASSERT_GE(sharers, 1);
+    const std::int64_t kib = param(v->sizes.at(0), "kib_per_thread");
+    EXPECT_LE(static_cast<std::size_t>(kib) * 1024,
+              std::max<std::size_t>(4096, bytes / 2 / static_cast<std::size_t>(std::min(sharers, cpu.threads))))
+        << v->base_name();
+  }
+  EXPECT_EQ(seen, 3);
+}
 
 TEST(Registry, HasTheFoundationFamiliesOnTheCpu) {
   std::set<std::string> names;
