@@ -22,6 +22,13 @@ void Checker::check(double got, double ref, double scale, const std::function<st
   ++v_.mismatches;
 }
 
+void Checker::check_nan(double got, const std::function<std::string()>& where) {
+  ++v_.checked;
+  if (std::isnan(got)) return;
+  if (reported_.size() < kMaxReported) reported_.push_back(fmt::format("{}: got {:.9g}, expected NaN", where(), got));
+  ++v_.mismatches;
+}
+
 void Checker::fail(const std::function<std::string()>& why) {
   ++v_.checked;
   if (reported_.size() < kMaxReported) reported_.push_back(why());

@@ -45,6 +45,8 @@ class Checker {
   void check(double got, double ref, std::int64_t index) {
     check(got, ref, std::fabs(ref), [index] { return "[" + std::to_string(index) + "]"; });
   }
+  // An element whose reference is NaN (NaN in, NaN out): it passes only as a NaN.
+  void check_nan(double got, const std::function<std::string()>& where);
   // An element that fails without a comparison, because the reference cannot judge it: it counts
   // as checked and as a mismatch (why() says why; built only while the first few are reported).
   void fail(const std::function<std::string()>& why);

@@ -11,11 +11,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
-#include "roofbench/half.h"
 #include "bench/registry.h"
 #include "kernels/ceilings/stream_ceilings.h"
+#include "roofbench/half.h"
+#include "roofbench/random.h"
 #include "roofbench/verify.h"
 
 namespace roofbench::elementwise {
@@ -41,8 +43,9 @@ inline Variant sincos_variant(bool fused) {
   Variant v;
   v.family = "fusion";
   v.variant = fused ? "sincos_fused" : "sincos_unfused";
-  v.reference = fused ? "sin²x + cos²x computed in FP64"
-                      : "sin²x + cos²x, and the sin x and cos x passes, computed in FP64";
+  v.reference = fused
+                    ? "sin²x + cos²x computed in FP64, NaN where x is (one x in 256)"
+                    : "sin²x + cos²x, and the sin x and cos x passes, computed in FP64, NaN where x is (one x in 256)";
   v.precision = Precision::fp32;
   const Count n = Count::param("n");
   const char* ops = "sin, cos, two squares and an add, a sin or a cos counted as one";
@@ -86,16 +89,34 @@ inline Variant sincos_variant(bool fused) {
 }
 
 // sin²x + cos²x is 1 up to the rounding of sin, cos, two squares and a sum: for every x, so y
-// alone cannot show that element i was computed from x[i]. The unfused form's intermediates can:
-// given them (sin_x, cos_x), its first two passes are checked against sin x[i] and cos x[i] too.
-// The fused form keeps them in registers; its y is checked for being written and being 1.
+// alone cannot show that element i was computed from x[i]. So about one x in 256, at positions a
+// hash of the seed picks, is a NaN, and y must be NaN exactly there (sin and cos of a NaN are
+// NaN): a kernel that wrote 1s, read a neighbour or skipped part of x puts its NaNs elsewhere or
+// nowhere. The unfused form's intermediates show more: given them (sin_x, cos_x), its first two
+// passes are checked against sin x[i] and cos x[i] too.
+inline void plant_sincos_nans(float* x, std::int64_t n, std::uint64_t seed) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::uint64_t s = (seed ^ 0x5EEDull) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(i);
+    if (splitmix64(s) % 256 == 0) x[i] = std::numeric_limits<float>::quiet_NaN();
+  }
+}
+
 inline Verification check_sincos(const float* x, const float* y, std::int64_t n, const float* sin_x = nullptr,
                                  const float* cos_x = nullptr) {
   const bool passes = sin_x && cos_x;
   return check_all(tolerance_for(Precision::fp32, 8.0),
-                   passes ? "every element vs sin²x + cos²x in FP64, and its sin x and cos x passes vs FP64"
-                          : "every element vs sin²x + cos²x in FP64",
+                   passes ? "every element vs sin²x + cos²x in FP64 (NaN where x is), and its sin x and cos x "
+                            "passes vs FP64"
+                          : "every element vs sin²x + cos²x in FP64 (NaN where x is)",
                    n, [&](Checker& chk, std::int64_t i) {
+                     if (std::isnan(x[i])) {
+                       chk.check_nan(y[i], [i] { return fmt::format("y[{}] (x[{}] is NaN)", i, i); });
+                       if (!passes) return;
+                       chk.check_nan(sin_x[i], [i] { return fmt::format("sin x[{}] (x[{}] is NaN)", i, i); });
+                       chk.check_nan(cos_x[i], [i] { return fmt::format("cos x[{}] (x[{}] is NaN)", i, i); });
+                       return;
+                     }
                      const double s = std::sin(static_cast<double>(x[i])), c = std::cos(static_cast<double>(x[i]));
                      chk.check(y[i], s * s + c * c, 1.0, [i] { return fmt::format("y[{}]", i); });
                      if (!passes) return;

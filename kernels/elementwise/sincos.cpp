@@ -25,6 +25,7 @@ class CpuSinCos final : public Instance {
 
   void prepare(std::uint64_t seed) override {
     fill_uniform(x_.data(), n_, seed, -4.0, 4.0);
+    plant_sincos_nans(x_.data(), n_, seed);
     // y, and the unfused form's passes, which are checked too (check_sincos): a pass that wrote
     // nothing must not pass on what an earlier instance left in the same memory.
     for (HostBuffer<float>* b : {&y_, &s_, &c_, &s2_, &c2_}) {

@@ -80,6 +80,7 @@ class GpuSinCos final : public Instance {
   }
   void prepare(std::uint64_t seed) override {
     hx_ = uniform_vector<float>(n_, seed, -4.0, 4.0);
+    plant_sincos_nans(hx_.data(), n_, seed);
     x_.upload(hx_);
     y_.poison();
     if (!fused_) {  // checked too (check_sincos): a pass that wrote nothing must not pass on old data

@@ -354,10 +354,42 @@ TEST(SinCosCheck, SeesAnUnfusedPassThatReadTheWrongElement) {
   EXPECT_FALSE(bad.ok);
   EXPECT_EQ(bad.mismatches, 1);
   EXPECT_NE(bad.detail.find("sin x[417]"), std::string::npos) << bad.detail;
-  // y alone cannot see it: the fused form's check is of y being written and being 1.
+  // y alone cannot see it: without NaNs in x, the fused form's check is of y being written and 1.
   EXPECT_TRUE(elementwise::check_sincos(x.data(), y.data(), n).ok);
   y[3] = std::nanf("");
   EXPECT_FALSE(elementwise::check_sincos(x.data(), y.data(), n).ok);
+}
+
+// With the NaNs prepare() plants in x, y shows where each element came from: NaN exactly where x
+// is. A kernel that wrote 1s, or read its neighbour, or skipped the last part of x fails.
+TEST(SinCosCheck, PlantedNansShowWhichXEachYCameFrom) {
+  const std::int64_t n = 4096;
+  std::vector<float> x(n);
+  fill_uniform(x.data(), n, 12, -4.0, 4.0);
+  elementwise::plant_sincos_nans(x.data(), n, 12);
+  const auto nans = std::count_if(x.begin(), x.end(), [](float v) { return std::isnan(v); });
+  EXPECT_GT(nans, 4);
+  EXPECT_LT(nans, 40);                   // about 1 in 256
+  auto fused = [&](std::int64_t from) {  // y[i] from x[i + from], as a kernel off by `from` would
+    std::vector<float> y(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float v = x[std::min(n - 1, i + from)], s = std::sin(v), c = std::cos(v);
+      y[i] = s * s + c * c;
+    }
+    return y;
+  };
+  EXPECT_TRUE(elementwise::check_sincos(x.data(), fused(0).data(), n).ok);
+  const Verification shifted = elementwise::check_sincos(x.data(), fused(1).data(), n);
+  EXPECT_FALSE(shifted.ok);
+  EXPECT_EQ(shifted.mismatches, 2 * nans) << shifted.detail;  // every NaN missed, and one too early
+  const std::vector<float> ones(n, 1.0f);
+  const Verification constant = elementwise::check_sincos(x.data(), ones.data(), n);
+  EXPECT_FALSE(constant.ok);
+  EXPECT_EQ(constant.mismatches, nans);
+  EXPECT_NE(constant.detail.find("expected NaN"), std::string::npos) << constant.detail;
+  std::vector<float> half = fused(0);
+  std::fill(half.begin() + n / 2, half.end(), 1.0f);  // the second half written as 1s
+  EXPECT_FALSE(elementwise::check_sincos(x.data(), half.data(), n).ok);
 }
 
 TEST(LessonDeclarations, FusionMovesFewerBytesForTheSameWork) {
