@@ -24,11 +24,12 @@ std::size_t read_cache_size(int index) {
   return std::stoull(s) * mult;
 }
 
+// 0 where sysfs does not say.
 int read_cache_sharers(int index) {
   std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/shared_cpu_list");
   std::string s;
   in >> s;
-  return std::max(1, count_cpu_list(s));
+  return count_cpu_list(s);
 }
 
 int read_cache_level(int index) {
@@ -113,27 +114,27 @@ CpuInfo detect() {
   } catch (...) {
   }
   c.threads = omp_get_max_threads();
-  // Every parallel region of the CPU kernels divides its work among all these threads, each its
-  // own share (a cache slice, a counter, a chunk): with dynamic teams (OMP_DYNAMIC=true) a region
-  // may get fewer, and the shares of the missing threads would go unwritten.
-  omp_set_dynamic(0);
+  int llc_sharers = 0;
   for (int i = 0; i < 8; ++i) {
     const int level = read_cache_level(i);
     const std::size_t size = read_cache_size(i);
     const int sharers = read_cache_sharers(i);
     if (level == 1 && size && c.l1d_bytes == 0) {  // index0 is L1d on Linux
       c.l1d_bytes = size;
-      c.l1d_sharers = sharers;
+      c.l1d_sharers = std::max(1, sharers);
     }
     if (level == 2) {
       c.l2_bytes = size;
-      c.l2_sharers = sharers;
+      c.l2_sharers = std::max(1, sharers);
     }
     if (level >= 2 && size) {  // the highest level seen last
       c.llc_bytes = size;
-      c.llc_sharers = sharers;
+      llc_sharers = sharers;
     }
   }
+  // An LLC whose sharers sysfs does not give (or one from sysconf, or guessed): shared by all the
+  // threads, so that their slices together fit it. The L1 and L2: one thread's each.
+  c.llc_sharers = llc_sharers > 0 ? llc_sharers : std::max(1, c.threads);
 #ifdef _SC_LEVEL3_CACHE_SIZE
   if (c.llc_bytes == 0) {
     long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -148,6 +149,10 @@ CpuInfo detect() {
 }
 
 }  // namespace
+
+void whole_openmp_teams() {
+  omp_set_dynamic(0);
+}
 
 int count_cpu_list(const std::string& list) {
   if (list.empty()) return 0;

@@ -15,7 +15,8 @@ struct CpuInfo {
   std::size_t llc_bytes = 0;  // the last-level cache cpu0 uses (a VM may report its host's whole L3)
   // Logical CPUs that share cpu0's L1d, L2 and last-level cache (sysfs shared_cpu_list): SMT
   // siblings share a core's L1 and L2; an L3 is shared by its core complex, not the whole chip on
-  // many AMD and some Intel parts. 1 where unknown.
+  // many AMD and some Intel parts. Where sysfs does not say: 1 for the L1d and L2, and every
+  // thread for the LLC.
   int l1d_sharers = 1, l2_sharers = 1, llc_sharers = 1;
   std::size_t memory_bytes = 0;  // physical memory this system has (0: unknown)
   std::string isa;            // widest FMA kernel this CPU runs: "avx512f", "avx2+fma", "scalar"
@@ -26,6 +27,13 @@ struct CpuInfo {
 };
 
 const CpuInfo& cpu_info();  // detected once
+
+// Every parallel region of the CPU kernels divides its work among all `threads`, each its own share
+// (a cache slice, a counter, a chunk): with dynamic teams (OMP_DYNAMIC=true, or a program's own
+// omp_set_dynamic) a region may get fewer, and the missing threads' shares go unwritten. This turns
+// dynamic teams off for the regions the calling thread starts (the setting is per thread); the
+// harness calls it wherever it prepares, runs or times a kernel.
+void whole_openmp_teams();
 
 // The number of CPUs in a Linux CPU list ("0-7,16-23": 16); 0 if it is empty or malformed.
 int count_cpu_list(const std::string& list);

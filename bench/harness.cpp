@@ -7,6 +7,8 @@
 #include <chrono>
 #include <csignal>
 
+#include "bench/cpu_info.h"
+
 namespace roofbench {
 
 nlohmann::json MeasureOptions::to_json() const {
@@ -25,6 +27,7 @@ nlohmann::json MeasureOptions::to_json() const {
 }
 
 Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed) {
+  whole_openmp_teams();
   inst.prepare(seed);
   inst.run();
   dev.synchronize();
@@ -240,6 +243,7 @@ MeasureOptions placement_slice(const MeasureOptions& opt) {
 
 BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& params, const MeasureOptions& opt,
                               const AfterMeasure& after) {
+  whole_openmp_teams();  // on the thread that runs and times the kernel (cpu_info.h)
   BenchmarkResult r = declare(v, params);
   std::unique_ptr<Instance> inst;
   const int placements = std::max(1, opt.placements);

@@ -28,9 +28,9 @@ class CpuRegions final : public Instance {
     const std::int64_t threads = threads_;
     for (std::int64_t r = 0; r < reps_; ++r) {
       // One cache line per thread. Counted only where thread t runs iteration t, as it does when the
-      // region has all `threads` threads (static schedule, one iteration each): a region that forked
-      // fewer (OMP_DYNAMIC, a nested region run serially) fails the check instead of passing cheaper.
-#pragma omp parallel for schedule(static)
+      // region has all `threads` threads (schedule(static, 1) deals iteration t to thread t): a
+      // region that forked fewer (dynamic teams, a nested region run serially) fails the check.
+#pragma omp parallel for schedule(static, 1)
       for (std::int64_t t = 0; t < threads; ++t) c[t * 16] += omp_get_thread_num() == t;
     }
   }

@@ -89,16 +89,26 @@ inline Variant sincos_variant(bool fused) {
 }
 
 // sin²x + cos²x is 1 up to the rounding of sin, cos, two squares and a sum: for every x, so y
-// alone cannot show that element i was computed from x[i]. So about one x in 256, at positions a
-// hash of the seed picks, is a NaN, and y must be NaN exactly there (sin and cos of a NaN are
-// NaN): a kernel that wrote 1s, read a neighbour or skipped part of x puts its NaNs elsewhere or
-// nowhere. The unfused form's intermediates show more: given them (sin_x, cos_x), its first two
+// alone cannot show that element i was computed from x[i]. So one run of 16 x in 256 (aligned to
+// 16), picked by a hash of the seed, and at least one run where n >= 64, is NaN, and y must be NaN
+// exactly there (sin and cos of a NaN are NaN): a kernel that wrote 1s, read a neighbour or
+// skipped part of x puts its NaNs elsewhere or nowhere. Whole aligned runs, so that a NaN shares
+// a vector only with NaNs: SLEEF sends a whole vector with a NaN lane down its slow range
+// reduction (a NaN fails its |x| test), and scattered NaNs slowed the CPU forms by 15 to 40%. Not
+// below 64 elements, where a run could cover all of x, and the poison NaN of an unwritten y would
+// pass. The unfused form's intermediates show more: given them (sin_x, cos_x), its first two
 // passes are checked against sin x[i] and cos x[i] too.
 inline void plant_sincos_nans(float* x, std::int64_t n, std::uint64_t seed) {
+  if (n < 64) return;
+  constexpr std::int64_t kRun = 16;
+  const std::int64_t runs = n / kRun;
+  std::uint64_t g = seed ^ 0xA11CEull;
+  const std::int64_t always = static_cast<std::int64_t>(splitmix64(g) % static_cast<std::uint64_t>(runs));
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    std::uint64_t s = (seed ^ 0x5EEDull) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(i);
-    if (splitmix64(s) % 256 == 0) x[i] = std::numeric_limits<float>::quiet_NaN();
+  for (std::int64_t r = 0; r < runs; ++r) {
+    std::uint64_t s = (seed ^ 0x5EEDull) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(r);
+    if (r == always || splitmix64(s) % 256 == 0)
+      std::fill(x + r * kRun, x + (r + 1) * kRun, std::numeric_limits<float>::quiet_NaN());
   }
 }
 

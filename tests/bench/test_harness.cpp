@@ -1,16 +1,19 @@
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <csignal>
 #include <functional>
 #include <sstream>
+#include <thread>
 
-#include "roofline/model.h"
 #include "bench/counters.h"
+#include "bench/cpu_info.h"
 #include "bench/gbench_runner.h"
 #include "bench/harness.h"
 #include "bench/nvml.h"
-#include "roofbench/verify.h"
 #include "reports/progress.h"
+#include "roofbench/verify.h"
+#include "roofline/model.h"
 
 using namespace roofbench;
 
@@ -75,6 +78,35 @@ MeasureOptions fast() {
 }
 
 }  // namespace
+
+// The CPU kernels give each of all the threads its own share; a region with dynamic teams may run
+// on fewer, and leave shares unwritten. The harness turns dynamic teams off on whichever thread
+// runs a kernel (the setting is per thread), here one that had turned them on.
+TEST(Harness, RunsCpuKernelsWithWholeOpenMpTeamsOnAnyThread) {
+  const Variant* regions = nullptr;
+  for (const auto& v : registry())
+    if (v.backend == Backend::cpu && v.base_name() == "ceiling/launch_omp_region/fp64") regions = &v;
+  ASSERT_NE(regions, nullptr);
+  int dynamic_after_verify = -1, dynamic_after_run = -1;
+  bool verified = false;
+  std::thread t([&] {
+    omp_set_dynamic(1);
+    auto dev = make_cpu_device();
+    auto inst = regions->make(regions->test_sizes.back());
+    verified = prepare_and_verify(*dev, *inst, 1).ok;
+    dynamic_after_verify = omp_get_dynamic();
+    omp_set_dynamic(1);
+    MeasureOptions o = MeasureOptions::quick();
+    o.min_samples = 3;
+    o.min_time_s = 0;
+    run_benchmark(*dev, *regions, regions->test_sizes.back(), o);
+    dynamic_after_run = omp_get_dynamic();
+  });
+  t.join();
+  EXPECT_TRUE(verified);
+  EXPECT_EQ(dynamic_after_verify, 0);
+  EXPECT_EQ(dynamic_after_run, 0);
+}
 
 TEST(Registry, AVariantTiedToOneArchitectureSaysWhyItDoesNotRunElsewhere) {
   Variant v;

@@ -103,18 +103,6 @@ TEST(Cli, AGpuThatIsNotThereSaysWhatCudaAnswered) {
         << r.err;
 }
 
-// OMP_DYNAMIC=true lets a region run with fewer threads than asked; the CPU kernels give each of
-// all the threads its own share, and failed their checks (the ceiling of regions per second would
-// have passed, forking fewer). roofbench turns dynamic teams off: the same run passes.
-TEST(Cli, DynamicOpenMpTeamsAreTurnedOff) {
-  const fs::path d = fresh("rb_cli_omp_dynamic");
-  ::setenv("OMP_DYNAMIC", "true", 1);
-  const CmdResult r = rb("ceilings --device cpu --quick --skip 'math|dram|l2_|l3_|fp64' --out " + d.string());
-  ::unsetenv("OMP_DYNAMIC");
-  EXPECT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_EQ(r.out.find("FAILED"), std::string::npos) << r.out;
-}
-
 TEST(Cli, FilterThatMatchesNothing) {
   const fs::path d = fresh("rb_cli_filter");
   expect_usage_error(rb("run --device cpu --filter no-such-kernel --out " + d.string()), "matches no benchmark");
