@@ -65,17 +65,20 @@ class Checker {
 // Checks elements [0, n) on every core with the outcome of checking them one by one in order:
 // each thread checks contiguous chunks with a Checker of its own, and the chunks are joined in
 // element order. `one(chk, i)` checks element i (computing its reference, in FP64, there: the
-// references are what takes the time, minutes single-threaded at 2^28 elements).
+// references are what takes the time, minutes single-threaded at 2^28 elements). `chunk`: elements
+// per task; smaller where each element's reference is long (a GEMM entry's K-term dot product), so
+// that a few thousand elements still go to every core.
 template <class CheckOne>
-Verification check_all(Tolerance tol, const std::string& method, std::int64_t n, CheckOne&& one) {
-  constexpr std::int64_t kChunk = 1 << 14;
-  const std::int64_t chunks = std::max<std::int64_t>(1, (n + kChunk - 1) / kChunk);
+Verification check_all(Tolerance tol, const std::string& method, std::int64_t n, CheckOne&& one,
+                       std::int64_t chunk = 1 << 14) {
+  const std::int64_t per_task = std::max<std::int64_t>(1, chunk);
+  const std::int64_t chunks = std::max<std::int64_t>(1, (n + per_task - 1) / per_task);
   std::vector<Checker> parts(static_cast<std::size_t>(chunks), Checker(tol, method));
 #pragma omp parallel for schedule(static, 1)  // chunks dealt out in turn: every thread gets a share
   for (std::int64_t c = 0; c < chunks; ++c) {
     Checker& chk = parts[static_cast<std::size_t>(c)];
-    const std::int64_t end = std::min(n, (c + 1) * kChunk);
-    for (std::int64_t i = c * kChunk; i < end; ++i) one(chk, i);
+    const std::int64_t end = std::min(n, (c + 1) * per_task);
+    for (std::int64_t i = c * per_task; i < end; ++i) one(chk, i);
   }
   for (std::size_t c = 1; c < parts.size(); ++c) parts[0].absorb(parts[c]);
   return parts[0].finish();

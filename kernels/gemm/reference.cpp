@@ -67,24 +67,29 @@ Verification check(const T* A, const T* B, const float* C, std::int64_t M, std::
       for (std::int64_t k = k0; k < std::min(K, k0 + kRows); ++k)
         bt[static_cast<std::size_t>(c * K + k)] = static_cast<float>(B[k * N + cols[static_cast<std::size_t>(c)]]);
 
-  return check_all(tolerance_for(Precision::fp32, std::sqrt(static_cast<double>(K))),
-                   full ? "every entry vs FP64 reference"
-                        : fmt::format("{} sampled entries (one in every {}x{} block of C) vs FP64 reference",
-                                      idx.size(), sample.block, sample.block),
-                   static_cast<std::int64_t>(idx.size()), [&](Checker& chk, std::int64_t s) {
-                     const std::int64_t e = idx[static_cast<std::size_t>(s)], i = e / N, j = e % N;
-                     const std::int64_t c = std::lower_bound(cols.begin(), cols.end(), j) - cols.begin();
-                     const T* a = A + i * K;
-                     const float* b = bt.data() + c * K;
-                     // In k order, in FP64, as the exact products of the stored inputs.
-                     double ref = 0, mag = 0;
-                     for (std::int64_t k = 0; k < K; ++k) {
-                       const double t = static_cast<double>(a[k]) * static_cast<double>(b[k]);
-                       ref += t;
-                       mag += std::fabs(t);
-                     }
-                     chk.check(static_cast<double>(C[e]), ref, mag, [i, j] { return fmt::format("C[{},{}]", i, j); });
-                   });
+  return check_all(
+      tolerance_for(Precision::fp32, std::sqrt(static_cast<double>(K))),
+      full ? "every entry vs FP64 reference"
+           : fmt::format("{} sampled entries (one in every {}x{} block of C) vs FP64 reference", idx.size(),
+                         sample.block, sample.block),
+      static_cast<std::int64_t>(idx.size()),
+      [&](Checker& chk, std::int64_t s) {
+        const std::int64_t e = idx[static_cast<std::size_t>(s)], i = e / N, j = e % N;
+        const std::int64_t c = std::lower_bound(cols.begin(), cols.end(), j) - cols.begin();
+        const T* a = A + i * K;
+        const float* b = bt.data() + c * K;
+        // In k order, in FP64, as the exact products of the stored inputs.
+        double ref = 0, mag = 0;
+        for (std::int64_t k = 0; k < K; ++k) {
+          const double t = static_cast<double>(a[k]) * static_cast<double>(b[k]);
+          ref += t;
+          mag += std::fabs(t);
+        }
+        chk.check(static_cast<double>(C[e]), ref, mag, [i, j] { return fmt::format("C[{},{}]", i, j); });
+      },
+      // About 4 million terms per task (at most the default 16,384 entries): at 8192, 512 entries, 128
+      // tasks for 65,540 of them.
+      std::clamp<std::int64_t>((std::int64_t{1} << 22) / std::max<std::int64_t>(1, K), 16, 1 << 14));
 }
 
 template Verification check<float>(const float*, const float*, const float*, std::int64_t, std::int64_t, std::int64_t,

@@ -83,6 +83,28 @@ TEST(CheckAll, SharesTheElementsOutOverTheThreads) {
   EXPECT_GT(busy, 1) << "the references ran on one thread";
 }
 
+// Few elements with long references (a GEMM's sampled entries) go to every thread in smaller
+// tasks, with the same outcome as in the default ones.
+TEST(CheckAll, SmallerTasksShareFewElementsOutWithTheSameOutcome) {
+  omp_set_num_threads(4);
+  const std::vector<double> got = with_mismatches(64, {5, 40});
+  std::vector<int> by_thread(4, 0);
+  auto one = [&](Checker& chk, std::int64_t i) {
+#pragma omp atomic
+    ++by_thread[static_cast<std::size_t>(omp_get_thread_num())];
+    chk.check(got[i], static_cast<double>(i), i);
+  };
+  const Verification small = check_all(tolerance_for(Precision::fp32), "test", 64, one, 4);
+  int busy = 0;
+  for (int n : by_thread) busy += n > 0;
+  EXPECT_GT(busy, 1) << "64 elements in tasks of 4 ran on one thread";
+  const Verification whole = check_all(tolerance_for(Precision::fp32), "test", 64, one);
+  EXPECT_EQ(small.checked, 64);
+  EXPECT_EQ(small.mismatches, 2);
+  EXPECT_EQ(small.detail, whole.detail);
+  EXPECT_EQ(check_all(tolerance_for(Precision::fp32), "test", 64, one, 0).checked, 64);  // 0: tasks of 1
+}
+
 // Each format's unit roundoff, which scales every tolerance, is half the gap between 1 and the next
 // number the format holds, found here by storing 1 + 2^-k (the 16-bit formats through the suite's
 // own round-to-nearest conversions).
