@@ -57,6 +57,14 @@ class HostBuffer {
   T& operator[](std::size_t i) { return p_[i]; }
   const T& operator[](std::size_t i) const { return p_[i]; }
   std::size_t size() const { return n_; }
+  // Every byte 0xFF, as DeviceBuffer::poison: a NaN in every floating-point type, so an element a
+  // kernel never wrote fails its check. On every core, as the fills are.
+  void poison() {
+    unsigned char* b = reinterpret_cast<unsigned char*>(p_);
+    const std::ptrdiff_t bytes = static_cast<std::ptrdiff_t>(n_ * sizeof(T));
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < bytes; ++i) b[i] = 0xFF;
+  }
 
  private:
   T* p_ = nullptr;

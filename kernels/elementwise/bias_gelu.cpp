@@ -25,12 +25,7 @@ class CpuBiasGelu final : public Instance {
     fill_uniform(bias_.data(), kBiasLength, seed + 1, -1.0, 1.0);
     // y, and the unfused form's t: a bias pass that wrote only part of t must not pass on what an
     // earlier instance left in the same memory.
-    for (HostBuffer<float>* b : {&y_, &t_}) {
-      float* out = b->data();
-      const std::int64_t len = static_cast<std::int64_t>(b->size());
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < len; ++i) out[i] = std::nanf("");
-    }
+    for (HostBuffer<float>* b : {&y_, &t_}) b->poison();
   }
 
   void run() override {

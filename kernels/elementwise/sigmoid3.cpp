@@ -25,12 +25,7 @@ class CpuSigmoid3 final : public Instance {
     fill_uniform(g_.data(), n_, seed + 1, -1.0, 1.0);
     // The outputs, and the stored form's activations: a forward pass that skipped them must not
     // pass on what an earlier instance left in the same memory.
-    for (HostBuffer<float>* b : {&y_, &gx_, &a1_, &a2_}) {
-      float* out = b->data();
-      const std::int64_t len = static_cast<std::int64_t>(b->size());
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < len; ++i) out[i] = std::nanf("");
-    }
+    for (HostBuffer<float>* b : {&y_, &gx_, &a1_, &a2_}) b->poison();
   }
 
   // σ through SLEEF's vector exp (vmath.h), in both forms.
