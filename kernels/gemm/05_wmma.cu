@@ -1,40 +1,35 @@
 // Warp-level WMMA tensor-core GEMM, FP16 and BF16 inputs with FP32 accumulation: from
 // register_tiled, the FMAs move to the tensor cores (16x16x16 nvcuda::wmma fragments per warp),
-// and tiles reach shared memory by cp.async in a four-stage pipeline.
+// and tiles reach shared memory by cp.async in a three-stage pipeline.
 // Run only this: roofbench run --device cuda:0 --filter 'gemm/wmma'
 #include <mma.h>
 
 #include <type_traits>
 
 #include "kernels/gemm/gpu_gemm.cuh"
-#include "kernels/gemm/tile_order.h"
 
 namespace roofbench::gemm {
 namespace {
 
 // ---------------------------------------------------------------- kernel
-// A block of 4 warps computes a 128x128 tile of C; warps sit 2 (along M) x 2 (along N), each
-// owning a 64x64 warp tile = 4x4 accumulator fragments. Per 16-deep slice a warp loads 4 A and
-// 4 B fragments (4 KiB of shared memory) and issues 16 MMAs (131,072 FLOPs): a 64x32 warp tile
-// loaded 3 KiB for half those FLOPs, and on an H200 (2026-11-27 baseline) it ran at 251 TFLOP/s
-// at 8192^3 in BF16, 38% of the mma.sync ceiling, about as fast as shared memory fed it
-// (128 B/clock per SM against about 2,500 mma.sync FLOPs/clock per SM). cp.async copies 16-byte
-// chunks global -> shared without passing through registers, and four stages keep three tiles in
-// flight while the tensor cores work on the fourth. Shared rows are padded by 8 elements (16 bytes)
-// so that the fragment loads of a warp hit different banks. Blocks take their tiles in groups of
-// kGroupM tile rows (kernels/gemm/tile_order.h), so the blocks in flight share B's columns in L2.
+// A block of 8 warps computes a 128x128 tile of C; warps sit 2 (along M) x 4 (along N), each
+// owning a 64x32 warp tile = 4x2 accumulator fragments. Per BK = 32 step a warp loads 4 A and
+// 2 B fragments per 16-deep slice and issues 8 MMAs. cp.async copies 16-byte chunks global ->
+// shared without passing through registers, and three stages keep two tiles in flight while the
+// tensor cores work on the third. Shared rows are padded by 8 elements (16 bytes) so that the
+// fragment loads of a warp hit different banks.
 //
 // What caps it on Hopper: WMMA compiles to mma.sync, which reaches about 65% of the tensor peak
 // (the mma.sync ceiling measures it); the wgmma rung is the way past it.
 namespace wmma = nvcuda::wmma;
-constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 64, kStages = 4, kGroupM = 8;
+constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, kStages = 3;
 constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN, kThreads = 32 * kWarpsM * kWarpsN;
 constexpr int kFragM = WM / 16, kFragN = WN / 16;
 constexpr int kLdA = BK + 8, kLdB = BN + 8;  // padded row strides, in elements
 constexpr int kChunk = 8;                    // elements in a 16-byte cp.async chunk
 constexpr int kStageA = BM * kLdA, kStageB = BK * kLdB;  // elements per stage
 constexpr std::size_t kSmemBytes = kStages * (kStageA + kStageB) * 2;
-static_assert(kThreads == 128, "4 warps");
+static_assert(kThreads == 256, "8 warps");
 static_assert(BK % 16 == 0 && WM % 16 == 0 && WN % 16 == 0, "whole 16x16x16 fragments");
 static_assert((BM * BK / kChunk) % kThreads == 0 && (BK * BN / kChunk) % kThreads == 0,
               "every thread copies the same number of chunks");
@@ -107,8 +102,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   extern __shared__ __align__(128) unsigned char smem_raw[];
   D* As = reinterpret_cast<D*>(smem_raw);
   D* Bs = As + kStages * kStageA;
-  const TileIndex tile = grouped_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, kGroupM);
-  const int bm = tile.m * BM, bn = tile.n * BN;
+  const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
   const int warp = threadIdx.x / 32, wm = warp / kWarpsN, wn = warp % kWarpsN;
   const int k_tiles = (K + BK - 1) / BK;
 
@@ -185,7 +179,7 @@ class WmmaGemm final : public GpuGemm<T> {
   using D = device_t<T>;
   explicit WmmaGemm(const Params& p) : GpuGemm<T>(p) {
     this->require_16_byte_rows("wmma", "rows copied in 16-byte cp.async chunks");
-    this->require_grid_tiles("wmma", BM, BN);
+    this->require_grid_rows("wmma", BM);
     CUDA_CHECK(cudaFuncSetAttribute(wmma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(kSmemBytes)));
   }
@@ -196,7 +190,7 @@ class WmmaGemm final : public GpuGemm<T> {
 
  private:
   void launch(const D* A, const D* B, float* C) override {
-    const dim3 grid(static_cast<unsigned>(blocks_for(this->N, BN) * blocks_for(this->M, BM)));
+    const dim3 grid(blocks_for(this->N, BN), blocks_for(this->M, BM));
     wmma_kernel<D><<<grid, kThreads, kSmemBytes>>>(A, B, C, static_cast<int>(this->M), static_cast<int>(this->N),
                                                    static_cast<int>(this->K));
   }
@@ -207,7 +201,7 @@ template <class T>
 Variant make() {
   Variant v = gpu_gemm_variant<T>(Unit::tensor);
   v.variant = "wmma";
-  v.summary = "16x16x16 WMMA fragments, 128x128x32 block tile, 64x64 warp tiles, 4-stage cp.async pipeline, grouped tile order";
+  v.summary = "16x16x16 WMMA fragments, 128x128x32 block tile, 64x32 warp tiles, 3-stage cp.async pipeline";
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({2048});
   v.test_sizes = aligned_test_shapes();

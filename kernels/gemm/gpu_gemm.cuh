@@ -104,16 +104,6 @@ class GpuGemm : public Instance {
                        "; got M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
   }
 
-  // A one-dimensional grid of one block per BM x BN tile (kernels/gemm/tile_order.h): at most
-  // 2^31 - 1 blocks, the most a grid's x axis holds and an int on the device.
-  void require_grid_tiles(const std::string& variant, std::int64_t bm, std::int64_t bn) const {
-    constexpr std::int64_t kMaxGridX = 2147483647;
-    if (((M + bm - 1) / bm) * ((N + bn - 1) / bn) > kMaxGridX)
-      throw InputError("gemm/" + variant + " launches a block per " + std::to_string(bm) + "x" + std::to_string(bn) +
-                       " tile of C, at most 2^31 - 1 of them; got M=" + std::to_string(M) + " N=" + std::to_string(N) +
-                       " K=" + std::to_string(K));
-  }
-
   // The facts of the wave model of a kernel launched with a BM x BN tile per block: its occupancy
   // on this GPU and the SMs (the roofline model derives tiles, waves and efficiency from them).
   template <class Kernel>
