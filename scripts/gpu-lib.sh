@@ -13,6 +13,8 @@
 #                               usual homes under the ROOTs (default /usr/local and /opt); empty if none
 #   ev_path_without DIR LIST    a colon-separated LIST with every DIR entry taken out
 #   ev_note TEXT                a line of its own in the summary
+#   ev_device_note DEVICE ROOFBENCH  the summary's "device: ..." line (which GPU, which build)
+#   ev_smi_index DEVICE         nvidia-smi's -i for cuda:N (CUDA_VISIBLE_DEVICES' Nth entry when set)
 #   ev_remaining                seconds left before the stage's limit, less the packing reserve
 #   ev_gtest_filter BASE SKIP   a gtest filter that also leaves out what a --skip regex names
 #   ev_end                      OUT/NAME.tar.xz (everything in $EV_WORK) and OUT/NAME-summary.txt,
@@ -50,6 +52,27 @@ ev_elapsed() { echo $(($(date +%s) - EV_START)); }
 ev_remaining() { echo $((EV_LIMIT - $(ev_elapsed) - EV_RESERVE_S)); }
 
 ev_note() { EV_LINES+=("$*"); echo "$EV_NAME: $*" >&2; }
+
+# ev_device_note DEVICE ROOFBENCH: the machine and the build, as the summary's first note:
+# "device: NAME, UUID, DRIVER; roofbench VERSION commit SHA" (a CPU: "device: cpu, MODEL; ...").
+# nvidia-smi's -i takes an index or a UUID, as CUDA_VISIBLE_DEVICES' entries are; CUDA's order is
+# taken as nvidia-smi's, as on one GPU.
+ev_smi_index() {
+  local i=${1#cuda:}
+  [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && i=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | sed -n "$((i + 1))p")
+  echo "$i"
+}
+ev_device_note() {
+  local device=$1 roofbench=$2 d=""
+  if [[ $device == cuda:* ]]; then
+    d=$(nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader -i "$(ev_smi_index "$device")" 2>/dev/null |
+      head -n 1)
+    [ -n "$d" ] || d="$device (nvidia-smi did not name it)"
+  else
+    d="$device, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+  fi
+  ev_note "device: $d; roofbench $("$roofbench" --version 2>&1 | head -n 1)"
+}
 
 # The stage does not start: why, as the summary's first line (ev_end exits 2 after it).
 ev_refuse() { EV_REFUSED=$*; echo "$EV_NAME: REFUSED: $*" >&2; }

@@ -34,6 +34,11 @@ else
   tests=$bin/test_cuda_kernels
 fi
 [ -x "$tests" ] || { ev_refuse "no test_cuda_kernels in $from (a build with CUDA?)"; ev_end; exit 2; }
+# Which GPU and which build, first in the summary (the tests run on CUDA's device 0), so that
+# scripts/visit-baseline.sh can put the logs in that GPU's baseline.
+roofbench=$(dirname "$(dirname "$tests")")/roofbench
+[ -d "$from" ] || roofbench=$bin/roofbench
+ev_device_note cuda:0 "$roofbench"
 source "$here/env.sh"
 sanitizer=$(ev_find_tool compute-sanitizer)
 [ -n "$sanitizer" ] || { ev_refuse "compute-sanitizer not found (it comes with the CUDA toolkit)"; ev_end; exit 2; }

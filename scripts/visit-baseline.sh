@@ -9,6 +9,8 @@
 #            Nsight Compute's numbers beside roofbench's, into PROVENANCE.md
 #   repeat   the verdicts of its two quick runs (agreement.md, agreement.json) and
 #            compute-sanitizer's logs (sanitizer.log)
+#   sanitize scripts/sanitize.sh's logs (racecheck, initcheck, synccheck with the time a visit had
+#            left), into sanitizer.log beside repeat's: each tool's log in place of its earlier one
 # and then targets.md, the visit's targets read off what the folder holds (scripts/targets.py).
 # A stage without numbers adds to the folder that a numbers stage made, on a GPU of the same name
 # (each stage's summary names its GPU and commit; tests and repeat carry results files that do
@@ -16,20 +18,28 @@
 # archive did not come back or that cannot name its GPU is left out, saying so. Each stage's section in
 # PROVENANCE.md takes the place of that stage's earlier one. Every file is the suite's or the
 # scripts' own output; nothing is edited by hand.
-#   scripts/visit-baseline.sh VISIT_DIR [--out DIR]
+#   scripts/visit-baseline.sh VISIT_DIR [--out DIR] [--device-from STAGE=OTHER]
 # VISIT_DIR holds what the calls brought back: STAGE.tar.xz and STAGE-summary.txt of the stages
 # that ran. DIR defaults to reports/baselines/<gpu>, <gpu> from the GPU's name ("NVIDIA H100 80GB
-# HBM3" -> h100, "NVIDIA H200" -> h200). Then run scripts/update-readme.sh.
+# HBM3" -> h100, "NVIDIA H200" -> h200). --device-from: a stage whose summary names no device
+# (sanitize.sh's before it wrote a 'device:' line) that ran in one device call with OTHER takes
+# OTHER's device; its section in PROVENANCE.md says so. Then run scripts/update-readme.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/scripts/env.sh"
-[ $# -ge 1 ] || { sed -n '2,21p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,26p' "$0" >&2; exit 2; }
 visit=$1
 shift
 out=""
+declare -A device_from=()
 while (($#)); do
   case "$1" in
     --out) out=$2; shift 2 ;;
+    --device-from)
+      [[ ${2:-} == ?*=?* ]] || { echo "visit-baseline: --device-from takes STAGE=OTHER (e.g. sanitize=smoke)" >&2; exit 2; }
+      device_from[${2%%=*}]=${2#*=}
+      shift 2
+      ;;
     *) echo "visit-baseline: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -45,8 +55,9 @@ device_name() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[
 # their evidence there) or whose device cannot be told is left out, and says so; it takes nothing
 # away from the folder.
 stages=() names=()
+declare -A name_of=() borrowed=()
 left_out() { echo "visit-baseline: the $1 stage left out: $2" >&2; }
-for st in numbers smoke tests repeat; do
+for st in numbers smoke tests repeat sanitize; do
   [ -f "$visit/$st.tar.xz" ] || [ -f "$visit/$st-summary.txt" ] || continue
   mkdir -p "$tmp/$st"
   if [ -f "$visit/$st.tar.xz" ]; then
@@ -57,6 +68,10 @@ for st in numbers smoke tests repeat; do
   [ -f "$tmp/$st/summary.txt" ] || die "the $st stage's archive holds no summary.txt"
   if [[ $(head -n 1 "$tmp/$st/summary.txt") == "$st: REFUSED"* ]]; then
     left_out "$st" "it was refused and ran nothing ($(head -n 1 "$tmp/$st/summary.txt" | cut -c1-160))"
+    continue
+  fi
+  if [[ $(head -n 1 "$tmp/$st/summary.txt") != "$st: "* ]]; then
+    left_out "$st" "its summary is not the $st stage's ($(head -n 1 "$tmp/$st/summary.txt" | cut -c1-160))"
     continue
   fi
   if [ "$st" != smoke ] && [ ! -f "$visit/$st.tar.xz" ]; then
@@ -72,12 +87,21 @@ for st in numbers smoke tests repeat; do
     name=${line%%;*}
     [[ $name == cpu,* ]] && name=${name#cpu, } || name=${name%%,*}
   fi
+  if [ -z "$name" ] && [ -n "${device_from[$st]:-}" ] && [ -n "${name_of[${device_from[$st]}]:-}" ]; then
+    name=${name_of[${device_from[$st]}]}
+    borrowed[$st]=${device_from[$st]}
+  fi
   if [ -z "$name" ] || [[ $name == *"nvidia-smi did not name it"* ]]; then
     left_out "$st" "cannot tell which device it ran on (no GPU's name in its summary's 'device:' line, and no results)"
     continue
   fi
   stages+=("$st")
   names+=("$name")
+  name_of[$st]=$name
+done
+for st in "${!device_from[@]}"; do
+  [ -n "${borrowed[$st]:-}" ] || [ -n "${name_of[$st]:-}" ] ||
+    echo "visit-baseline: --device-from $st=${device_from[$st]}: no $st stage took the device of ${device_from[$st]}" >&2
 done
 ((${#stages[@]})) || die "nothing of a visit to take from $visit (no STAGE.tar.xz or STAGE-summary.txt, or none that can be taken)"
 
@@ -111,6 +135,19 @@ section() {
   { echo; echo "## $1"; echo; cat "$2"; } >>"$out/PROVENANCE.md"
 }
 fenced() { { echo '```'; cat "$1"; echo '```'; } >"$tmp/fenced"; echo "$tmp/fenced"; }
+# sanitizer_log STAGE LOG...: each tool's log (memcheck.log, ...) into sanitizer.log under
+# "==== TOOL (the STAGE stage)", in place of that tool's earlier log; the other tools' stay.
+sanitizer_log() {
+  local st=$1 l tool f=$out/sanitizer.log
+  shift
+  for l in "$@"; do
+    tool=$(basename "$l" .log)
+    if [ -f "$f" ]; then
+      awk -v t="$tool" '/^==== [a-z]/ { skip = ($2 == t) } !skip' "$f" >"$f.new" && mv "$f.new" "$f"
+    fi
+    { echo "==== $tool (the $st stage)"; cat "$l"; } >>"$f"
+  done
+}
 
 mkdir -p "$out"
 for st in "${stages[@]}"; do
@@ -145,12 +182,20 @@ for st in "${stages[@]}"; do
       ;;
     repeat)
       section "The repeat stage" "$(fenced "$tmp/repeat/summary.txt")"
-      rm -f "$out/agreement.md" "$out/agreement.json" "$out/sanitizer.log"
+      rm -f "$out/agreement.md" "$out/agreement.json"
       for f in agreement.md agreement.json; do [ -f "$tmp/repeat/$f" ] && cp "$tmp/repeat/$f" "$out/"; done
-      logs=$(ls "$tmp/repeat"/{memcheck,racecheck,initcheck,synccheck}.log 2>/dev/null || true)
-      if [ -n "$logs" ]; then
-        for l in $logs; do echo "==== $(basename "$l" .log)"; cat "$l"; done >"$out/sanitizer.log"
+      # shellcheck disable=SC2046 # the logs' paths have no spaces (mktemp's)
+      sanitizer_log repeat $(ls "$tmp/repeat"/{memcheck,racecheck,initcheck,synccheck}.log 2>/dev/null || true)
+      ;;
+    sanitize)
+      fenced "$tmp/sanitize/summary.txt" >/dev/null
+      if [ -n "${borrowed[sanitize]:-}" ]; then
+        { echo; echo "Its summary names no device: it ran in one device call with the ${borrowed[sanitize]} stage," \
+          "whose device it takes (--device-from)."; } >>"$tmp/fenced"
       fi
+      section "The sanitize stage" "$tmp/fenced"
+      # shellcheck disable=SC2046
+      sanitizer_log sanitize $(ls "$tmp/sanitize"/{memcheck,racecheck,initcheck,synccheck}.log 2>/dev/null || true)
       ;;
   esac
 done

@@ -230,6 +230,47 @@ grep -q 'the tests stage left out: it was refused' "$tmp/vb.out" || fail "visit-
 bash "$vb" "$later" --out "$tmp/nothing-here" >"$tmp/vb.out" 2>&1 && fail "visit-baseline added to a folder with no baseline"
 grep -q 'a numbers stage makes it first' "$tmp/vb.out" && [ ! -e "$tmp/nothing-here" ] || fail "visit-baseline: $(cat "$tmp/vb.out")"
 
+# The sanitize stage (scripts/sanitize.sh, a call of its own with the time a visit has left): its
+# logs go into sanitizer.log beside repeat's, each tool's in place of its earlier one. One whose
+# summary names no device is left out, unless --device-from names a stage of the same call.
+san=$tmp/sanitize-visit
+sanitize_stage() {  # LOG_TEXT: a sanitize stage's archive and summary in $san, as sanitize.sh leaves them
+  rm -rf "$san" && mkdir -p "$san/x"
+  printf 'sanitize: passed (in 28 s of 240 s)\n  PASS       20s  racecheck        [  PASSED  ] 89 tests.; see racecheck.log\n' \
+    >"$san/x/summary.txt"
+  printf '%s\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n' "$1" >"$san/x/racecheck.log"
+  tar -cJf "$san/sanitize.tar.xz" -C "$san/x" summary.txt racecheck.log && cp "$san/x/summary.txt" "$san/sanitize-summary.txt"
+  rm -r "$san/x"
+}
+sanitize_stage "first racecheck"
+before=$(snapshot)
+bash "$vb" "$san" --out "$tmp/committed" >"$tmp/vb.out" 2>&1 && fail "visit-baseline took a sanitize stage that names no device"
+grep -q 'the sanitize stage left out: cannot tell which device' "$tmp/vb.out" || fail "visit-baseline: $(cat "$tmp/vb.out")"
+[ "$(snapshot)" = "$before" ] || fail "visit-baseline: a sanitize stage of no device changed the folder"
+cp "$out/smoke-summary.txt" "$san/"
+bash "$vb" "$san" --out "$tmp/committed" --device-from sanitize=smoke >"$tmp/vb.out" 2>&1 ||
+  fail "visit-baseline --device-from sanitize=smoke: $(cat "$tmp/vb.out")"
+grep -qx '==== racecheck (the sanitize stage)' "$tmp/committed/sanitizer.log" && grep -q 'first racecheck' "$tmp/committed/sanitizer.log" ||
+  fail "visit-baseline: the sanitize stage's racecheck log is not in sanitizer.log: $(cat "$tmp/committed/sanitizer.log")"
+grep -q 'whose device it takes (--device-from)' "$tmp/committed/PROVENANCE.md" ||
+  fail "visit-baseline: PROVENANCE.md does not say where the sanitize stage's device came from"
+sanitize_stage "second racecheck"
+cp "$out/smoke-summary.txt" "$san/"
+bash "$vb" "$san" --out "$tmp/committed" --device-from sanitize=smoke >/dev/null 2>&1 || fail "visit-baseline: a second sanitize stage"
+[ "$(grep -c '^==== racecheck' "$tmp/committed/sanitizer.log")" -eq 1 ] && grep -q 'second racecheck' "$tmp/committed/sanitizer.log" &&
+  ! grep -q 'first racecheck' "$tmp/committed/sanitizer.log" || fail "visit-baseline: a later racecheck log did not replace the first"
+[ "$(grep -c '^## The sanitize stage' "$tmp/committed/PROVENANCE.md")" -eq 1 ] || fail "visit-baseline: two sanitize sections"
+cmp -s "$tmp/committed/results.json" "$tmp/numbers/baseline/results.json" || fail "visit-baseline: a sanitize stage changed the results"
+
+# sanitize.sh names the device and the build first, as the stages do, so that its logs can be
+# placed (a stand-in compute-sanitizer here: there is no GPU for the real one).
+mkdir -p "$tmp/fake-sanitizer"
+printf '#!/bin/sh\necho "========= ERROR SUMMARY: 0 errors"\n' >"$tmp/fake-sanitizer/compute-sanitizer"
+chmod +x "$tmp/fake-sanitizer/compute-sanitizer"
+PATH=$tmp/fake-sanitizer:$PATH bash "$here/scripts/sanitize.sh" "$build" "$tmp/san-out" --limit 60 racecheck >/dev/null 2>&1
+sed -n 2p "$tmp/san-out/sanitize-summary.txt" | grep -q "^device: cuda:0 (nvidia-smi did not name it); roofbench .*commit $commit" ||
+  fail "sanitize.sh: no device line second in its summary: $(cat "$tmp/san-out/sanitize-summary.txt")"
+
 # The baseline folder follows the GPU that came: H100 or H200.
 mkdir -p "$tmp/fakebin"
 source "$here/scripts/env.sh"
