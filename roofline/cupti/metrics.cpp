@@ -326,6 +326,20 @@ std::string trace_warning(const TraceCheck& t) {
       us(t.events_s), 100 * diff / t.span_s, us(t.span_s), us(diff), gaps);
 }
 
+std::string flops_warning(const Counters& c, double declared_flops) {
+  if (!c.ok() || !c.flops || *c.flops != 0 || !(declared_flops > 0)) return "";
+  double moved = 0;
+  for (const Level l : {Level::l1, Level::l2})
+    if (const auto it = c.bytes.find(l); it != c.bytes.end()) moved += it->second;
+  if (!(moved > 0)) return "";
+  return fmt::format(
+      "counters: no FLOPs counted where {:.4g} are declared, though the kernels moved {:.4g} bytes through L1 and L2: "
+      "FLOPs come from SASS instruction counts ({}), which kernels launched from a CUDA graph bypass; the counted "
+      "FLOPs "
+      "of this benchmark are no measurement",
+      declared_flops, moved, c.flops_formula.empty() ? "patched SASS" : c.flops_formula);
+}
+
 std::string kernel_name(const std::string& mangled) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);

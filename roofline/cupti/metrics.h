@@ -87,6 +87,12 @@ std::optional<TraceCheck> trace_check(const Counters& c, const Measurement& m);
 // events' median and kTraceFloorS; "" when they agree.
 std::string trace_warning(const TraceCheck& t);
 
+// A `counters:` warning when the counters read no FLOPs where the benchmark declares some and its
+// kernels moved bytes through L1 or L2 (so they ran): the FLOPs come from patched-SASS instruction
+// counts, which kernels launched from a CUDA graph bypass (launch/graph on an H200, 2026-11-27:
+// 0 FLOPs, its bytes counted). "" otherwise, and where FLOPs were not asked for.
+std::string flops_warning(const Counters& c, double declared_flops);
+
 // A demangled kernel signature without its return type and parameter list:
 // "void ns::(anonymous namespace)::k<float>(float const*, int)" -> "ns::(anonymous namespace)::k<float>".
 // (Cut at the first "(" it was "ns::" for every kernel in an anonymous namespace, and crosscheck

@@ -207,6 +207,7 @@ class RangeProfiler final : public CounterCollector {
     const Counters& c = *b.counters;
     // The Activity API's kernel records against the event timing: a warning of the profiler's own.
     if (c.trace && !c.trace->error.empty()) b.warnings.push_back("trace: " + c.trace->error);
+    if (std::string w = cupti::flops_warning(c, b.flops); !w.empty()) b.warnings.push_back(std::move(w));
     if (b.measurement)
       if (const auto t = cupti::trace_check(c, *b.measurement))
         if (std::string w = cupti::trace_warning(*t); !w.empty()) b.warnings.push_back(std::move(w));

@@ -339,3 +339,32 @@ TEST(KernelName, KeepsTheAnonymousNamespaceAndTemplateArgumentsAndDropsTheParame
   EXPECT_EQ(kernel_name("_Z6kernelILi3EEvPf"), "kernel<3>");  // a plain template, its "void " dropped
   EXPECT_EQ(kernel_name("not_mangled"), "not_mangled");
 }
+
+// launch/graph on an H200 (2026-11-27): 0 FLOPs counted, 819,200 bytes through L1 and L2 each,
+// 102,400 FLOPs declared. The same kernels launched one by one counted the declared FLOPs.
+TEST(Counters, NoFlopsCountedForKernelsThatRanIsSaidToBeNoMeasurement) {
+  Counters c;
+  c.values["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"] = 0;
+  c.flops = 0;
+  c.flops_formula = "fadd + fmul + 2·ffma (SASS, per thread)";
+  c.bytes = {{Level::l1, 819200}, {Level::l2, 819200}, {Level::dram, 0}};
+  const std::string w = flops_warning(c, 102400);
+  EXPECT_NE(w.find("counters: no FLOPs counted where 1.024e+05 are declared, though the kernels moved 1.638e+06 bytes"),
+            std::string::npos)
+      << w;
+  EXPECT_NE(w.find("kernels launched from a CUDA graph bypass"), std::string::npos) << w;
+  // Not when FLOPs were counted, none declared (relu), no bytes moved, or the counters failed.
+  Counters counted = c;
+  counted.flops = 102400;
+  EXPECT_EQ(flops_warning(counted, 102400), "");
+  EXPECT_EQ(flops_warning(c, 0), "");
+  Counters idle = c;
+  idle.bytes = {{Level::l1, 0}, {Level::l2, 0}};
+  EXPECT_EQ(flops_warning(idle, 102400), "");
+  Counters failed = c;
+  failed.error = "refused";
+  EXPECT_EQ(flops_warning(failed, 102400), "");
+  Counters unasked = c;
+  unasked.flops.reset();
+  EXPECT_EQ(flops_warning(unasked, 102400), "");
+}
