@@ -268,7 +268,8 @@ mkdir -p "$tmp/fake-sanitizer"
 printf '#!/bin/sh\necho "========= ERROR SUMMARY: 0 errors"\n' >"$tmp/fake-sanitizer/compute-sanitizer"
 chmod +x "$tmp/fake-sanitizer/compute-sanitizer"
 PATH=$tmp/fake-sanitizer:$PATH bash "$here/scripts/sanitize.sh" "$build" "$tmp/san-out" --limit 60 racecheck >/dev/null 2>&1
-sed -n 2p "$tmp/san-out/sanitize-summary.txt" | grep -q "^device: cuda:0 (nvidia-smi did not name it); roofbench .*commit $commit" ||
+san_device=$(sed -n 2p "$tmp/san-out/sanitize-summary.txt")
+[[ $san_device == "device: cuda:0 (nvidia-smi did not name it); roofbench "*"commit $commit"* ]] ||
   fail "sanitize.sh: no device line second in its summary: $(cat "$tmp/san-out/sanitize-summary.txt")"
 
 # The baseline folder follows the GPU that came: H100 or H200.
