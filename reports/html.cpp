@@ -124,7 +124,7 @@ code { font-size: 12px; }
            "first one's start to the last one's end, beside the CUDA events' median.</p>\n";
     s += "<table>\n<tr><th>benchmark</th><th>passes</th><th>FLOPs</th><th>÷ declared</th><th>HBM bytes</th>"
          "<th>÷ declared</th><th>L2 bytes</th><th>L1 bytes</th><th>FLOP/B L1</th><th>FLOP/B L2</th><th>FLOP/B HBM</th>"
-         "<th>threads/inst</th><th>uniform branches</th><th>kernel span (trace)</th></tr>\n";
+         "<th>threads/inst</th><th>uniform branches</th><th>kernel time (trace)</th></tr>\n";
     for (const auto& c : rows) {
       s += "<tr><td><code>" + xml_escape(c.name) + "</code></td>" + td(c.passes, true);
       if (!c.error.empty()) {

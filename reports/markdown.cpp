@@ -33,7 +33,7 @@ std::string render_markdown_counters(const Results& r) {
   s += "**Counters** (CUPTI, a separate pass after the timed samples; measured beside declared; FLOP/B at each "
        "level: measured FLOPs over the bytes counted there)\n\n";
   s += "| benchmark | passes | FLOPs | ÷ declared | HBM bytes | ÷ declared | L2 bytes | L1 bytes | FLOP/B L1 "
-       "| FLOP/B L2 | FLOP/B HBM | threads/inst | uniform branches | kernel span (trace) |\n";
+       "| FLOP/B L2 | FLOP/B HBM | threads/inst | uniform branches | kernel time (trace) |\n";
   s += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& c : rows) {
     if (!c.error.empty()) {

@@ -76,7 +76,7 @@ TEST(Crosscheck, OneRunOfTheBenchmarkBesideItsCuptiCountersAndDeclaredWork) {
   const Crosscheck c = crosscheck(r, "gemm/wgmma/bf16/M:2048/N:2048/K:2048", parse_ncu_csv(kNcuOutput));
   ASSERT_EQ(c.kernels, std::vector<std::string>{"wgmma_gemm_kernel"});  // the first run, not the flush
   ASSERT_GE(c.rows.size(), 4u);
-  // ncu's kernel duration beside the trace's median span (29 µs here) and the CUDA-event median,
+  // ncu's kernel duration beside the traced kernels' median own time (29 µs here) and the CUDA-event median,
   // then beside CUPTI's range time (30 µs: the range holds more than the kernel).
   EXPECT_NE(c.rows[0].quantity.find("kernel time"), std::string::npos);
   EXPECT_DOUBLE_EQ(*c.rows[0].ncu, 30.5e-6);
@@ -94,6 +94,17 @@ TEST(Crosscheck, OneRunOfTheBenchmarkBesideItsCuptiCountersAndDeclaredWork) {
   EXPECT_NE(md.find("| FLOPs (sm__ops_path_tensor_src_bf16_dst_fp32.sum (tensor ops)) | 17.2 GFLOP |"), std::string::npos)
       << md;
   EXPECT_NE(md.find("| 1.000 |"), std::string::npos) << md;  // tensor ops: ncu / declared
+}
+
+TEST(Crosscheck, NcusKernelTimeStandsBesideTheTracedKernelsOwnTimeNotTheirSpan) {
+  // Kernels traced as the host launched them: their span holds the launch gaps (25-55 us a kernel
+  // under the Activity API on an H200), which ncu's per-kernel durations do not.
+  Results r = gemm_run();
+  r.benchmarks[0].counters->trace->span_s = {60e-6, 61e-6, 62e-6};
+  const Crosscheck c = crosscheck(r, "gemm/wgmma/bf16/M:2048/N:2048/K:2048", parse_ncu_csv(kNcuOutput));
+  ASSERT_FALSE(c.rows.empty());
+  EXPECT_NE(c.rows[0].quantity.find("own time"), std::string::npos) << c.rows[0].quantity;
+  EXPECT_DOUBLE_EQ(*c.rows[0].cupti, 29e-6);  // the busy time's median, not the span's 61 us
 }
 
 TEST(Crosscheck, SaysWhatIsMissing) {

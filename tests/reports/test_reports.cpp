@@ -440,6 +440,14 @@ TEST(Markdown, CountersTableShowsMeasuredBesideDeclaredAndEachLevelsIntensity) {
   const std::string traced = render_markdown(r);
   EXPECT_NE(traced.find("| 9.50 ms (events +500 us) |"), std::string::npos) << traced;
   EXPECT_NE(render_html(r).find("9.50 ms (events +500 us)"), std::string::npos);
+  // A chain traced as the host launched it: 55 us of gaps in a 245 us span (the sin/cos chain on an
+  // H200 under the Activity API). The kernels' own time is the measure; the events (held, 197 us)
+  // stand beside it, not beside the span.
+  r.benchmarks[0].counters->trace = KernelTrace{{245e-6, 250e-6, 240e-6}, {190e-6, 189e-6, 191e-6}, {"k"}, ""};
+  r.benchmarks[0].measurement->stats.median = 197e-6;
+  r.benchmarks[0].measurement->samples_s = {197e-6};
+  const std::string chain = render_markdown(r);
+  EXPECT_NE(chain.find("| 190 us in kernels, a 245 us span (events +7.00 us) |"), std::string::npos) << chain;
 
   // A run whose counters were unavailable says why, and has no hierarchical chart.
   Results none = sample_results();
