@@ -121,7 +121,9 @@ code { font-size: 12px; }
            chart;
     else
       s += "<h3>Kernel trace</h3>\n<p>CUPTI's Activity API, without counters: each benchmark's kernels from the "
-           "first one's start to the last one's end, beside the CUDA events' median.</p>\n";
+           "first one's start to the last one's end (where gaps lie between them, the time they ran and that span), "
+           "beside "
+           "the CUDA events' median.</p>\n";
     s += "<table>\n<tr><th>benchmark</th><th>passes</th><th>FLOPs</th><th>÷ declared</th><th>HBM bytes</th>"
          "<th>÷ declared</th><th>L2 bytes</th><th>L1 bytes</th><th>FLOP/B L1</th><th>FLOP/B L2</th><th>FLOP/B HBM</th>"
          "<th>threads/inst</th><th>uniform branches</th><th>kernel time (trace)</th></tr>\n";

@@ -157,7 +157,7 @@ std::vector<CounterRow> counter_rows(const Results& r) {
         const bool gaps = t->gaps_s() > std::max(cupti::kTraceFloorS, cupti::kTraceTolerance * t->span_s);
         const double ref = gaps ? t->busy_s : t->span_s, diff = t->events_s - ref;
         row.trace =
-            gaps ? fmt::format("{} in kernels, a {} span (events {}{})", duration(t->busy_s), duration(t->span_s),
+            gaps ? fmt::format("{} busy, a {} span (events {}{})", duration(t->busy_s), duration(t->span_s),
                                diff < 0 ? "−" : "+", duration(std::abs(diff)))
                  : fmt::format("{} (events {}{})", duration(t->span_s), diff < 0 ? "−" : "+", duration(std::abs(diff)));
         // Copies or several streams: how much of the span ran at once (the overlap lesson's evidence).

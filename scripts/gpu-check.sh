@@ -197,9 +197,10 @@ refuse_or_go() {
 # Allowances: seconds per GPU test (a CUDA context, the kernels at their test sizes, a few timed
 # samples), and per test under compute-sanitizer. On an H200 (2026-11-27, the steps' times in
 # reports/baselines/h200/PROVENANCE.md) the GPU tests took 0.03 s (kernels) to 1.7 s (counters)
-# each, and each sanitizer tool 0.03 s (synccheck) to 0.22 s (racecheck) a test: 2 s and 1 s keep
-# a margin of at least 4x (the per-test allowance sizes only the estimate; every step but the
-# last has a fixed cap). Without a GPU (the dress rehearsal) the tests skip at once.
+# each, and each sanitizer tool 0.03 s (synccheck) to 0.22 s (racecheck) a test. 2 s a GPU test
+# sizes smoke's estimate (its steps but the last have fixed caps); 1 s a sanitizer test, at least
+# 4x what one took, also caps racecheck, initcheck and synccheck in repeat (99 s for 89 tests,
+# against racecheck's 20 s). Without a GPU (the dress rehearsal) the tests skip at once.
 kTestAllowance=2
 kSanitizerTest=1
 [[ $device == cuda:* ]] || kTestAllowance=0 kSanitizerTest=0

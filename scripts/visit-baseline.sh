@@ -21,13 +21,14 @@
 #   scripts/visit-baseline.sh VISIT_DIR [--out DIR] [--device-from STAGE=OTHER]
 # VISIT_DIR holds what the calls brought back: STAGE.tar.xz and STAGE-summary.txt of the stages
 # that ran. DIR defaults to reports/baselines/<gpu>, <gpu> from the GPU's name ("NVIDIA H100 80GB
-# HBM3" -> h100, "NVIDIA H200" -> h200). --device-from: a stage whose summary names no device
-# (sanitize.sh's before it wrote a 'device:' line) that ran in one device call with OTHER takes
-# OTHER's device; its section in PROVENANCE.md says so. Then run scripts/update-readme.sh.
+# HBM3" -> h100, "NVIDIA H200" -> h200). --device-from: a stage whose summary has no 'device:'
+# line (sanitize.sh's before it wrote one) that ran in one device call with OTHER, a stage taken
+# before it (in the order numbers, smoke, tests, repeat, sanitize), takes OTHER's device; its
+# section in PROVENANCE.md says so. Then run scripts/update-readme.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/scripts/env.sh"
-[ $# -ge 1 ] || { sed -n '2,26p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,27p' "$0" >&2; exit 2; }
 visit=$1
 shift
 out=""
@@ -145,7 +146,8 @@ sanitizer_log() {
     if [ -f "$f" ]; then
       awk -v t="$tool" '/^==== [a-z]/ { skip = ($2 == t) } !skip' "$f" >"$f.new" && mv "$f.new" "$f"
     fi
-    { echo "==== $tool (the $st stage)"; cat "$l"; } >>"$f"
+    # A log cut off by its timeout may end mid-line: the next header starts a line of its own.
+    { echo "==== $tool (the $st stage)"; cat "$l"; [ -z "$(tail -c 1 "$l")" ] || echo; } >>"$f"
   done
 }
 

@@ -334,10 +334,9 @@ std::string flops_warning(const Counters& c, double declared_flops) {
   if (!(moved > 0)) return "";
   return fmt::format(
       "counters: no FLOPs counted where {:.4g} are declared, though the kernels moved {:.4g} bytes through L1 and L2: "
-      "FLOPs come from SASS instruction counts ({}), which kernels launched from a CUDA graph bypass; the counted "
-      "FLOPs "
-      "of this benchmark are no measurement",
-      declared_flops, moved, c.flops_formula.empty() ? "patched SASS" : c.flops_formula);
+      "the counters count {}, so work of another kind (a compare, as relu's) reads 0, and so do kernels launched from "
+      "a CUDA graph, whose SASS instruction counts they miss; the counted FLOPs of this benchmark are no measurement",
+      declared_flops, moved, c.flops_formula.empty() ? "FP instructions (SASS) and tensor ops" : c.flops_formula);
 }
 
 std::string kernel_name(const std::string& mangled) {

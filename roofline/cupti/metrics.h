@@ -88,9 +88,11 @@ std::optional<TraceCheck> trace_check(const Counters& c, const Measurement& m);
 std::string trace_warning(const TraceCheck& t);
 
 // A `counters:` warning when the counters read no FLOPs where the benchmark declares some and its
-// kernels moved bytes through L1 or L2 (so they ran): the FLOPs come from patched-SASS instruction
-// counts, which kernels launched from a CUDA graph bypass (launch/graph on an H200, 2026-11-27:
-// 0 FLOPs, its bytes counted). "" otherwise, and where FLOPs were not asked for.
+// kernels moved bytes through L1 or L2 (so they ran): the FLOPs are FP adds, multiplies and FMAs
+// from SASS instruction counts and tensor ops, so declared work of another kind reads 0 (relu's
+// compare), and so do kernels launched from a CUDA graph, whose SASS counts they miss
+// (launch/graph on an H200, 2026-11-27: 0 FLOPs, its bytes counted). "" otherwise, and where
+// FLOPs were not asked for.
 std::string flops_warning(const Counters& c, double declared_flops);
 
 // A demangled kernel signature without its return type and parameter list:

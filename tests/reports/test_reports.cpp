@@ -447,7 +447,7 @@ TEST(Markdown, CountersTableShowsMeasuredBesideDeclaredAndEachLevelsIntensity) {
   r.benchmarks[0].measurement->stats.median = 197e-6;
   r.benchmarks[0].measurement->samples_s = {197e-6};
   const std::string chain = render_markdown(r);
-  EXPECT_NE(chain.find("| 190 us in kernels, a 245 us span (events +7.00 us) |"), std::string::npos) << chain;
+  EXPECT_NE(chain.find("| 190 us busy, a 245 us span (events +7.00 us) |"), std::string::npos) << chain;
 
   // A run whose counters were unavailable says why, and has no hierarchical chart.
   Results none = sample_results();

@@ -266,7 +266,8 @@ cmp -s "$tmp/committed/results.json" "$tmp/numbers/baseline/results.json" || fai
 # placed (a stand-in compute-sanitizer here: there is no GPU for the real one).
 mkdir -p "$tmp/fake-sanitizer"
 printf '#!/bin/sh\necho "========= ERROR SUMMARY: 0 errors"\n' >"$tmp/fake-sanitizer/compute-sanitizer"
-chmod +x "$tmp/fake-sanitizer/compute-sanitizer"
+printf '#!/bin/sh\nexit 9\n' >"$tmp/fake-sanitizer/nvidia-smi"  # a GPU box's nvidia-smi would name its GPU
+chmod +x "$tmp/fake-sanitizer/compute-sanitizer" "$tmp/fake-sanitizer/nvidia-smi"
 PATH=$tmp/fake-sanitizer:$PATH bash "$here/scripts/sanitize.sh" "$build" "$tmp/san-out" --limit 60 racecheck >/dev/null 2>&1
 san_device=$(sed -n 2p "$tmp/san-out/sanitize-summary.txt")
 [[ $san_device == "device: cuda:0 (nvidia-smi did not name it); roofbench "*"commit $commit"* ]] ||
