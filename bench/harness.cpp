@@ -249,18 +249,29 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
   const int placements = std::max(1, opt.placements);
   MeasureOptions slice = placement_slice(opt);
   if (v.warm) slice.cold_cache = false;  // its subject is not memory: never flushed (Variant::warm)
+  using clock = std::chrono::steady_clock;
+  auto t = clock::now();
+  auto step = [&](const char* name) {  // the time since the last step, into r.host_s[name]
+    const auto now = clock::now();
+    r.host_s[name] += std::chrono::duration<double>(now - t).count();
+    t = now;
+  };
   try {
     for (int p = 0; p < placements; ++p) {
       if (p > 0) inst.reset();  // its memory goes back before the next instance takes some
       inst = v.make(params);
       if (p == 0) r.waves = inst->waves();
+      step("make");
+      // prepare_and_verify's steps, each timed
+      inst->prepare(opt.seed);
+      inst->run();
+      dev.synchronize();
+      step("prepare");
       if (v.timing_only) {  // its author declared no reference: one run, for its errors, and no check
-        inst->prepare(opt.seed);
-        inst->run();
-        dev.synchronize();
         r.verification.method = "none: declared timing only, with no reference";
       } else {
-        Verification ver = prepare_and_verify(dev, *inst, opt.seed);
+        Verification ver = inst->verify();
+        step("verify");
         if (!ver.ok) {
           r.verification = ver;
           r.measurement.reset();
@@ -277,6 +288,7 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
         }
       }
       Measurement m = measure(dev, *inst, slice, v.launch());
+      step("sample");
       m.placement_samples = {static_cast<int>(m.samples_s.size())};
       if (p == 0) {
         r.measurement = std::move(m);
@@ -297,7 +309,10 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
     r.error = e.what();
     return r;
   }
-  if (after) after(*inst, r);
+  if (after) {
+    after(*inst, r);
+    step("after");
+  }
   return r;
 }
 

@@ -294,6 +294,7 @@ json benchmark_json(const BenchmarkResult& b) {
   j["waves"] = b.waves ? waves_json(*b.waves) : json(nullptr);
   j["compared_with"] = b.compared_with.empty() ? json(nullptr) : json(b.compared_with);
   j["counters"] = b.counters ? counters_json(*b.counters) : json(nullptr);
+  j["host_s"] = b.host_s.empty() ? json(nullptr) : json(b.host_s);
   // Convenience copies of the headline numbers for jq users; recomputed on load. Null, like
   // every absent value, for a benchmark without a measurement.
   j["median_s"] = b.measurement ? json(b.measurement->stats.median) : json(nullptr);
@@ -404,6 +405,18 @@ BenchmarkResult benchmark_from(const json& j) {
   if (auto it = j.find("waves"); it != j.end() && !it->is_null()) b.waves = waves_from(*it);
   if (auto it = j.find("compared_with"); it != j.end() && !it->is_null()) b.compared_with = it->get<std::string>();
   if (auto it = j.find("counters"); it != j.end() && !it->is_null()) b.counters = counters_from(*it);
+  if (auto it = j.find("host_s"); it != j.end() && !it->is_null()) {  // absent before 2026-11-27
+    if (!it->is_object()) throw InputError("benchmark '" + b.name + "': \"host_s\" must be an object of seconds");
+    for (const auto& [step, s] : it->items()) {
+      static const std::set<std::string> kSteps = {"make", "prepare", "verify", "sample", "after"};
+      if (!kSteps.count(step) || !s.is_number() || !(s.get<double>() >= 0) || !std::isfinite(s.get<double>()))
+        throw InputError("benchmark '" + b.name +
+                         "': \"host_s\" holds seconds >= 0 of make, prepare, verify, "
+                         "sample and after; got \"" +
+                         step + "\": " + s.dump());
+      b.host_s[step] = s.get<double>();
+    }
+  }
   if (b.timing_only && b.verification.ok)
     throw InputError("benchmark '" + b.name + "' is timing only but says it was verified");
   if (b.measured() && !b.measurement)

@@ -144,6 +144,11 @@ struct BenchmarkResult {
   std::string compared_with;
   std::optional<Counters> counters;  // `run --counters` / `--metrics` on a GPU
   std::vector<std::string> warnings;
+  // The wall time of each step of the benchmark's run, seconds, summed over its placements:
+  // "make" (the instance: allocations), "prepare" (inputs, uploads and one run), "verify" (the
+  // reference check), "sample" (warm-ups and timed samples, flushes included) and "after" (the
+  // counter pass). Where a run's time outside its timed samples goes; empty in older files.
+  std::map<std::string, double> host_s;
   Precision roof_precision() const { return math.value_or(precision); }
   // Declared timing_only by its author (a user's kernel with no reference): it carries numbers
   // and a placement, but nothing checked them, and every report says so.

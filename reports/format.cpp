@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "bench/stats.h"
 
@@ -138,6 +141,45 @@ std::string provenance_line(const Results& r) {
   }
   if (r.partial) line += " · " + partial_text(*r.partial);
   return line;
+}
+
+std::string host_time_line(const Results& r, std::size_t top) {
+  static const std::pair<const char*, const char*> kSteps[] = {{"sample", "sampling"},
+                                                               {"verify", "verifying"},
+                                                               {"prepare", "preparing"},
+                                                               {"make", "making"},
+                                                               {"after", "counters"}};
+  std::map<std::string, double> sum;
+  std::vector<std::pair<double, const BenchmarkResult*>> outside;  // each benchmark's time outside sampling
+  for (const auto& b : r.benchmarks) {
+    if (b.host_s.empty()) continue;
+    double o = 0;
+    for (const auto& [step, s] : b.host_s) {
+      sum[step] += s;
+      if (step != "sample") o += s;
+    }
+    outside.push_back({o, &b});
+  }
+  if (sum.empty()) return "";
+  std::string s = "host time of the benchmarks' steps:";
+  bool first = true;
+  for (const auto& [step, label] : kSteps)
+    if (const auto it = sum.find(step); it != sum.end()) {
+      s += fmt::format("{} {} {}", first ? "" : ",", label, duration(it->second));
+      first = false;
+    }
+  std::stable_sort(outside.begin(), outside.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  s += "; the most outside sampling:";
+  for (std::size_t i = 0; i < std::min(top, outside.size()); ++i) {
+    const BenchmarkResult& b = *outside[i].second;
+    // its largest step outside sampling
+    std::string big;
+    double big_s = -1;
+    for (const auto& [step, t] : b.host_s)
+      if (step != "sample" && t > big_s) big = step, big_s = t;
+    s += fmt::format("{} {} ({} {})", i ? "," : "", b.name, big, duration(big_s));
+  }
+  return s;
 }
 
 namespace {

@@ -44,6 +44,11 @@ struct RunTime {
 };
 std::optional<RunTime> run_time(const Results& r);
 
+// Where the benchmarks' time outside their timed samples went (BenchmarkResult::host_s), summed
+// over the file: "host time of the benchmarks' steps: sampling 37.9 s, verifying 45.1 s, ...; the
+// most outside sampling: `a` (verify 3.10 s), ...". "" when no benchmark recorded its steps.
+std::string host_time_line(const Results& r, std::size_t top = 3);
+
 // The suite's own ceilings beside the vendor routines measured as their references in the same
 // run (Ceiling::reference_for), in the order of the file: one line each, plain text,
 // "DRAM copy 3.05 TB/s is 1.02× DRAM memcpy 2.99 TB/s". A reference whose ceiling is not in the

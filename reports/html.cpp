@@ -33,8 +33,9 @@ code { font-size: 12px; }
 <body>
 )";
   s += fmt::format("<h1>roofbench: {}</h1>\n", xml_escape(device_line(r)));
-  s += fmt::format("<p class=\"meta\">{}<br>command: <code>{}</code></p>\n", xml_escape(provenance_line(r)),
-                   xml_escape(r.provenance.value("command_line", "")));
+  s += fmt::format("<p class=\"meta\">{}<br>command: <code>{}</code>{}</p>\n", xml_escape(provenance_line(r)),
+                   xml_escape(r.provenance.value("command_line", "")),
+                   host_time_line(r).empty() ? "" : "<br>" + xml_escape(host_time_line(r)));
   s += render_svg(r);
 
   // Everything the run recorded about the machine and the method, as recorded.

@@ -52,6 +52,7 @@ std::string render_markdown(const Results& r) {
   std::string s;
   s += fmt::format("### roofbench: {}\n\n", md_cell(device_line(r)));
   s += fmt::format("{}\n\n", md_cell(provenance_line(r)));
+  if (const std::string h = host_time_line(r); !h.empty()) s += fmt::format("{}\n\n", md_cell(h));
 
   s += "| ceiling | measured | start / end of run | reference | measured / reference |\n";
   s += "|---|---:|---:|---:|---:|\n";

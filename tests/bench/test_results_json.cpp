@@ -53,6 +53,19 @@ TEST(ResultsJson, RoundTripKeepsEverything) {
   EXPECT_FALSE(back.ceilings[1].value_end);
 }
 
+TEST(ResultsJson, HostStepTimesRoundTripAndAreChecked) {
+  Results r = full_sample();
+  r.benchmarks[0].host_s = {{"make", 0.01}, {"prepare", 0.5}, {"verify", 1.25}, {"sample", 2.0}};
+  const Results back = json::parse(dump_results(r)).get<Results>();
+  EXPECT_EQ(back.benchmarks[0].host_s, r.benchmarks[0].host_s);
+  EXPECT_TRUE(back.benchmarks[1].host_s.empty());  // none recorded: null, and empty again
+  json j = json::parse(dump_results(r));
+  for (const json& bad : {json{{"verify", -1.0}}, json{{"coffee", 1.0}}, json{{"sample", "1 s"}}, json(3.0)}) {
+    j["benchmarks"][0]["host_s"] = bad;
+    EXPECT_THROW(j.get<Results>(), InputError) << bad.dump();
+  }
+}
+
 TEST(ResultsJson, MathPrecisionAndWavesRoundTrip) {
   Results r = full_sample();
   BenchmarkResult& b = r.benchmarks[0];

@@ -406,6 +406,25 @@ TEST(Markdown, KernelTraceShowsWhenCountersCouldNotBeRead) {
   EXPECT_TRUE(std::none_of(files.begin(), files.end(), [](const auto& f) { return f.first == "hierarchy.svg"; }));
 }
 
+TEST(Markdown, SaysWhereTheBenchmarksTimeOutsideTheirSamplesWent) {
+  Results r = sample_results();
+  r.benchmarks = {roofbench::testing::kernel("a", 2e9, 1e9, 0.01), roofbench::testing::kernel("b", 1e9, 1e9, 0.01),
+                  roofbench::testing::kernel("c", 1e9, 1e9, 0.01)};
+  apply_model(r);
+  EXPECT_EQ(host_time_line(r), "");  // nothing recorded (files written before host_s): no line
+  EXPECT_EQ(render_markdown(r).find("host time"), std::string::npos);
+  r.benchmarks[0].host_s = {{"make", 0.1}, {"prepare", 1.0}, {"verify", 3.0}, {"sample", 2.0}};
+  r.benchmarks[1].host_s = {{"make", 0.1}, {"prepare", 0.5}, {"verify", 0.2}, {"sample", 4.0}, {"after", 1.5}};
+  r.benchmarks[2].host_s = {{"make", 0.1}, {"prepare", 0.2}, {"verify", 0.1}, {"sample", 1.0}};
+  const std::string line = host_time_line(r, 2);
+  EXPECT_EQ(
+      line,
+      "host time of the benchmarks' steps: sampling 7.00 s, verifying 3.30 s, preparing 1.70 s, making 300 ms, "
+      "counters 1.50 s; the most outside sampling: gemm/a/fp32/n:1 (verify 3.00 s), gemm/b/fp32/n:1 (after 1.50 s)");
+  EXPECT_NE(render_markdown(r).find(line), std::string::npos);
+  EXPECT_NE(render_html(r).find("host time of the benchmarks&apos; steps: sampling 7.00 s"), std::string::npos);
+}
+
 TEST(Markdown, ShowsTheWaveModelOfFixedTileKernels) {
   Results r = sample_results();
   BenchmarkResult b = gemm_at("wmma", 1536, 1e-3);
