@@ -26,11 +26,15 @@ nlohmann::json MeasureOptions::to_json() const {
           {"stop_at_noise_floor", stop_at_noise_floor}};
 }
 
-Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed) {
+void prepare_and_run(Device& dev, Instance& inst, std::uint64_t seed) {
   whole_openmp_teams();
   inst.prepare(seed);
   inst.run();
   dev.synchronize();
+}
+
+Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed) {
+  prepare_and_run(dev, inst, seed);
   return inst.verify();
 }
 
@@ -262,10 +266,7 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
       inst = v.make(params);
       if (p == 0) r.waves = inst->waves();
       step("make");
-      // prepare_and_verify's steps, each timed
-      inst->prepare(opt.seed);
-      inst->run();
-      dev.synchronize();
+      prepare_and_run(dev, *inst, opt.seed);
       step("prepare");
       if (v.timing_only) {  // its author declared no reference: one run, for its errors, and no check
         r.verification.method = "none: declared timing only, with no reference";

@@ -65,7 +65,10 @@ struct MeasureOptions {
   nlohmann::json to_json() const;
 };
 
-// prepare(seed) → run → synchronize → verify. Throws whatever the instance throws.
+// prepare(seed) → run → synchronize: the run a check reads (run_benchmark times it apart from
+// the check). Throws whatever the instance throws.
+void prepare_and_run(Device& dev, Instance& inst, std::uint64_t seed);
+// prepare_and_run, then verify. Throws whatever the instance throws.
 Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed);
 
 // A run asked to stop (SIGTERM, SIGINT, a time limit): the benchmark being measured stops at

@@ -103,6 +103,9 @@ struct Counters {
   std::map<Level, double> intensity() const;
 };
 
+// The steps of a benchmark's run that BenchmarkResult::host_s times, in the order they run.
+inline constexpr const char* kHostSteps[] = {"make", "prepare", "verify", "sample", "after"};
+
 struct BenchmarkResult {
   std::string name;  // family/variant/precision/params
   std::string family, variant;
@@ -148,7 +151,7 @@ struct BenchmarkResult {
   // "make" (the instance: allocations), "prepare" (inputs, uploads and one run), "verify" (the
   // reference check), "sample" (warm-ups and timed samples, flushes included) and "after" (the
   // counter pass). Where a run's time outside its timed samples goes; empty in older files.
-  std::map<std::string, double> host_s;
+  std::map<std::string, double> host_s;  // keys: kHostSteps
   Precision roof_precision() const { return math.value_or(precision); }
   // Declared timing_only by its author (a user's kernel with no reference): it carries numbers
   // and a placement, but nothing checked them, and every report says so.

@@ -136,13 +136,14 @@ section() {
   { echo; echo "## $1"; echo; cat "$2"; } >>"$out/PROVENANCE.md"
 }
 fenced() { { echo '```'; cat "$1"; echo '```'; } >"$tmp/fenced"; echo "$tmp/fenced"; }
-# sanitizer_log STAGE LOG...: each tool's log (memcheck.log, ...) into sanitizer.log under
-# "==== TOOL (the STAGE stage)", in place of that tool's earlier log; the other tools' stay.
+# sanitizer_log STAGE: each compute-sanitizer tool's log the stage brought back (memcheck.log, ...)
+# into sanitizer.log under "==== TOOL (the STAGE stage)", in place of that tool's earlier log; the
+# other tools' stay.
 sanitizer_log() {
   local st=$1 l tool f=$out/sanitizer.log
-  shift
-  for l in "$@"; do
-    tool=$(basename "$l" .log)
+  for tool in memcheck racecheck initcheck synccheck; do
+    l=$tmp/$st/$tool.log
+    [ -f "$l" ] || continue
     if [ -f "$f" ]; then
       awk -v t="$tool" '/^==== [a-z]/ { skip = ($2 == t) } !skip' "$f" >"$f.new" && mv "$f.new" "$f"
     fi
@@ -186,8 +187,7 @@ for st in "${stages[@]}"; do
       section "The repeat stage" "$(fenced "$tmp/repeat/summary.txt")"
       rm -f "$out/agreement.md" "$out/agreement.json"
       for f in agreement.md agreement.json; do [ -f "$tmp/repeat/$f" ] && cp "$tmp/repeat/$f" "$out/"; done
-      # shellcheck disable=SC2046 # the logs' paths have no spaces (mktemp's)
-      sanitizer_log repeat $(ls "$tmp/repeat"/{memcheck,racecheck,initcheck,synccheck}.log 2>/dev/null || true)
+      sanitizer_log repeat
       ;;
     sanitize)
       fenced "$tmp/sanitize/summary.txt" >/dev/null
@@ -196,8 +196,7 @@ for st in "${stages[@]}"; do
           "whose device it takes (--device-from)."; } >>"$tmp/fenced"
       fi
       section "The sanitize stage" "$tmp/fenced"
-      # shellcheck disable=SC2046
-      sanitizer_log sanitize $(ls "$tmp/sanitize"/{memcheck,racecheck,initcheck,synccheck}.log 2>/dev/null || true)
+      sanitizer_log sanitize
       ;;
   esac
 done
