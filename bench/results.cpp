@@ -408,8 +408,9 @@ BenchmarkResult benchmark_from(const json& j) {
   if (auto it = j.find("host_s"); it != j.end() && !it->is_null()) {  // absent before 2026-11-27
     if (!it->is_object()) throw InputError("benchmark '" + b.name + "': \"host_s\" must be an object of seconds");
     for (const auto& [step, s] : it->items()) {
+      const std::string& name = step;  // a structured binding is not captured in C++17
       const bool known =
-          std::any_of(std::begin(kHostSteps), std::end(kHostSteps), [&](const char* k) { return step == k; });
+          std::any_of(std::begin(kHostSteps), std::end(kHostSteps), [&](const char* k) { return name == k; });
       if (!known || !s.is_number() || !(s.get<double>() >= 0) || !std::isfinite(s.get<double>()))
         throw InputError("benchmark '" + b.name +
                          "': \"host_s\" holds seconds >= 0 of make, prepare, verify, "
