@@ -187,6 +187,25 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   fleet->add_option("--mad", c.fleet.mad_k, "also flag a figure more than K x 1.4826 MAD below the median (default off)")
       ->check(number_in(0.0, 1000.0));
 
+  CLI::App* evidence = app.add_subcommand(
+      "evidence",
+      "each results file held to the model: no kernel above its roof beyond the noise, each lesson within "
+      "15% of what its roofs predict, no kernel's share of its roof down 25% on the previous run of its "
+      "machine class (exit 1 when any file fails)");
+  evidence->add_option("paths", c.evidence.paths, "results files, or folders searched for results.json files")
+      ->required();
+  evidence->add_option("--markdown", c.evidence.markdown, "also write the table as Markdown here")->check(kPath);
+  evidence->add_option("--json", c.evidence.json, "also write the findings as JSON (schema roofbench.evidence.v1)")
+      ->check(kPath);
+  evidence
+      ->add_option("--lesson-tolerance", c.evidence.lesson_tolerance_pct,
+                   "how far, in percent, a lesson's measured ratio may be from the predicted one (default 15)")
+      ->check(number_in(0.01, 1000.0));
+  evidence
+      ->add_option("--share-drop", c.evidence.share_drop_pct,
+                   "how far, in percent, a kernel's share of its roof may fall from the previous run (default 25)")
+      ->check(number_in(0.01, 100.0));
+
   CLI::App* abc = app.add_subcommand(
       "ab", "interleaved A/B of two builds: rounds of a fresh run of each, in random order, judged from the pairs "
             "(exit 1 on SLOWER or FAILED); run options go after --");

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <sstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
+#include <sstream>
 
 #include "bench/atomic_write.h"
 #include "bench/commands.h"
@@ -17,7 +17,9 @@
 #include "reports/ab.h"
 #include "reports/compare.h"
 #include "reports/crosscheck.h"
+#include "reports/evidence.h"
 #include "reports/fleet.h"
+#include "reports/format.h"
 #include "reports/history.h"
 #include "reports/report.h"
 #include "reports/svg.h"
@@ -78,6 +80,10 @@ int cmd_report(const std::vector<std::string>& paths, const std::string& out) {
                        " there would not be of its results; give --out an empty folder, or that run's own");
   }
   write_reports(r, dir, false);
+  if (const int n = count_implausible(r)) {
+    std::cerr << implausible_text(n);
+    return kExitFailed;
+  }
   return kExitOk;
 }
 
@@ -225,6 +231,27 @@ int cmd_fleet(const FleetArgs& a) {
   }
   std::cout << render_fleet_text(f);
   return f.exit_code();
+}
+
+int cmd_evidence(const EvidenceArgs& a) {
+  EvidenceOptions opt;
+  opt.lesson_tolerance = a.lesson_tolerance_pct / 100;
+  opt.share_drop = a.share_drop_pct / 100;
+  std::vector<std::string> files;
+  for (const auto& p : a.paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec) && !fs::exists(fs::path(p) / "results.json", ec)) {
+      const auto under = results_files_under(p);
+      if (under.empty()) throw InputError(p + ": holds no results.json");
+      files.insert(files.end(), under.begin(), under.end());
+    } else {
+      files.push_back(results_path(p));
+    }
+  }
+  const std::vector<BaselineEvidence> e = check_evidence(files, opt);
+  write_outputs({{a.markdown, render_evidence_markdown(e)}, {a.json, evidence_json(e, opt).dump(2) + "\n"}}, files);
+  std::cout << render_evidence_text(e);
+  return std::all_of(e.begin(), e.end(), [](const BaselineEvidence& b) { return b.ok(); }) ? kExitOk : kExitFailed;
 }
 
 }  // namespace roofbench::cli

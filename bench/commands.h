@@ -15,6 +15,11 @@ namespace roofbench::cli {
 
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
 
+// The command line, parsed and run, in this process as it is: what roofbench_main does after it
+// has restarted for OpenBLAS where it must (bench/openblas_core.h). A process that may not
+// restart itself, Python with the roofbench package loaded, calls this.
+int run_command_line(int argc, char** argv);
+
 struct RunArgs {
   std::string device = "auto";
   std::string filter;
@@ -78,6 +83,16 @@ struct FleetArgs {
 };
 int cmd_fleet(const FleetArgs& a);
 
+// roofbench evidence PATHS... [--markdown FILE] [--json FILE] (bench/cmd_results.cpp): each results
+// file held to the model (reports/evidence.h); exit 1 when any fails.
+struct EvidenceArgs {
+  std::vector<std::string> paths;
+  std::string markdown, json;
+  double lesson_tolerance_pct = 15;
+  double share_drop_pct = 25;
+};
+int cmd_evidence(const EvidenceArgs& a);
+
 // roofbench ab BASE_BIN NEW_BIN [options] -- [run options] (bench/cmd_ab.cpp).
 struct AbArgs {
   std::string base_bin, new_bin;
@@ -122,6 +137,7 @@ struct CommandLine {
   CompareArgs cmp;
   HistoryArgs hist;
   FleetArgs fleet;
+  EvidenceArgs evidence;
   AbArgs ab;
   CalibrateArgs cal;
   MetricsArgs met;

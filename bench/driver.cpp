@@ -11,6 +11,11 @@ using namespace cli;
 
 int roofbench_main(int argc, char** argv) {
   restart_for_openblas(argc, argv);  // bench/openblas_core.h: a VM's unknown CPU model
+  return cli::run_command_line(argc, argv);
+}
+
+namespace cli {
+int run_command_line(int argc, char** argv) {
   CommandLine c;
   try {
     c = parse_command_line(argc, argv, std::cout, std::cerr);
@@ -22,6 +27,7 @@ int roofbench_main(int argc, char** argv) {
     if (c.command == "compare") return cmd_compare(c.cmp);
     if (c.command == "history") return cmd_history(c.hist);
     if (c.command == "fleet") return cmd_fleet(c.fleet);
+    if (c.command == "evidence") return cmd_evidence(c.evidence);
     if (c.command == "ab") return cmd_ab(c.ab);
     if (c.command == "calibrate") return cmd_calibrate(c.cal);
     if (c.command == "metrics") return cmd_metrics(c.met);
@@ -34,5 +40,7 @@ int roofbench_main(int argc, char** argv) {
     return kExitFailed;
   }
 }
+
+}  // namespace cli
 
 }  // namespace roofbench

@@ -164,6 +164,7 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
           one.name = res->name;
           if (!one.measured()) {
             res->verification = one.verification;
+            res->recheck = one.recheck;
             fail(one.error.empty() ? "failed" : one.error);
             break;  // Google Benchmark's rule after SkipWithError inside the loop
           }

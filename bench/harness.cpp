@@ -26,6 +26,10 @@ nlohmann::json MeasureOptions::to_json() const {
           {"stop_at_noise_floor", stop_at_noise_floor}};
 }
 
+std::uint64_t recheck_seed(std::uint64_t seed) {
+  return seed ^ 0x9E3779B97F4A7C15ull;  // another seed, the same for every benchmark of a run
+}
+
 void prepare_and_run(Device& dev, Instance& inst, std::uint64_t seed) {
   whole_openmp_teams();
   inst.prepare(seed);
@@ -104,14 +108,12 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   bool per_sample_clock = m.clock_reference_hz.has_value();
 
   const auto t0 = clock::now();
-  double timed = 0;
   for (;;) {
     if (opt.cold_cache) dev.flush_cache();
     const double t = dev.time_run(inst, launch);
     throw_if_stopped();
     const int i = static_cast<int>(m.samples_s.size());
     m.samples_s.push_back(t);
-    timed += t;
     if (per_sample_clock) {
       const std::optional<double> hz = dev.sample_clock_hz();
       if (!hz) {  // it stopped answering: drop the partial series rather than misalign it
@@ -130,12 +132,12 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
       m.stop_reason = "max_samples";
       break;
     }
-    if (n >= opt.min_samples && timed >= opt.min_time_s && n >= 2 &&
+    if (n >= opt.min_samples && wall >= opt.min_time_s && n >= 2 &&
         summarize(m.samples_s).rel_iqr() <= opt.target_rel_iqr) {
       m.stop_reason = "noise_target";
       break;
     }
-    if (opt.stop_at_noise_floor && n >= 2 * opt.min_samples && timed >= opt.min_time_s &&
+    if (opt.stop_at_noise_floor && n >= 2 * opt.min_samples && wall >= opt.min_time_s &&
         noise_floor_rel_iqr(m.samples_s) > opt.target_rel_iqr) {
       m.stop_reason = "noise_floor";
       break;
@@ -298,6 +300,22 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
       }
     }
     if (placements == 1) r.measurement->placement_samples.clear();
+    if (!v.timing_only) {
+      // The check again, on inputs it has not seen: an output that did not follow them (cached,
+      // stale, or still being computed when run() returned) gets no number.
+      const std::uint64_t seed = recheck_seed(opt.seed);
+      r.recheck = prepare_and_verify(dev, *inst, seed);
+      step("recheck");
+      if (!r.recheck->ok) {
+        r.measurement.reset();
+        r.error = fmt::format(
+            "verification after the timed samples failed, on fresh inputs (seed {}): {}: its output did not follow "
+            "its inputs (a cached or stale result, or work still pending when run() returned); a number from it "
+            "would be of work it did not do",
+            seed, r.recheck->detail);
+        return r;
+      }
+    }
     r.warnings = measurement_warnings(*r.measurement, opt);
     if (v.timing_only)
       r.warnings.insert(r.warnings.begin(),

@@ -15,15 +15,17 @@ namespace roofbench {
 
 // When to stop sampling. Sampling stops as soon as the samples are precise enough: their
 // relative IQR (IQR / median) is at most `target_rel_iqr`, with at least `min_samples` samples
-// adding up to `min_time_s`. A noisy benchmark stops instead when its budget of wall time runs
-// out (never before kMinSamples samples) or at `max_samples`. Each result records why it stopped.
+// taken over at least `min_time_s` of wall time (elapsed, flushes included: a 5 us kernel would
+// need 20,000 samples to add up 0.1 s of its own time, and stopped at the sample cap instead). A noisy benchmark stops
+// instead when its budget of wall time runs out (never before kMinSamples samples) or at `max_samples`. Each result
+// records why it stopped.
 struct MeasureOptions {
   bool cold_cache = true;
   int warmup_runs = 2;           // untimed runs first (clocks ramp up, code and TLBs warm)
   int min_samples = 20;          // enough for a rank test to see a 5% change (see roofbench compare)
   int max_samples = 2000;
   double target_rel_iqr = 0.01;  // stop once IQR / median <= this...
-  double min_time_s = 0.1;       // ...and the timed samples add up to this
+  double min_time_s = 0.1;       // ...and sampling has gone on this long (wall time)
   double max_time_s = 5.0;       // the budget per benchmark: wall time, flushes and clock readings included
   double throttle_fraction = 0.9;  // a sample whose clock reads below this x the reference is flagged
   // False: every GPU sample starts after a synchronize, as under a profiler that serializes
@@ -70,6 +72,8 @@ struct MeasureOptions {
 void prepare_and_run(Device& dev, Instance& inst, std::uint64_t seed);
 // prepare_and_run, then verify. Throws whatever the instance throws.
 Verification prepare_and_verify(Device& dev, Instance& inst, std::uint64_t seed);
+// The seed of the second check, after the timed samples (BenchmarkResult::recheck): fresh inputs.
+std::uint64_t recheck_seed(std::uint64_t seed);
 
 // A run asked to stop (SIGTERM, SIGINT, a time limit): the benchmark being measured stops at
 // its next sample and gets no number, and the run writes what finished, marked partial.

@@ -39,11 +39,13 @@ struct Skip {
   }
 };
 
+// The ceilings a run measures: all of them, or (per_process_only, with --ceilings-from) those
+// measured in every process.
 std::vector<Job> ceiling_jobs(const Target& t, bool quick, const Skip& skip, const std::string& tag,
-                              std::vector<NotRun>* left_out) {
+                              std::vector<NotRun>* left_out, bool per_process_only = false) {
   std::vector<Job> jobs;
   for (const auto& v : registry())
-    if (v.ceiling && t.runs(v, left_out))
+    if (v.ceiling && (!per_process_only || v.ceiling->per_process) && t.runs(v, left_out))
       for (const auto& p : skip.keep(v, quick ? v.quick_sizes : v.sizes, left_out)) jobs.push_back({&v, p, tag});
   return jobs;
 }
@@ -90,7 +92,10 @@ std::vector<Job> kernel_jobs(const Target& t, bool quick, const std::string& fil
 RunPlan plan_run(const Target& target, const PlanOptions& opt) {
   const Skip skip(opt.skip);
   RunPlan plan;
-  if (opt.ceilings) plan.jobs = ceiling_jobs(target, opt.quick, skip, "", &plan.not_run);
+  // With --ceilings-from, a run of kernels still measures the ceilings that hold for one process.
+  const bool per_process_only = !opt.ceilings && opt.kernels;
+  if (opt.ceilings || per_process_only)
+    plan.jobs = ceiling_jobs(target, opt.quick, skip, "", &plan.not_run, per_process_only);
   plan.start_ceilings = plan.jobs.size();
   if (opt.ceilings && !opt.kernels && plan.jobs.empty())
     throw InputError(skip.pattern.empty()
@@ -100,8 +105,8 @@ RunPlan plan_run(const Target& target, const PlanOptions& opt) {
   if (opt.kernels) {
     auto k = kernel_jobs(target, opt.quick, opt.filter, opt.builtin, skip, &plan.not_run);
     plan.jobs.insert(plan.jobs.end(), k.begin(), k.end());
-    if (opt.ceilings) {
-      auto e = ceiling_jobs(target, opt.quick, skip, kEndPass, nullptr);
+    if (plan.start_ceilings > 0) {
+      auto e = ceiling_jobs(target, opt.quick, skip, kEndPass, nullptr, per_process_only);
       plan.jobs.insert(plan.jobs.end(), e.begin(), e.end());
     }
   }
@@ -128,7 +133,7 @@ Estimate estimate_run(const RunPlan& plan, const MeasureOptions& opt, bool count
     ++e.jobs;
     e.sampling_s += opt.max_time_s + warmup_s + kJobOverheadS;
     const double check_s = j.variant->work.host_bytes(j.params) / host_rate;
-    e.checks_s += check_s * std::max(1, opt.placements);  // each placement is verified
+    e.checks_s += check_s * (std::max(1, opt.placements) + 1);  // each placement, and once more after the samples
     // A counter pass makes the inputs afresh before each of its (at most two) replay passes and
     // runs the kernel a few more times for the trace.
     if (counters && j.tag.empty() && j.variant->launches_kernels && j.variant->backend == Backend::cuda)

@@ -21,6 +21,9 @@ struct Job {
 };
 
 inline constexpr const char* kEndPass = "pass:end";
+// A ceiling measured once more, after the end pass, because a kernel came out above it
+// (Ceiling::value_again).
+inline constexpr const char* kAgainPass = "pass:again";
 
 // The device a run selects benchmarks for: its backend and, for a GPU, its compute capability
 // (variants built for another architecture are left out, each with why).
@@ -34,7 +37,9 @@ struct PlanOptions {
   bool quick = false;
   std::string filter;  // --filter: kernels by name (ceilings always run)
   std::string skip;    // --skip: benchmarks left out by name, ceilings included
-  bool ceilings = true;       // false: ceilings come from another file (--ceilings-from)
+  // false: ceilings come from another file (--ceilings-from), all but those measured in every
+  // process (CeilingSpec::per_process), which a run with kernels measures itself
+  bool ceilings = true;
   bool kernels = true;        // false: `roofbench ceilings`
   bool builtin = true;        // false (--no-builtin): roofbench's own families left out, the ceilings kept
 };

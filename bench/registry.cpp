@@ -43,25 +43,24 @@ Verification Instance::verify() {
   return v;
 }
 
-bool register_variant(Variant v, const char* source, bool builtin) {
-  v.source = source;
-  v.builtin = builtin;
-  if (v.family.empty() || v.variant.empty()) bad_declaration(v, "family and variant are required");
+namespace {
+// What is wrong with a declaration, in a line; "" when nothing is. Fills in the defaults
+// (quick_sizes, test_sizes) on the way.
+std::string declaration_problem(Variant& v) {
+  if (v.family.empty() || v.variant.empty()) return "family and variant are required";
   if (v.reference.empty() && !v.timing_only)
-    bad_declaration(v,
-                    "no reference: every kernel is checked before it is timed. Say what its output is checked "
-                    "against (v.reference = \"an FP64 loop over the same inputs\") and check it in "
-                    "Instance::verify(), e.g. with roofbench::check_all; or, to time it unchecked, declare "
-                    "v.timing_only = true (its numbers are then marked unverified in every report)");
+    return "no reference: every kernel is checked before it is timed. Say what its output is checked "
+           "against (v.reference = \"an FP64 loop over the same inputs\") and check it in "
+           "Instance::verify(), e.g. with roofbench::check_all; or, to time it unchecked, declare "
+           "v.timing_only = true (its numbers are then marked unverified in every report)";
   if (v.timing_only && !v.reference.empty())
-    bad_declaration(v, "timing_only means no reference, but it names one: drop one or the other");
+    return "timing_only means no reference, but it names one: drop one or the other";
   if (v.timing_only && (v.builtin || v.ceiling))
-    bad_declaration(v, "roofbench's own kernels and the ceilings are always verified: timing_only is for yours");
-  if ((v.backend == Backend::cpu) != (v.unit == Unit::simd))
-    bad_declaration(v, "the CPU's unit is simd; a GPU's simt or tensor");
-  if (!v.make) bad_declaration(v, "make is required");
-  if (v.work.empty()) bad_declaration(v, "no declared work (Variant::work)");
-  if (v.sizes.empty()) bad_declaration(v, "no sizes (Variant::sizes)");
+    return "roofbench's own kernels and the ceilings are always verified: timing_only is for yours";
+  if ((v.backend == Backend::cpu) != (v.unit == Unit::simd)) return "the CPU's unit is simd; a GPU's simt or tensor";
+  if (!v.make) return "make is required";
+  if (v.work.empty()) return "no declared work (Variant::work)";
+  if (v.sizes.empty()) return "no sizes (Variant::sizes)";
   if (v.quick_sizes.empty()) v.quick_sizes = {v.sizes.front()};
   if (v.test_sizes.empty()) v.test_sizes = v.quick_sizes;
   for (const auto* sizes : {&v.sizes, &v.quick_sizes, &v.test_sizes})
@@ -71,23 +70,22 @@ bool register_variant(Variant v, const char* source, bool builtin) {
         flops = v.work.flops(p);
         bytes = v.work.bytes(p);
       } catch (const std::out_of_range& e) {  // a term names a parameter the size lacks
-        bad_declaration(v, e.what());
+        return e.what();
       }
       if (!(flops >= 0) || !std::isfinite(flops) || !(bytes >= 0) || !std::isfinite(bytes))
-        bad_declaration(v, fmt::format("declares {:g} FLOPs and {:g} bytes at {}: the reader refuses work that is "
-                                       "negative or not finite",
-                                       flops, bytes, v.name(p))
-                               .c_str());
+        return fmt::format(
+            "declares {:g} FLOPs and {:g} bytes at {}: the reader refuses work that is "
+            "negative or not finite",
+            flops, bytes, v.name(p));
     }
   // A ceiling is one number per run: one size, and a name no other ceiling of its backend has.
   if (v.ceiling && (v.sizes.size() != 1 || v.quick_sizes.size() != 1))
-    bad_declaration(v, "a ceiling is measured at one size (Variant::sizes and quick_sizes hold one each)");
+    return "a ceiling is measured at one size (Variant::sizes and quick_sizes hold one each)";
   if (v.ceiling)
     for (const auto& other : mutable_registry())
       if (other.ceiling && other.backend == v.backend && other.ceiling->name == v.ceiling->name)
-        bad_declaration(v, fmt::format("ceiling '{}' is declared by {} too: a run holds each ceiling once",
-                                       v.ceiling->name, other.base_name())
-                               .c_str());
+        return fmt::format("ceiling '{}' is declared by {} too: a run holds each ceiling once", v.ceiling->name,
+                           other.base_name());
   {  // the names results.json carries, as its reader would refuse them
     const Params& p = v.sizes.front();
     std::vector<std::pair<std::string, std::string>> names;  // (what, name)
@@ -101,19 +99,40 @@ bool register_variant(Variant v, const char* source, bool builtin) {
       names.emplace_back("the ceiling it is the reference for", v.ceiling->reference_for);
     for (const auto& [what, name] : names)
       if (!valid_declared_name(name))
-        bad_declaration(v, fmt::format("{} '{}' is not a name results.json can carry: [a-z0-9_.], at most {} characters",
-                                       what, name, kMaxDeclaredName)
-                               .c_str());
+        return fmt::format("{} '{}' is not a name results.json can carry: [a-z0-9_.], at most {} characters", what,
+                           name, kMaxDeclaredName);
   }
   if (v.ceiling && v.ceiling->reference_for == v.ceiling->name)
-    bad_declaration(v, "a ceiling cannot be the reference for itself (CeilingSpec::reference_for)");
+    return "a ceiling cannot be the reference for itself (CeilingSpec::reference_for)";
   if (!v.only_on.empty() && (v.backend != Backend::cuda || !std::regex_match(v.only_on, std::regex(R"(\d+\.\d+)"))))
-    bad_declaration(v, "only_on is a compute capability such as 9.0, for CUDA variants");
+    return "only_on is a compute capability such as 9.0, for CUDA variants";
   for (const auto& other : mutable_registry())
     if (other.backend == v.backend && other.base_name() == v.base_name())
-      bad_declaration(v, "registered twice for the same backend");
+      return "registered twice for the same backend";
+  return "";
+}
+
+}  // namespace
+
+bool register_variant(Variant v, const char* source, bool builtin) {
+  v.source = source;
+  v.builtin = builtin;
+  if (const std::string why = declaration_problem(v); !why.empty()) bad_declaration(v, why.c_str());
   mutable_registry().push_back(std::move(v));
   return true;
+}
+
+void register_variant_at_run_time(Variant v, const std::string& source) {
+  v.source = source;
+  v.builtin = false;
+  if (const std::string why = declaration_problem(v); !why.empty())
+    throw InputError("bad benchmark declaration " + v.base_name() + ": " + why);
+  mutable_registry().push_back(std::move(v));
+}
+
+void forget_variants(const std::string& source) {
+  auto& r = mutable_registry();
+  r.erase(std::remove_if(r.begin(), r.end(), [&](const Variant& v) { return v.source == source; }), r.end());
 }
 
 std::string not_here(const Variant& v, const std::string& compute_capability) {

@@ -144,7 +144,9 @@ json placement_json(const Placement& p) {
           {"transcendental_flop_per_s", opt(p.transcendental_flop_per_s)},
           {"launch_ceiling", p.launch_ceiling.empty() ? json(nullptr) : json(p.launch_ceiling)},
           {"launch_time_s", p.launch_time_s},
-          {"model_time_s", p.model_time_s}};
+          {"model_time_s", p.model_time_s},
+          {"noise", p.noise},
+          {"implausible", p.implausible}};
 }
 Placement placement_from(const json& j) {
   Placement p;
@@ -163,6 +165,8 @@ Placement placement_from(const json& j) {
   if (auto it = j.find("launch_ceiling"); it != j.end() && !it->is_null()) p.launch_ceiling = it->get<std::string>();
   p.launch_time_s = j.value("launch_time_s", 0.0);
   p.model_time_s = j.value("model_time_s", 0.0);
+  p.noise = j.value("noise", 0.0);
+  p.implausible = j.value("implausible", false);
   return p;
 }
 
@@ -287,6 +291,7 @@ json benchmark_json(const BenchmarkResult& b) {
             {"verified", b.verified()},
             {"timing_only", b.timing_only},
             {"verification", verification_json(b.verification)},
+            {"recheck", b.recheck ? verification_json(*b.recheck) : json(nullptr)},
             {"error", b.error.empty() ? json(nullptr) : json(b.error)},
             {"warnings", b.warnings}};
   j["measurement"] = b.measurement ? measurement_json(*b.measurement) : json(nullptr);
@@ -397,6 +402,7 @@ BenchmarkResult benchmark_from(const json& j) {
   }
   b.work = j.value("work", "");
   b.verification = verification_from(j.at("verification"));
+  if (auto it = j.find("recheck"); it != j.end() && !it->is_null()) b.recheck = verification_from(*it);
   b.timing_only = j.value("timing_only", false);
   if (!j.at("error").is_null()) b.error = j.at("error").get<std::string>();
   b.warnings = j.value("warnings", std::vector<std::string>{});
@@ -414,7 +420,7 @@ BenchmarkResult benchmark_from(const json& j) {
       if (!known || !s.is_number() || !(s.get<double>() >= 0) || !std::isfinite(s.get<double>()))
         throw InputError("benchmark '" + b.name +
                          "': \"host_s\" holds seconds >= 0 of make, prepare, verify, "
-                         "sample and after; got \"" +
+                         "sample, recheck and after; got \"" +
                          step + "\": " + s.dump());
       b.host_s[step] = s.get<double>();
     }
@@ -454,10 +460,24 @@ json ceiling_json(const Ceiling& c) {
           {"value_start", c.value_start},
           {"value_end", opt(c.value_end)},
           {"measurement_end", c.measurement_end ? measurement_json(*c.measurement_end) : json(nullptr)},
+          {"value_again", opt(c.value_again)},
+          {"measurement_again", c.measurement_again ? measurement_json(*c.measurement_again) : json(nullptr)},
           {"level_roof", c.level_roof},
           {"reference_for", c.reference_for ? json(*c.reference_for) : json(nullptr)},
           {"warnings", c.warnings}};
 }
+Ceiling ceiling_from(const json& j);
+}  // namespace
+
+const Measurement& Ceiling::roof_pass() const {
+  const Measurement* best = &measurement;
+  double v = value_start;
+  if (value_end && measurement_end && *value_end > v) best = &*measurement_end, v = *value_end;
+  if (value_again && measurement_again && *value_again > v) best = &*measurement_again;
+  return *best;
+}
+
+namespace {
 Ceiling ceiling_from(const json& j) {
   Ceiling c;
   c.name = j.at("name").get<std::string>();
@@ -500,10 +520,16 @@ Ceiling ceiling_from(const json& j) {
   c.measurement = measurement_from(j.at("measurement"));
   c.value_start = j.at("value_start").get<double>();
   c.value_end = get_opt<double>(j, "value_end");
-  for (double v : {c.value, c.value_start, c.value_end.value_or(0)})
+  c.value_again = get_opt<double>(j, "value_again");  // absent before 2026-11-28
+  for (double v : {c.value, c.value_start, c.value_end.value_or(0), c.value_again.value_or(0)})
     if (!(v >= 0) || !std::isfinite(v))
-      throw InputError("ceiling '" + c.name + "': \"value\", \"value_start\" and \"value_end\" need finite numbers >= 0");
+      throw InputError("ceiling '" + c.name +
+                       "': \"value\", \"value_start\", \"value_end\" and \"value_again\" need finite numbers >= 0");
   if (!j.at("measurement_end").is_null()) c.measurement_end = measurement_from(j.at("measurement_end"));
+  if (auto it = j.find("measurement_again"); it != j.end() && !it->is_null())
+    c.measurement_again = measurement_from(*it);
+  if (c.value_again.has_value() != c.measurement_again.has_value())
+    throw InputError("ceiling '" + c.name + "': \"value_again\" and \"measurement_again\" go together");
   c.warnings = j.value("warnings", std::vector<std::string>{});
   return c;
 }

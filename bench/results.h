@@ -61,6 +61,12 @@ struct Placement {
   // The time the binding roof allows for the declared work: max(bytes / BW, FLOPs / peak,
   // Σ calls_f / rate_f, Σ launches_p / rate_p). roof_pct = model_time_s / measured time; Lessons predict speedups from it.
   double model_time_s = 0;
+  // The run's own noise around this point, relative: the kernel's IQR / median plus the largest
+  // IQR / median of the ceilings its roof is made of (the pass each took its value from).
+  double noise = 0;
+  // Above its roof by more than max(kRoofSlack, noise) (roofline/model.h): a number faster than
+  // the machine, refused. Derived by the model on every load, like everything here.
+  bool implausible = false;
 };
 
 
@@ -104,7 +110,7 @@ struct Counters {
 };
 
 // The steps of a benchmark's run that BenchmarkResult::host_s times, in the order they run.
-inline constexpr const char* kHostSteps[] = {"make", "prepare", "verify", "sample", "after"};
+inline constexpr const char* kHostSteps[] = {"make", "prepare", "verify", "sample", "recheck", "after"};
 
 struct BenchmarkResult {
   std::string name;  // family/variant/precision/params
@@ -138,6 +144,11 @@ struct BenchmarkResult {
   std::string pipeline_link;
   std::string work;  // the one-line derivation of flops and bytes
   Verification verification;
+  // The check again after the timed samples, on fresh inputs from another seed (prepare, run,
+  // verify): a kernel whose output did not follow its inputs (a cached result, a stale buffer,
+  // work still pending when run() returned) fails it. Absent: not taken (timing only, a file
+  // written before it, or a benchmark that failed earlier).
+  std::optional<Verification> recheck;
   std::string error;                       // non-empty: failed, and carries no numbers
   std::optional<Measurement> measurement;  // present only for verified kernels
   std::optional<Placement> placement;
@@ -149,14 +160,18 @@ struct BenchmarkResult {
   std::vector<std::string> warnings;
   // The wall time of each step of the benchmark's run, seconds, summed over its placements:
   // "make" (the instance: allocations), "prepare" (inputs, uploads and one run), "verify" (the
-  // reference check), "sample" (warm-ups and timed samples, flushes included) and "after" (the
-  // counter pass). Where a run's time outside its timed samples goes; empty in older files.
+  // reference check), "sample" (warm-ups and timed samples, flushes included), "recheck" (fresh
+  // inputs, one run and the check again) and "after" (the counter pass). Where a run's time outside its timed samples
+  // goes; empty in older files.
   std::map<std::string, double> host_s;  // keys: kHostSteps
   Precision roof_precision() const { return math.value_or(precision); }
   // Declared timing_only by its author (a user's kernel with no reference): it carries numbers
   // and a placement, but nothing checked them, and every report says so.
   bool timing_only = false;
   bool verified() const { return verification.ok && error.empty(); }
+  // Placed above its roof by more than the run's noise (Placement::implausible): it has numbers,
+  // but no report draws them as a real point and no verdict calls them FASTER.
+  bool implausible() const { return placement && placement->implausible; }
   // It ran and carries numbers: verified, or timing only.
   bool measured() const { return error.empty() && (verification.ok || timing_only); }
 };
@@ -184,8 +199,15 @@ struct Ceiling {
   std::optional<ReferenceValue> theoretical;
   Measurement measurement;                     // at the start of the run
   std::optional<Measurement> measurement_end;  // again at its end, after the kernels (`run` only)
-  double value_start = 0;                      // the rate of each pass; `value` is the higher one
+  double value_start = 0;                      // the rate of each pass; `value` is the highest
   std::optional<double> value_end;
+  // Once more, after the end pass, when a kernel of the run came out above it beyond the noise
+  // (`run` only): a roof measured while the machine was loaded is measured again before a kernel
+  // is refused as faster than the machine. Absent when not needed.
+  std::optional<Measurement> measurement_again;
+  std::optional<double> value_again;
+  // The pass `value` comes from: the start, end or again pass, whichever was fastest.
+  const Measurement& roof_pass() const;
   std::vector<std::string> warnings;
   // bandwidth: may be its level's roof (CeilingSpec::level_roof); false: used by name only
   bool level_roof = true;

@@ -131,6 +131,14 @@ Comparison compare_rounds(const std::vector<AbRound>& rounds, const CompareOptio
                                  "same suite, run with the same options?",
                                  in_base.size(), in_new.size()));
   decide_rows(c.kernels, opt);
+  for (auto& row : c.kernels) {  // a round's number above its roof makes the row IMPLAUSIBLE
+    const BenchmarkResult *base = nullptr, *fresh = nullptr;
+    for (const auto& round : rounds) {
+      if (const BenchmarkResult* b = find_benchmark(round.base, row.name); b && b->implausible() && !base) base = b;
+      if (const BenchmarkResult* n = find_benchmark(round.fresh, row.name); n && n->implausible() && !fresh) fresh = n;
+    }
+    refuse_implausible(row, base, fresh);
+  }
   sort_rows(c.kernels);
   set_geomean(c);
   return c;

@@ -216,6 +216,8 @@ std::string to_string(Verdict v) {
       return "UNSURE";
     case Verdict::failed:
       return "FAILED";
+    case Verdict::implausible:
+      return "IMPLAUSIBLE";
   }
   return "?";
 }
@@ -382,7 +384,9 @@ int Comparison::count(Verdict v) const {
 }
 
 int Comparison::exit_code() const {
-  return count(Verdict::slower) + count(Verdict::failed) > 0 || !fresh.partial.empty() ? 1 : 0;
+  return count(Verdict::slower) + count(Verdict::failed) + count(Verdict::implausible) > 0 || !fresh.partial.empty()
+             ? 1
+             : 0;
 }
 
 Comparison compare_results(const Results& base, const Results& fresh, const CompareOptions& opt,
@@ -395,7 +399,7 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
   environment_differences(base, fresh, opt, c);
 
   // Kernels, matched by name (family/variant/precision/params: the name carries all four).
-  std::map<std::string, const BenchmarkResult*> in_base, in_new;
+  std::map<std::string, const BenchmarkResult*> in_base, in_new;  // (pointers into base and fresh)
   for (const auto& b : base.benchmarks) in_base[b.name] = &b;
   for (const auto& b : fresh.benchmarks) in_new[b.name] = &b;
   for (const auto& [name, b] : in_base) {
@@ -444,11 +448,24 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
                                  base.benchmarks.size(), fresh.benchmarks.size()));
   decide_rows(c.kernels, opt);
   explain_by_roofs(c);
+  for (auto& row : c.kernels) refuse_implausible(row, in_base.at(row.name), in_new.at(row.name));
   sort_rows(c.kernels);
   sort_rows(c.ceilings);
 
   set_geomean(c);
   return c;
+}
+
+void refuse_implausible(CompareRow& row, const BenchmarkResult* base, const BenchmarkResult* fresh) {
+  std::string sides;
+  for (const auto& [side, b] : {std::pair{"BASE", base}, std::pair{"NEW", fresh}})
+    if (b && b->implausible())
+      sides += fmt::format("{}{} at {:.0f}% of its roof", sides.empty() ? "" : "; ", side, b->placement->roof_pct);
+  if (sides.empty() || row.verdict == Verdict::failed) return;
+  row.verdict = Verdict::implausible;
+  row.reason = sides +
+               ", above it by more than its run's noise: a number faster than the machine is no evidence of "
+               "a change (see that run's implausible warning for the likely cause)";
 }
 
 void set_geomean(Comparison& c) {

@@ -11,7 +11,7 @@
 //           that the machine explains (the clock per sample, or the kernel's own roof measured
 //           in the same runs moving just as much); the reason says what to do;
 //   FAILED  NEW has no number (verification or launch failed).
-// Improvements never fail a comparison; SLOWER or FAILED kernels do (exit 1).
+// Improvements never fail a comparison; SLOWER, FAILED or IMPLAUSIBLE kernels do (exit 1).
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -25,8 +25,12 @@
 
 namespace roofbench {
 
-enum class Verdict { failed, slower, unsure, faster, same };  // in the order rows are listed
-std::string to_string(Verdict v);                              // "SLOWER"
+//   IMPLAUSIBLE a side is above its roof by more than its run's noise (roofline/model.h): a
+//           number faster than the machine, which no verdict may call FASTER (or SLOWER).
+enum class Verdict { failed, implausible, slower, unsure, faster, same };  // in the order rows are listed
+inline constexpr Verdict kVerdicts[] = {Verdict::failed, Verdict::implausible, Verdict::slower,
+                                        Verdict::unsure, Verdict::faster,      Verdict::same};
+std::string to_string(Verdict v);  // "SLOWER"
 
 struct CompareOptions {
   double threshold = 0.05;  // the smallest change that counts, relative
@@ -94,6 +98,9 @@ struct CompareRow {
   std::optional<double> other_change;
 };
 
+// A row whose BASE or NEW number is implausible becomes IMPLAUSIBLE, whatever its samples said.
+void refuse_implausible(CompareRow& row, const BenchmarkResult* base, const BenchmarkResult* fresh);
+
 struct EnvironmentDifference {
   std::string what, base, fresh;
 };
@@ -115,7 +122,7 @@ struct Comparison {
   int geomean_n = 0;
 
   int count(Verdict v) const;
-  // 1 when any kernel is SLOWER or FAILED, or NEW is a partial run (its missing benchmarks could
+  // 1 when any kernel is SLOWER, FAILED or IMPLAUSIBLE, or NEW is a partial run (its missing benchmarks could
   // hide a regression), else 0.
   int exit_code() const;
 };

@@ -14,9 +14,9 @@ namespace {
 
 std::string summary_counts(const Comparison& c) {
   std::string s;
-  for (Verdict v : {Verdict::failed, Verdict::slower, Verdict::unsure, Verdict::faster, Verdict::same}) {
+  for (Verdict v : kVerdicts) {
     const int n = c.count(v);
-    if (n == 0 && (v == Verdict::failed || v == Verdict::faster)) continue;
+    if (n == 0 && (v == Verdict::failed || v == Verdict::implausible || v == Verdict::faster)) continue;
     s += (s.empty() ? "" : ", ") + fmt::format("{} {}", n, to_string(v));
   }
   return s;
@@ -98,9 +98,10 @@ void md_table(std::string& out, const std::vector<CompareRow>& rows, bool with_r
                      other ? "--:|" : "", with_reason ? "---|" : "");
   for (const auto& r : rows) {
     const RowText t = row_text(r);
-    const std::string verdict = r.verdict == Verdict::slower || r.verdict == Verdict::failed
-                                    ? "**" + t.verdict + "**"
-                                    : t.verdict;
+    const std::string verdict =
+        r.verdict == Verdict::slower || r.verdict == Verdict::failed || r.verdict == Verdict::implausible
+            ? "**" + t.verdict + "**"
+            : t.verdict;
     // (the rates carry units a results file names: a ceiling's value_unit)
     out += fmt::format("| {} | {} | {} | {} | {} | {} |{}", verdict, md_code(t.name), md_cell(t.base), md_cell(t.fresh),
                        md_cell(t.change), md_cell(t.interval), other ? fmt::format(" {} |", md_cell(t.other)) : "");
@@ -142,7 +143,7 @@ std::string render_compare_text(const Comparison& c) {
 
 std::string render_compare_markdown(const Comparison& c) {
   const bool bad = c.exit_code() != 0;
-  const bool regression = c.count(Verdict::slower) + c.count(Verdict::failed) > 0;
+  const bool regression = c.count(Verdict::slower) + c.count(Verdict::failed) + c.count(Verdict::implausible) > 0;
   std::string out = fmt::format("### roofbench {}: {}{}\n\n", c.rounds > 0 ? "ab" : "compare",
                                 !bad ? "" : regression ? "regression — " : "NEW is incomplete — ", summary_counts(c));
   for (const auto* s : {&c.base, &c.fresh})
@@ -222,8 +223,7 @@ nlohmann::json compare_json(const Comparison& c) {
   json thresholds = json::array();
   for (const auto& [pattern, value] : c.options.thresholds) thresholds.push_back({{"pattern", pattern}, {"threshold", value}});
   json counts = json::object();
-  for (Verdict v : {Verdict::failed, Verdict::slower, Verdict::unsure, Verdict::faster, Verdict::same})
-    counts[to_string(v)] = c.count(v);
+  for (Verdict v : kVerdicts) counts[to_string(v)] = c.count(v);
   return {{"schema", "roofbench.compare.v1"},
           {"base", side(c.base)},
           {"new", side(c.fresh)},

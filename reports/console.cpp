@@ -22,16 +22,20 @@ std::string kind_of(std::string w) {
 // What each kind means, in a line; a kind not listed shows its first warning instead.
 const std::map<std::string, std::string>& kind_meanings() {
   static const std::map<std::string, std::string> m = {
-      {"noise", "sampling stopped with an IQR above the noise target: at the time budget, the sample limit, or once the target was surely out of reach"},
+      {"noise",
+       "sampling stopped with an IQR above the noise target: at the time budget, the sample limit, or once the target "
+       "was surely out of reach"},
       {"clock", "samples ran below 90% of the clock after the warm-up (throttled)"},
-      {"roofline", "a ceiling that moved more than 10% from the start to the end of the run, or a kernel above or "
-                   "off its roof"},
+      {"roofline",
+       "a ceiling that moved more than 10% from the start to the end of the run, or a kernel above or "
+       "off its roof"},
       {"timing", "the CUDA events and CUPTI's kernel trace disagree"},
       {"trace", "no kernel trace"},
       {"not run", "a benchmark left out of the run (another architecture, --skip)"},
       {"merge", "a ceiling measured in two parts of a merged run"},
       {"PARTIAL", "the run did not finish"},
-      {"unverified", "declared timing only by its author: no reference checked its output"}};
+      {"unverified", "declared timing only by its author: no reference checked its output"},
+      {"implausible", "above its roof by more than the run's noise: refused (each is printed below)"}};
   return m;
 }
 
@@ -77,6 +81,9 @@ std::string render_console(const Results& r, bool verbose) {
     s += fmt::format("  {:>4} {:<9} {}\n", count_first.first, kind,
                      it != kind_meanings().end() ? it->second : count_first.second);
   }
+  // A refused number is never folded away: each in full.
+  for (const auto& [what, warning] : warnings)
+    if (kind_of(warning) == "implausible") s += fmt::format("IMPLAUSIBLE {}: {}\n", what, warning);
   return s;
 }
 

@@ -144,11 +144,9 @@ std::string provenance_line(const Results& r) {
 }
 
 std::string host_time_line(const Results& r, std::size_t top) {
-  static const std::pair<const char*, const char*> kSteps[] = {{"sample", "sampling"},
-                                                               {"verify", "verifying"},
-                                                               {"prepare", "preparing"},
-                                                               {"make", "making"},
-                                                               {"after", "counters"}};
+  static const std::pair<const char*, const char*> kSteps[] = {
+      {"sample", "sampling"},   {"verify", "verifying"}, {"recheck", "checking again"},
+      {"prepare", "preparing"}, {"make", "making"},      {"after", "counters"}};
   std::map<std::string, double> sum;
   std::vector<std::pair<double, const BenchmarkResult*>> outside;  // each benchmark's time outside sampling
   for (const auto& b : r.benchmarks) {
@@ -233,6 +231,21 @@ std::string partial_text(const Partial& p) {
                      p.reason == "running" ? "the run had not ended when this was written" : p.reason);
 }
 
+int count_implausible(const Results& r) {
+  return static_cast<int>(std::count_if(r.benchmarks.begin(), r.benchmarks.end(),
+                                        [](const BenchmarkResult& b) { return b.implausible(); }));
+}
+
+std::string implausible_text(int n) {
+  return fmt::format(
+      "roofbench: {} benchmark(s) IMPLAUSIBLE: above their roof by more than the run's own noise, faster than this "
+      "machine goes. Each warning names the likely cause: work declared above what the kernel does, a timer that was "
+      "fooled, a kernel that skipped work, or a ceiling too weak for its shape. Their numbers are kept in results.json "
+      "but drawn as no "
+      "point and never called FASTER.\n",
+      n);
+}
+
 std::string flop_rate_text(const BenchmarkResult& b) {
   if (!b.measurement || b.flops <= 0) return "—";
   return si(b.flops / b.measurement->stats.median, "FLOP/s");
@@ -245,6 +258,7 @@ std::string byte_rate_text(const BenchmarkResult& b) {
 
 std::string status_text(const BenchmarkResult& b) {
   if (!b.measured()) return "FAILED: " + b.error;
+  if (b.implausible()) return fmt::format("IMPLAUSIBLE: {:.0f}% of its roof", b.placement->roof_pct);
   if (b.timing_only) return "UNVERIFIED (timing only)";
   if (!b.warnings.empty()) return "ok, " + std::to_string(b.warnings.size()) + " warning(s)";
   return "ok";

@@ -29,6 +29,9 @@ std::string ceiling_value(const Ceiling& c);  // "41.2 GB/s"
 std::string device_line(const Results& r);  // "NVIDIA H200 (cuda, sm 9.0, 132 SMs)"
 std::string provenance_line(const Results& r);  // ends with partial_text() for a partial run
 std::string partial_text(const Partial& p);      // "PARTIAL: 12 of 40 benchmarks finished (stopped by SIGTERM)"
+int count_implausible(const Results& r);         // benchmarks above their roof beyond the noise
+// The closing lines of a command whose results hold `n` implausible benchmarks (exit 1).
+std::string implausible_text(int n);
 
 // How long a run took, and how much of that was spent inside timed samples: every benchmark's,
 // and the ceilings' (both passes) where the file's own runs measured them rather than took them

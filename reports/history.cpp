@@ -84,7 +84,9 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
     std::vector<const BenchmarkResult*> at(static_cast<std::size_t>(n), nullptr), with_numbers;
     for (int i = 0; i < n; ++i) {
       const BenchmarkResult* b = find_benchmark(h.runs[static_cast<std::size_t>(i)].results, name);
-      if (has_number(b)) at[static_cast<std::size_t>(i)] = b, with_numbers.push_back(b);
+      // An implausible number (above its roof beyond its run's noise) is no point of a trend:
+      // it could only make a false best, or a false step.
+      if (has_number(b) && !b->implausible()) at[static_cast<std::size_t>(i)] = b, with_numbers.push_back(b);
     }
     bh.metric = shared_rate_metric(with_numbers.empty() ? std::vector<const BenchmarkResult*>{any} : with_numbers);
     const std::string rate_metric_name = bh.metric;

@@ -27,9 +27,12 @@ double ceil_decade(double v) {
   return std::pow(10.0, std::ceil(std::log10(v) - 1e-9));
 }
 
+// An implausible kernel (above its roof by more than the run's noise) is no real point: it is
+// listed under the legend instead, with its share of the roof.
 bool plotted(const BenchmarkResult& b) {
-  return b.placement && b.placement->intensity && *b.placement->intensity > 0 && std::isfinite(*b.placement->intensity) &&
-         b.placement->flop_per_s > 0 && std::isfinite(b.placement->flop_per_s);
+  return b.placement && !b.placement->implausible && b.placement->intensity && *b.placement->intensity > 0 &&
+         std::isfinite(*b.placement->intensity) && b.placement->flop_per_s > 0 &&
+         std::isfinite(b.placement->flop_per_s);
 }
 
 std::string decade_label(double v, const std::string& unit) {
@@ -492,7 +495,7 @@ std::string render_svg(const Results& r) {
     const Placement& p = *b.placement;
     const Series& ser = series_of(b);
     const double x = L.px_x(*p.intensity), y = L.px_y(p.flop_per_s);
-    const bool above_roof = p.roof_pct > 100.0 * (1.0 + kRoofTolerance);
+    const bool above_roof = p.roof_pct > 100.0 * (1.0 + kRoofSlack);
     // A timing-only kernel (its author declared no reference) is placed but says so, in its
     // tooltip and its label: nothing checked that its number comes from a right answer.
     out(fmt::format(R"(<g class="point" data-name="{}" data-x="{:.2f}" data-y="{:.2f}"{}>)", xml_escape(b.name), x, y,
@@ -555,7 +558,24 @@ std::string render_svg(const Results& r) {
   out(fmt::format(R"(<circle cx="{}" cy="{}" r="5" fill="#ffffff" stroke="#d00000" stroke-width="2.5"/>)", lx + 7,
                   ly + 14));
   ly += 18;
-  out(legend_text(lx + 18, "above its roof", ""));
+  out(legend_text(lx + 18, "above its roof, within the noise", ""));
+  std::vector<const BenchmarkResult*> refused;
+  for (const auto& b : r.benchmarks)
+    if (b.implausible()) refused.push_back(&b);
+  if (!refused.empty()) {
+    ly += 30;
+    out(legend_text(lx, fmt::format("IMPLAUSIBLE, not drawn ({})", refused.size()),
+                    R"( font-weight="bold" fill="#d00000" class="implausible")"));
+    for (std::size_t i = 0; i < refused.size() && i < 8; ++i) {
+      ly += 15;
+      out(legend_text(lx, fmt::format("{}: {:.0f}% of its roof", refused[i]->name, refused[i]->placement->roof_pct),
+                      R"( font-size="11" fill="#d00000")", 11));
+    }
+    if (refused.size() > 8) {
+      ly += 15;
+      out(legend_text(lx, fmt::format("and {} more (report.html)", refused.size() - 8), R"( font-size="11")", 11));
+    }
+  }
   ly += 30;
   out(legend_text(lx, "Measured in this run", R"( font-weight="bold")"));
   for (const Ceiling* c : by_value) {

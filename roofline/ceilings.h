@@ -10,8 +10,10 @@
 namespace roofbench {
 
 // `v` is the ceiling variant (v.ceiling set); `start` its verified start-of-run result; `end` the
-// end-of-run one or nullptr; `device` results.json's "device" of the machine that measured it.
+// end-of-run one or nullptr; `again` the pass a run takes once more when a kernel came out above
+// the roof (Ceiling::value_again), or nullptr; `device` results.json's "device" of the machine
+// that measured it.
 Ceiling make_ceiling(const Variant& v, const BenchmarkResult& start, const BenchmarkResult* end,
-                     const nlohmann::json& device);
+                     const nlohmann::json& device, const BenchmarkResult* again = nullptr);
 
 }  // namespace roofbench

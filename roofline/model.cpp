@@ -74,6 +74,9 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
   double model_time = 0;
   const std::vector<WorkPhase> one = {{"", b.flops, b.bytes, b.transcendentals, ""}};
   std::vector<std::pair<double, std::string>> pass_times;  // each pass's time and the roof that binds it
+  // The ceilings whose values make the model's time: each pass's binding roof, the link, the
+  // launch paths when they bind. Their noise goes into the placement's.
+  std::vector<const Ceiling*> binding;
   // The bandwidth ceilings of the passes, in pass order: all of them, and those of the passes
   // their bytes bind (what `bandwidth_ceiling` names when any does).
   std::vector<std::string> bandwidth_names, binding_names;
@@ -89,12 +92,14 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
     }
     add_name(bandwidth_names, pass_bw->name);
     double math_time = 0;
+    std::vector<const Ceiling*> pass_math;
     for (const auto& [function, calls] : ph.transcendentals) {
       if (calls <= 0) continue;
       auto it = roofs.transcendental.find(function);
       if (it == roofs.transcendental.end()) return fail("no " + function + " transcendental ceiling was measured");
       math_time += calls / it->second->value;
       math_ceilings.insert(it->second->name);
+      pass_math.push_back(it->second);
     }
     math_total += math_time;
     double t_phase = ph.bytes / pass_bw->value;
@@ -108,6 +113,9 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
       bound = "transcendental";
     }
     if (bound == "memory") add_name(binding_names, pass_bw->name);
+    if (bound == "memory") binding.push_back(pass_bw);
+    if (bound == "compute") binding.push_back(peak);
+    if (bound == "transcendental") binding.insert(binding.end(), pass_math.begin(), pass_math.end());
     pass_times.emplace_back(t_phase, bound);
   }
   // One after another, the passes' times add up. Pipelined over C chunks, one chunk goes through
@@ -152,6 +160,7 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
     bound_time[bound] += share;
   }
   if (link_bound) {  // the link paces the pipeline: named first, as what binds the most of its time
+    binding.push_back(link);
     const double share = (chunks - 1) / chunks * link_pace;
     model_time += share;
     bound_time["memory"] += share;
@@ -164,15 +173,18 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
   // (a GPU stream) or cost their time whatever the work (a fork and a join), so their time is one
   // more lower bound on the whole form's: the larger of it and the work's model time binds.
   double launch_time = 0;
+  std::vector<const Ceiling*> launch_paths;
   for (const auto& [path, count] : b.launches) {
     if (count <= 0) continue;
     auto it = roofs.launch.find(path);
     if (it == roofs.launch.end()) return fail("no " + path + " launch ceiling was measured");
     launch_time += count / it->second->value;
     p.launch_ceiling += (p.launch_ceiling.empty() ? "" : ", ") + it->second->name;
+    launch_paths.push_back(it->second);
   }
   p.launch_time_s = launch_time;
   if (launch_time > model_time) {
+    binding = launch_paths;
     bound_time.clear();
     bound_time["launch"] = launch_time;
     model_time = launch_time;
@@ -186,7 +198,19 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
   p.model_time_s = model_time;
   if (b.flops > 0) p.attainable_flop_per_s = b.flops / model_time;
   p.roof_pct = 100.0 * model_time / t;
+  double ceiling_noise = 0;
+  for (const Ceiling* c : binding) ceiling_noise = std::max(ceiling_noise, ceiling_rel_iqr(*c));
+  p.noise = b.measurement->stats.rel_iqr() + ceiling_noise;
+  p.implausible = p.roof_pct > 100.0 * (1.0 + plausibility_allowance(p));
   return p;
+}
+
+double ceiling_rel_iqr(const Ceiling& c) {
+  return c.roof_pass().stats.rel_iqr();  // the roof is the best pass; its spread is that pass's
+}
+
+double plausibility_allowance(const Placement& p) {
+  return std::max(kRoofSlack, p.noise);
 }
 
 const std::string& binding_ceilings(const Placement& p) {
@@ -205,7 +229,77 @@ std::vector<RidgePoint> ridge_points(const Roofs& roofs) {
 
 namespace {
 bool is_model_warning(const std::string& w) {
-  return w.rfind("roofline:", 0) == 0;
+  return w.rfind("roofline:", 0) == 0 || w.rfind(kImplausibleKind, 0) == 0;
+}
+
+}  // namespace
+
+std::vector<std::string> split_names(const std::string& names) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < names.size();) {
+    const std::size_t comma = names.find(", ", at);
+    out.push_back(names.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    at = comma == std::string::npos ? names.size() : comma + 2;
+  }
+  return out;
+}
+
+namespace {
+// What the evidence in the record points to first, of the four ways a number gets above its roof,
+// and whether the roof itself is a suspect (a verified kernel, less than 10x above it, whose
+// counters do not contradict its declared work): then the ceiling is told too.
+struct Cause {
+  std::string text;
+  bool ceiling_suspect = false;
+};
+
+Cause likely_cause(const BenchmarkResult& b, const Roofs& roofs) {
+  const Placement& p = *b.placement;
+  if (b.counters && b.counters->ok()) {  // counted work beside the declared: the first witness
+    const auto counted = b.counters->bytes.find(b.level);
+    if (counted != b.counters->bytes.end() && counted->second > 0 && b.bytes > 1.1 * counted->second)
+      return {
+          fmt::format("CUPTI counted {:.4g} bytes at {} against {:.4g} declared: the work is declared above what the "
+                      "kernel does",
+                      counted->second, to_string(b.level), b.bytes)};
+    if (b.counters->flops && *b.counters->flops > 0 && b.flops > 1.1 * *b.counters->flops)
+      return {
+          fmt::format("CUPTI counted {:.4g} FLOPs against {:.4g} declared: the work is declared above what the "
+                      "kernel does",
+                      *b.counters->flops, b.flops)};
+  }
+  if (b.timing_only)
+    return {"nothing checked its output (declared timing only): a kernel that skipped its work is the likely cause"};
+  if (p.bound == "memory") {
+    const auto best = roofs.bandwidth.find(b.level);
+    for (const std::string& name : split_names(p.bandwidth_ceiling)) {
+      const auto it = roofs.bandwidth_by_name.find(name);
+      if (it == roofs.bandwidth_by_name.end() || best == roofs.bandwidth.end()) continue;
+      const Ceiling& c = *it->second;
+      if (c.level == b.level && c.value < 0.9 * best->second->value)
+        return {fmt::format("its roof, {} at {:.4g} B/s, is {:.0f}% below the best {} ceiling ({}): a ceiling too weak "
+                            "for the kernels of its shape is the likely cause",
+                            c.name, c.value, 100 * (1 - c.value / best->second->value), to_string(b.level),
+                            best->second->name),
+                true};
+    }
+  }
+  if (p.roof_pct > 1000)
+    return {"more than 10x its roof: a timer that was fooled or work that was skipped is the likely cause"};
+  return {
+      "work declared above what the kernel does (its Work against what it really reads, writes and computes), "
+      "a timer that was fooled, or a roof too low is the likely cause",
+      true};
+}
+
+std::string implausible_warning(const BenchmarkResult& b, const Cause& cause) {
+  const Placement& p = *b.placement;
+  return fmt::format(
+      "{} at {:.0f}% of its roof ({}), above it by more than the run's own noise (±{:.1f}%): "
+      "faster than this machine goes, so the number is refused; {}. (What puts a number above its roof: work "
+      "declared above what the kernel does, a timer that was fooled, a kernel that skipped work, or a ceiling too "
+      "weak for its shape.)",
+      kImplausibleKind, p.roof_pct, binding_ceilings(p), 100 * plausibility_allowance(p), cause.text);
 }
 }  // namespace
 
@@ -257,6 +351,7 @@ void apply_model(Results& r) {
   }
   const Roofs roofs = select_roofs(r.ceilings);
   r.ridge_points = ridge_points(roofs);
+  std::map<Ceiling*, std::vector<std::string>> weaker_than;  // a ceiling -> the kernels that beat it
   for (auto& b : r.benchmarks) {
     b.placement.reset();
     // Keep warnings from elsewhere; re-derive the model's own.
@@ -272,14 +367,28 @@ void apply_model(Results& r) {
       b.warnings.push_back("roofline: no " + b.pipeline_link +
                            " bandwidth ceiling was measured: the pipeline's pace leaves out the link its copies share "
                            "both ways, and its roof may be too high");
-    if (b.placement->roof_pct > 100.0 * (1.0 + kRoofTolerance)) {
-      const Placement& pl = *b.placement;
+    const Placement& pl = *b.placement;
+    if (pl.implausible) {
+      const Cause cause = likely_cause(b, roofs);
+      b.warnings.push_back(implausible_warning(b, cause));
+      if (cause.ceiling_suspect)
+        for (const std::string& name : split_names(binding_ceilings(pl)))
+          for (auto& c : r.ceilings)
+            if (c.name == name && c.value > 0)
+              weaker_than[&c].push_back(fmt::format("{} at {:.0f}%", b.name, pl.roof_pct));
+    } else if (pl.roof_pct > 100.0 * (1.0 + kRoofSlack)) {
       b.warnings.push_back(fmt::format(
-          "roofline: at {:.0f}% of its roof ({}), above the measured ceiling by more than {:.0f}%: "
-          "the roof is too low or the declared work too high",
-          pl.roof_pct, binding_ceilings(pl), 100 * kRoofTolerance));
+          "roofline: at {:.0f}% of its roof ({}), above it by less than the run's own noise (±{:.1f}%): within "
+          "the measurement's spread, but a roof should not be passed at all",
+          pl.roof_pct, binding_ceilings(pl), 100 * pl.noise));
     }
   }
+  for (auto& [c, kernels] : weaker_than)
+    c->warnings.push_back(
+        fmt::format("roofline: not an upper bound: {} verified kernel(s) ran above it by more than "
+                    "the run's noise ({}{}); if their work is declared right, this ceiling is too "
+                    "weak for its shape",
+                    kernels.size(), kernels.front(), kernels.size() > 1 ? ", ..." : ""));
 }
 
 }  // namespace roofbench

@@ -49,13 +49,27 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
 
 std::vector<RidgePoint> ridge_points(const Roofs& roofs);
 
+// The IQR / median of the pass a ceiling took its value from.
+double ceiling_rel_iqr(const Ceiling& c);
+// How far above its roof a placed kernel may sit before it is implausible, relative:
+// max(kRoofSlack, its noise).
+double plausibility_allowance(const Placement& p);
+
 // The ceilings of the roof that binds a placed kernel (its `bound`): one name, or for a math or
 // launch roof every ceiling whose rate makes it ("math_cos, math_sin").
 const std::string& binding_ceilings(const Placement& p);
+// The names of such a list, one each: "math_cos, math_sin" -> {"math_cos", "math_sin"}.
+std::vector<std::string> split_names(const std::string& names);
 
-// A kernel above its own roof by more than this fraction gets a warning: the roof is too low
-// (or the declared work too high), and the chart would lie.
-inline constexpr double kRoofTolerance = 0.05;
+// The plausibility gate. A roof is an upper bound or it is not a roof, so a kernel above its
+// own roof is either noise or a wrong number. Above it by more than the run's own noise,
+// max(kRoofSlack, Placement::noise), it is IMPLAUSIBLE (Placement::implausible): refused as a
+// real point on the chart, never called FASTER, and the run exits 1. The likely causes: work
+// declared above what the kernel does, a timer that was fooled, a kernel that skipped work, or a ceiling too weak
+// for the kernels of its shape. Above it by less than that, it gets a warning only.
+inline constexpr double kRoofSlack = 0.03;
+// The warning an implausible kernel carries begins with this (its kind in every report).
+inline constexpr const char* kImplausibleKind = "implausible:";
 
 // A ceiling whose start and end passes differ by more than this fraction gets a warning: the
 // machine did not hold steady through the run, and the kernels between saw either roof.

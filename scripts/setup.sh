@@ -31,6 +31,13 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The Python package (python/, docs/python.md): its binding library and build backend, and NumPy
+# for its tests, from PyPI into the python3 on PATH (the one CMake builds the extension for).
+if ! python3 -c "import numpy, nanobind, scikit_build_core" 2>/dev/null; then
+  echo "setup: installing numpy, nanobind and scikit-build-core for $(command -v python3) from PyPI"
+  python3 -m pip install --quiet "numpy>=1.24" "nanobind>=2.0" "scikit-build-core>=0.10"
+fi
+
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: no CUDA toolkit found: building the CPU backend only"
 fi

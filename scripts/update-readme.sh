@@ -2,9 +2,13 @@
 # Regenerates the generated sections of the README and the docs: the kernel catalogue in
 # docs/kernels.md (from `roofbench list`, i.e. the registry), the baselines' tables in
 # docs/baselines.md and their list in the README (from the committed baselines' summary.md, written
-# by the suite), and the GPU visit's commands with each stage's estimate in the README
+# by the suite), and the GPU visit's commands with each stage's estimate in docs/gpu-visit.md
 # (scripts/gpu-check.sh --plan), and the regression check's figures in the README (from each
-# reports/ab/<machine>/bench-ab.md, written by scripts/bench-ab.sh). Never edit those sections by hand.
+# reports/ab/<machine>/bench-ab.md, written by scripts/bench-ab.sh). A baseline that fails the
+# suite's own evidence check (`roofbench evidence`: an implausible kernel, a lesson off its model,
+# a share of the roof fallen since the previous run of its class) is marked in the list with its
+# first reasons, and a link to its folder's EVIDENCE.md where one says what is known of it.
+# Never edit those sections by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${ROOFBENCH_BIN:-build/release/roofbench}
@@ -14,13 +18,32 @@ catalogue=$(mktemp)
 results=$(mktemp)
 baselines=$(mktemp)
 { echo '```'; "$bin" list; echo '```'; } >"$catalogue"
+evidence=$(mktemp)
+"$bin" evidence reports/baselines/*/results.json --json "$evidence" >/dev/null || true
+[ -s "$evidence" ] || { echo "roofbench evidence wrote no verdicts on reports/baselines" >&2; exit 2; }
+verdict() {  # verdict(dir): "" for a baseline that passes, else " — **FAILS ...**: its first reasons"
+  python3 - "$evidence" "$1" <<'PY'
+import json, os, sys
+files = {f["path"]: f for f in json.load(open(sys.argv[1]))["files"]}
+d = sys.argv[2]
+f = files.get(os.path.join(d, "results.json"))
+if f and not f["ok"]:
+    why = "; ".join(f"{x['check']}: `{x['benchmark']}` {x['text']}" for x in f["failures"][:2])
+    more = len(f["failures"]) - 2
+    if more > 0:
+        why += f"; and {more} more"
+    note = f" ([what is known]({d}/EVIDENCE.md))" if os.path.isfile(os.path.join(d, "EVIDENCE.md")) else ""
+    print(f" — **fails the evidence check** ({len(f['failures'])}): {why}{note}")
+PY
+}
 for summary in reports/baselines/*/summary.md; do
   [ -f "$summary" ] || continue
   dir=$(dirname "$summary")
   title=$(sed -n '1s/^### roofbench: //p' "$summary")
   stamp=$(sed -n '3p' "$summary")
   echo "- **$title** ($stamp): [tables](docs/baselines.md), [chart]($dir/roofline.svg)," \
-    "[report]($dir/report.html), [summary]($dir/summary.md), [results.json]($dir/results.json)" >>"$baselines"
+    "[report]($dir/report.html), [summary]($dir/summary.md), [results.json]($dir/results.json)$(verdict "$dir")" \
+    >>"$baselines"
   # Links from docs/ lead up one folder.
   { echo "From [\`$dir/results.json\`](../$dir/results.json) ([chart](../$dir/roofline.svg), [report](../$dir/report.html)):"
     echo
@@ -41,7 +64,7 @@ done
 # The GPU visit: each stage's estimate, from the registry and the build's GPU tests (no GPU
 # needed), with the GPU machine's 16 cores doing the host's share.
 visit=$(mktemp)
-trap 'rm -f "$catalogue" "$results" "$baselines" "$visit"' EXIT
+trap 'rm -f "$catalogue" "$results" "$baselines" "$visit" "$evidence"' EXIT
 [ -s "$baselines" ] || echo "(none committed yet)" >"$baselines"
 build=$(dirname "$bin")
 if [ -x "$build/tests/test_cuda_kernels" ]; then
@@ -89,5 +112,5 @@ rm -f "$ab"
 replace docs/kernels.md catalogue "$catalogue"
 replace docs/baselines.md results "$results"
 replace README.md baselines "$baselines"
-replace README.md visit "$visit"
-echo "README.md, docs/kernels.md and docs/baselines.md regenerated"
+replace docs/gpu-visit.md visit "$visit"
+echo "README.md, docs/kernels.md, docs/baselines.md and docs/gpu-visit.md regenerated"

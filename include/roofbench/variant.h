@@ -65,6 +65,10 @@ struct CeilingSpec {
   // suite's own ceiling it is the reference for ("dram_copy"). The reports give that ceiling as a
   // ratio to it, both measured in the same run; empty for the suite's own loops.
   std::string reference_for;
+  // Measured in every process whose kernels it bounds, even one that takes the other ceilings
+  // from a file (--ceilings-from): a rate that depends on the process's own state (launches per
+  // second: its driver queues, its OpenMP pool), which another process's figure does not bound.
+  bool per_process = false;
 };
 
 struct Variant {
@@ -116,7 +120,8 @@ struct Variant {
   bool warm = false;
 
   std::string base_name() const;  // family/variant/precision
-  std::string name(const Params& p) const { return base_name() + "/" + params_to_string(p); }
+  // family/variant/precision/params ("n:4096"); without params, the base name alone
+  std::string name(const Params& p) const { return p.empty() ? base_name() : base_name() + "/" + params_to_string(p); }
 };
 
 // Validates and adds; aborts with a message that says what to fix on a malformed or duplicate

@@ -72,6 +72,7 @@ Variant make() {
                                       "increment per thread in each ({} threads)",
                                       cpu.threads),
                           "omp_region"};
+  v.ceiling->per_process = true;  // the rate of this process's OpenMP pool, as a run's kernels use it
   v.make = [](const Params& p) { return std::make_unique<CpuRegions>(p); };
   return v;
 }

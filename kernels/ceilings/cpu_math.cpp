@@ -13,6 +13,7 @@
 #include "bench/cpu_info.h"
 #include "bench/registry.h"
 #include "kernels/elementwise/vmath.h"
+#include "roofbench/host_buffer.h"
 #include "roofbench/random.h"
 #include "roofbench/verify.h"
 
@@ -37,6 +38,14 @@ FnInfo info(Fn f) {
 }
 
 // Per thread: n inputs and their results (two for sincos), reps passes over them per run.
+//
+// Where the arrays sit matters. A load whose address matches an earlier store's in its low 12
+// bits waits for that store (4K aliasing): with x and y a multiple of 4 KiB plus a few bytes
+// apart, as two heap arrays of 2048 floats fall, every vector of x waited on the y just stored,
+// and SLEEF's sinf ran 5-7% slower here than with the arrays apart (more on other cores). A
+// kernel streaming 2^26 elements never meets it, so such a roof sat below the kernels it bounds.
+// Each thread's arrays are therefore in a page-aligned slab of its own, kArrayGap bytes past a
+// 4 KiB multiple from each other: no load of the next vectors meets a store just made.
 class CpuMath final : public Instance {
  public:
   CpuMath(const Params& p, Fn f)
@@ -44,29 +53,39 @@ class CpuMath final : public Instance {
         threads_(static_cast<int>(param(p, "threads"))),
         n_(param(p, "n")),
         reps_(param(p, "reps")),
-        x_(static_cast<std::size_t>(threads_ * n_)),
-        y_(x_.size()),
-        c_(f == Fn::sincos ? x_.size() : 0) {}
+        array_floats_(static_cast<std::size_t>((n_ * 4 + 4095) / 4096 * 4096 + kArrayGap) / sizeof(float)),
+        slab_floats_((3 * array_floats_ * sizeof(float) + 4095) / 4096 * 4096 / sizeof(float)),
+        slabs_(slab_floats_ * static_cast<std::size_t>(threads_)) {}
 
   void prepare(std::uint64_t seed) override {
-    fill_uniform(x_.data(), static_cast<std::int64_t>(x_.size()), seed, info(f_).lo, info(f_).hi);
-    std::fill(y_.begin(), y_.end(), poison_f32());
-    std::fill(c_.begin(), c_.end(), poison_f32());
+    slabs_.poison();  // y and c: NaN until computed
+    for (int t = 0; t < threads_; ++t)
+      fill_uniform(x(t), n_, seed + static_cast<std::uint64_t>(t), info(f_).lo, info(f_).hi);
   }
 
   void run() override {
     const vmath::Ops& vm = vmath::ops();
 #pragma omp parallel num_threads(threads_)
     {
-      const std::size_t at = static_cast<std::size_t>(omp_get_thread_num() * n_);
-      const float* x = x_.data() + at;
-      float* y = y_.data() + at;
+      const int t = omp_get_thread_num();
+      const float* in = x(t);
+      float* out = y(t);
       for (std::int64_t r = 0; r < reps_; ++r) switch (f_) {
-          case Fn::sin: vm.sin(x, y, n_); break;
-          case Fn::cos: vm.cos(x, y, n_); break;
-          case Fn::sincos: vm.sincos(x, y, c_.data() + at, n_); break;
-          case Fn::exp: vm.exp(x, y, n_); break;
-          case Fn::tanh: vm.tanh(x, y, n_); break;
+          case Fn::sin:
+            vm.sin(in, out, n_);
+            break;
+          case Fn::cos:
+            vm.cos(in, out, n_);
+            break;
+          case Fn::sincos:
+            vm.sincos(in, out, c(t), n_);
+            break;
+          case Fn::exp:
+            vm.exp(in, out, n_);
+            break;
+          case Fn::tanh:
+            vm.tanh(in, out, n_);
+            break;
         }
     }
   }
@@ -74,27 +93,54 @@ class CpuMath final : public Instance {
   Verification verify() override {
     // u10: within 1 ULP of the exact value; the tolerance allows 4 (FP32 roundoff × 4 × growth 1).
     return check_all(tolerance_for(Precision::fp32), std::string("every result vs ") + info(f_).name + " in FP64",
-                     static_cast<std::int64_t>(x_.size()), [&](Checker& chk, std::int64_t i) {
-                       const double x = x_[static_cast<std::size_t>(i)];
-                       const float y = y_[static_cast<std::size_t>(i)];
+                     threads_ * n_, [&](Checker& chk, std::int64_t k) {
+                       const int t = static_cast<int>(k / n_);
+                       const std::int64_t i = k % n_;
+                       const double xi = x(t)[i];
+                       const float yi = y(t)[i];
                        switch (f_) {
-                         case Fn::sin: chk.check(y, std::sin(x), i); break;
-                         case Fn::cos: chk.check(y, std::cos(x), i); break;
-                         case Fn::sincos:
-                           chk.check(y, std::sin(x), i);
-                           chk.check(c_[static_cast<std::size_t>(i)], std::cos(x), i);
+                         case Fn::sin:
+                           chk.check(yi, std::sin(xi), k);
                            break;
-                         case Fn::exp: chk.check(y, std::exp(x), i); break;
-                         case Fn::tanh: chk.check(y, std::tanh(x), i); break;
+                         case Fn::cos:
+                           chk.check(yi, std::cos(xi), k);
+                           break;
+                         case Fn::sincos:
+                           chk.check(yi, std::sin(xi), k);
+                           chk.check(c(t)[i], std::cos(xi), k);
+                           break;
+                         case Fn::exp:
+                           chk.check(yi, std::exp(xi), k);
+                           break;
+                         case Fn::tanh:
+                           chk.check(yi, std::tanh(xi), k);
+                           break;
                        }
                      });
   }
 
  private:
+  // 1 KiB and a line: loads and stores of the same vector index land 1088 bytes apart (x to y, y
+  // to c) or 2176 (x to c) in their low 12 bits, far from one another for 16 vectors either way.
+  static constexpr std::size_t kArrayGap = 1024 + 64;
+  float* slab(int t) {
+    return slabs_.data() + static_cast<std::size_t>(t) * slab_floats_;
+  }
+  float* x(int t) {
+    return slab(t);
+  }
+  float* y(int t) {
+    return slab(t) + array_floats_;
+  }
+  float* c(int t) {
+    return slab(t) + 2 * array_floats_;
+  }
+
   Fn f_;
   int threads_;
   std::int64_t n_, reps_;
-  std::vector<float> x_, y_, c_;
+  std::size_t array_floats_, slab_floats_;
+  HostBuffer<float> slabs_;
 };
 
 // 2048 floats in and out per thread (24 KiB with sincos's second output): inside every L1 this

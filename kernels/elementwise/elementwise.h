@@ -197,7 +197,13 @@ Variant relu_variant() {
   v.reference = "max(x, 0), exact";
   v.precision = precision_of<T>();
   const Count n = Count::param("n");
-  v.work = Work().read("x", n, v.precision).write("y = max(x, 0)", n, v.precision).flops(n, "a compare");
+  // A copy's shape (one array read, one written): placed against the copy ceiling, which must be
+  // at least as fast as any kernel of its shape (a roof is an upper bound; roofline/model.h).
+  v.work = Work()
+               .phase("y = max(x, 0)", kCopyRoof)
+               .read("x", n, v.precision)
+               .write("y = max(x, 0)", n, v.precision)
+               .flops(n, "a compare");
   if (v.precision != Precision::fp32) {
     v.compared_with = "lowprec/relu/fp32";
     // Placed against the FP32 roof: the GPU compares in FP32 after widening, and the CPU tests

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <chrono>
 #include <csignal>
 #include <functional>
 #include <sstream>
@@ -20,7 +21,7 @@ using namespace roofbench;
 namespace {
 
 // y = x + 1 over n floats, with a switchable defect.
-enum class Defect { none, wrong_value, unwritten, throws };
+enum class Defect { none, wrong_value, unwritten, throws, stale };
 
 // What the harness asked of an instance, in order: how many runs it made, and how many of them
 // came before the first check of the output.
@@ -39,11 +40,16 @@ class AddOne final : public Instance {
   void run() override {
     if (calls_) ++calls_->runs;
     if (defect_ == Defect::throws) throw std::runtime_error("kernel launch failed");
+    if (defect_ == Defect::stale && !stale_.empty()) {  // its first output, whatever x holds now
+      y_ = stale_;
+      return;
+    }
     for (std::size_t i = 0; i < x_.size(); ++i) {
       if (defect_ == Defect::unwritten && i == 7) continue;
       y_[i] = x_[i] + 1.0f;
     }
     if (defect_ == Defect::wrong_value) y_[3] += 0.5f;
+    if (defect_ == Defect::stale) stale_ = y_;
   }
   Verification verify() override {
     if (calls_ && calls_->runs_before_verify < 0) calls_->runs_before_verify = calls_->runs;
@@ -53,7 +59,7 @@ class AddOne final : public Instance {
   }
 
  private:
-  std::vector<float> x_, y_;
+  std::vector<float> x_, y_, stale_;
   Defect defect_;
   Calls* calls_;
 };
@@ -227,7 +233,8 @@ TEST(Harness, CorrectKernelIsVerifiedThenMeasured) {
 
 TEST(Harness, RecordsTheWallTimeOfEachStep) {
   // Where a run's time outside its timed samples goes (on the H200, 171 s of run for 37.9 s of
-  // samples): make, prepare, verify, sample, and after (the counter pass) when there is one.
+  // samples): make, prepare, verify, sample, recheck (the check again, on fresh inputs), and after
+  // (the counter pass) when there is one.
   auto dev = make_cpu_device();
   const Variant v = toy("good", Defect::none);
   bool after_ran = false;
@@ -235,11 +242,11 @@ TEST(Harness, RecordsTheWallTimeOfEachStep) {
       run_benchmark(*dev, v, v.sizes[0], fast(), [&](Instance&, BenchmarkResult&) { after_ran = true; });
   ASSERT_TRUE(r.verified()) << r.error;
   ASSERT_TRUE(after_ran);
-  for (const char* step : {"make", "prepare", "verify", "sample", "after"}) {
+  for (const char* step : {"make", "prepare", "verify", "sample", "recheck", "after"}) {
     ASSERT_TRUE(r.host_s.count(step)) << step;
     EXPECT_GE(r.host_s.at(step), 0) << step;
   }
-  EXPECT_EQ(r.host_s.size(), 5u);
+  EXPECT_EQ(r.host_s.size(), 6u);
   double timed = 0;
   for (double s : r.measurement->samples_s) timed += s;
   EXPECT_GE(r.host_s.at("sample"), timed);  // the samples, and the warm-ups and clock reads around them
@@ -249,6 +256,23 @@ TEST(Harness, RecordsTheWallTimeOfEachStep) {
   ASSERT_FALSE(f.verified());
   EXPECT_TRUE(f.host_s.count("verify"));
   EXPECT_FALSE(f.host_s.count("sample"));
+}
+
+TEST(Harness, AnOutputThatDoesNotFollowFreshInputsAfterTheSamplesGetsNoNumber) {
+  auto dev = make_cpu_device();
+  const Variant v = toy("stale", Defect::stale);
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], fast());
+  EXPECT_TRUE(r.verification.ok);  // its first output was right
+  ASSERT_TRUE(r.recheck);
+  EXPECT_FALSE(r.recheck->ok);
+  EXPECT_FALSE(r.measurement);
+  EXPECT_NE(r.error.find("verification after the timed samples failed, on fresh inputs"), std::string::npos) << r.error;
+  // A right kernel passes both, on two different inputs.
+  const Variant good = toy("good", Defect::none);
+  const BenchmarkResult g = run_benchmark(*dev, good, good.sizes[0], fast());
+  ASSERT_TRUE(g.recheck);
+  EXPECT_TRUE(g.recheck->ok);
+  EXPECT_NE(recheck_seed(fast().seed), fast().seed);
 }
 
 TEST(Harness, WrongOutputGetsAnErrorAndNoNumber) {
@@ -408,6 +432,29 @@ MeasureOptions scripted_options() {
 }
 
 }  // namespace
+
+TEST(Measure, TheLeastSamplingTimeIsWallTimeSoATinyKernelStopsByItsNoiseRuleNotTheSampleCap) {
+  // A kernel of a microsecond adds up 0.05 s of its own time only after 50,000 samples: counted
+  // in kernel time, the least time made every tiny kernel run to the sample cap (82 of them on
+  // the H200). Counted in wall time, the noise rule decides once 0.05 s have passed.
+  auto dev = make_cpu_device();
+  AddOne inst(64, Defect::none);
+  prepare_and_run(*dev, inst, 1);
+  MeasureOptions o = MeasureOptions::quick();
+  o.cold_cache = false;
+  o.min_time_s = 0.05;
+  o.max_samples = 100000;
+  o.target_rel_iqr = 10;  // met by any samples
+  const auto t0 = std::chrono::steady_clock::now();
+  const Measurement m = measure(*dev, inst, o);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(m.stop_reason, "noise_target");
+  EXPECT_GE(wall, o.min_time_s);
+  double timed = 0;
+  for (double s : m.samples_s) timed += s;
+  EXPECT_LT(timed, o.min_time_s) << "stopped only once the kernel's own time added up";
+  EXPECT_LT(m.samples_s.size(), 100000u);
+}
 
 TEST(Measure, StopsOnceTheNoiseTargetIsMetAfterTheMinimumSamples) {
   ScriptedDevice dev;

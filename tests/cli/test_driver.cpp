@@ -75,20 +75,13 @@ Variant too_big() {
 }
 ROOFBENCH_REGISTER(too_big());
 
-int run_main(std::vector<std::string> args) {
-  args.insert(args.begin(), "roofbench");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return roofbench_main(static_cast<int>(argv.size()), argv.data());
-}
-
 }  // namespace
 
 TEST(Driver, AFailedKernelGetsNoNumberAndTheRunExitsOne) {
   const fs::path d = roofbench::testing::scratch_path("rb_driver_broken");
   fs::remove_all(d);
-  EXPECT_EQ(run_main({"run", "--device", "cpu", "--quick", "--filter", "toy/broken|stream/saxpy", "--skip",
-                      roofbench::testing::kFewCeilings, "--out", d.string()}),
+  EXPECT_EQ(roofbench::testing::run_main({"run", "--device", "cpu", "--quick", "--filter", "toy/broken|stream/saxpy",
+                                          "--skip", roofbench::testing::kFewCeilings, "--out", d.string()}),
             1);
   const Results r = load_results((d / "results.json").string());
   ASSERT_EQ(r.benchmarks.size(), 2u);
@@ -108,8 +101,8 @@ TEST(Driver, AFailedKernelGetsNoNumberAndTheRunExitsOne) {
 TEST(Driver, ABufferLargerThanMemoryIsRefusedBeforeAllocatingAndTheRunGoesOn) {
   const fs::path d = roofbench::testing::scratch_path("rb_driver_too_big");
   fs::remove_all(d);
-  EXPECT_EQ(run_main({"run", "--device", "cpu", "--quick", "--filter", "toy/too_big|stream/saxpy", "--skip",
-                      roofbench::testing::kFewCeilings, "--out", d.string()}),
+  EXPECT_EQ(roofbench::testing::run_main({"run", "--device", "cpu", "--quick", "--filter", "toy/too_big|stream/saxpy",
+                                          "--skip", roofbench::testing::kFewCeilings, "--out", d.string()}),
             1);
   const Results r = load_results((d / "results.json").string());
   ASSERT_EQ(r.benchmarks.size(), 2u);

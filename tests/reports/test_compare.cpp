@@ -124,6 +124,29 @@ TEST(Compare, AFailureInNewFailsAndOneSidedBenchmarksAreListed) {
   EXPECT_EQ(c.exit_code(), 1);
 }
 
+// A number above its roof beyond its run's noise is no evidence of a change either way: never
+// FASTER (NEW implausible) and never SLOWER (BASE implausible), and it fails the comparison.
+TEST(Compare, AnImplausibleNumberOnEitherSideIsImplausibleNeverFasterOrSlower) {
+  // 1 GFLOP on a 1 TFLOP/s roof: 1.1 ms is 91% of it, 0.5 ms is 200%.
+  Results base =
+      with({timed("a", noisy_samples(1.1e-3, 0.002, 30, 1)), timed("b", noisy_samples(0.5e-3, 0.002, 30, 2))});
+  Results fresh =
+      with({timed("a", noisy_samples(0.5e-3, 0.002, 30, 3)), timed("b", noisy_samples(1.1e-3, 0.002, 30, 4))});
+  apply_model(base);
+  apply_model(fresh);
+  ASSERT_TRUE(fresh.benchmarks[0].implausible());
+  ASSERT_TRUE(base.benchmarks[1].implausible());
+  const Comparison c = compare_results(base, fresh, {});
+  EXPECT_EQ(row(c, "a").verdict, Verdict::implausible);
+  EXPECT_NE(row(c, "a").reason.find("NEW at 200% of its roof"), std::string::npos) << row(c, "a").reason;
+  EXPECT_EQ(row(c, "b").verdict, Verdict::implausible);
+  EXPECT_NE(row(c, "b").reason.find("BASE at 200% of its roof"), std::string::npos) << row(c, "b").reason;
+  EXPECT_EQ(c.count(Verdict::faster) + c.count(Verdict::slower), 0);
+  EXPECT_EQ(c.exit_code(), 1);
+  EXPECT_NE(render_compare_markdown(c).find("**IMPLAUSIBLE**"), std::string::npos);
+  EXPECT_EQ(compare_json(c)["summary"]["counts"]["IMPLAUSIBLE"], 2);
+}
+
 TEST(Compare, ThresholdsCanBeSetPerFamilyOrBenchmark) {
   const Results base = with({timed("a", noisy_samples(1e-3, 0.005, 30, 1)), timed("b", noisy_samples(1e-3, 0.005, 30, 2))});
   const Results fresh = with({timed("a", noisy_samples(1.08e-3, 0.005, 30, 3)), timed("b", noisy_samples(1.08e-3, 0.005, 30, 4))});

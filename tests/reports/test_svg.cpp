@@ -306,8 +306,9 @@ Results crowded_sample() {
     r.ceilings.push_back(bandwidth_ceiling("dram_lower_ceiling_number_" + std::to_string(i), 10e9 + 5e9 * i));
   for (int v = 0; v < 16; ++v)
     for (int n = 0; n < 4; ++n) {
+      // Up to 80% of the 1 TFLOP/s and 100 GB/s roofs: a point above its roof is refused, not drawn.
       BenchmarkResult b = kernel("a_variant_with_a_rather_long_name_" + std::to_string(v), 1e9 * (1 + n) * (1 + v),
-                                 1e8 * (1 + v), 0.01 * (1 + n));
+                                 1e8 * (1 + v), 0.02 * (1 + n));
       b.params = {{"n", std::int64_t{1} << (20 + n)}};
       b.name = "gemm/" + b.variant + "/fp32/n:" + std::to_string(std::int64_t{1} << (20 + n));
       r.benchmarks.push_back(b);
@@ -404,6 +405,22 @@ TEST(Svg, EveryPointLabelNamesItsKernelAndEveryPointHasATooltip) {
     }
   }
   EXPECT_GT(labelled, 0);
+}
+
+TEST(Svg, AnImplausibleKernelIsListedUnderTheLegendAndDrawnAsNoPoint) {
+  Results r = sample_results();
+  r.benchmarks = {kernel("fine", 2e9, 1e9, 0.02), kernel("impossible", 2e9, 1e9, 0.005)};  // 50% and 200%
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[1].implausible());
+  tinyxml2::XMLDocument doc;
+  const std::string svg = render_svg(r);
+  ASSERT_EQ(doc.Parse(svg.c_str()), tinyxml2::XML_SUCCESS);
+  Parsed p;
+  walk(doc.RootElement(), p);
+  ASSERT_EQ(p.points.size(), 1u);
+  EXPECT_EQ(p.points.begin()->first, "gemm/fine/fp32/n:1");
+  EXPECT_NE(svg.find("IMPLAUSIBLE, not drawn (1)"), std::string::npos);
+  EXPECT_NE(svg.find("gemm/impossible/fp32/n:1: 200% of its roof"), std::string::npos);
 }
 
 TEST(Svg, NoLabelCoversAnotherOrACeilingsLabel) {

@@ -3,9 +3,10 @@
 # this tree now: the baselines' tables (docs/baselines.md) and their list (README) from the
 # committed baselines' summary.md, the CUDA rows of the kernel catalogue (docs/kernels.md) from
 # `roofbench list` (the CPU rows name this machine's SIMD and core count, so they are not compared
-# here), the GPU visit's estimates (README) from scripts/gpu-check.sh --plan, and the regression
+# here), the GPU visit's estimates (docs/gpu-visit.md) from scripts/gpu-check.sh --plan, and the regression
 # check's figures (README) from reports/ab/*/bench-ab.md. A kernel added,
-# a baseline re-run or a stage changed without regenerating them fails here.
+# a baseline re-run or a stage changed without regenerating them fails here, as does a baseline
+# that fails the evidence check (roofbench evidence) without its mark in the README.
 # Usage: test_readme_current.sh ROOFBENCH_BIN HAVE_CUDA(0|1)
 set -uo pipefail
 bin=$(realpath "$1") have_cuda=$2
@@ -19,11 +20,14 @@ mkdir -p "$tmp/scripts" "$tmp/reports/baselines" "$tmp/docs"
 cp "$here/scripts/update-readme.sh" "$here/scripts/gpu-check.sh" "$here/scripts/gpu-lib.sh" \
   "$here/scripts/unpack-build.sh" "$tmp/scripts/"
 cp "$here/README.md" "$tmp/README.md"
-cp "$here/docs/kernels.md" "$here/docs/baselines.md" "$tmp/docs/"
+cp "$here/docs/kernels.md" "$here/docs/baselines.md" "$here/docs/gpu-visit.md" "$tmp/docs/"
 for summary in "$here"/reports/baselines/*/summary.md; do
   [ -f "$summary" ] || continue
   d=$(basename "$(dirname "$summary")")
   mkdir -p "$tmp/reports/baselines/$d" && cp "$summary" "$tmp/reports/baselines/$d/"
+  # What the evidence check reads, and the note a failing one may link to.
+  ln -s "$here/reports/baselines/$d/results.json" "$tmp/reports/baselines/$d/results.json"
+  [ -f "$here/reports/baselines/$d/EVIDENCE.md" ] && cp "$here/reports/baselines/$d/EVIDENCE.md" "$tmp/reports/baselines/$d/"
 done
 for md in "$here"/reports/ab/*/bench-ab.md; do
   [ -f "$md" ] || continue
@@ -51,7 +55,7 @@ if [ "$have_cuda" = 1 ]; then
   diff -u <(cuda_rows "$here/docs/kernels.md") <(cuda_rows "$tmp/docs/kernels.md") ||
     fail "docs/kernels.md's catalogue of CUDA kernels is not what roofbench list prints: run scripts/update-readme.sh"
   echo "docs/kernels.md, catalogue (CUDA rows): current"
-  current README.md visit "GPU-visit estimates"
+  current docs/gpu-visit.md visit "GPU-visit estimates"
 else
   echo "catalogue: not compared (a build without CUDA lists no CUDA kernels)"
 fi

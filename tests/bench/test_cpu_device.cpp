@@ -1,0 +1,94 @@
+// The CPU device's cache flush: after flush_cache(), what a kernel reads must come from DRAM.
+// Without a working flush every cold sample is warm, and kernels that fit in a cache show 130-220%
+// of their DRAM roof (a planted `return;` at the top of flush_cache() once went unnoticed by
+// every other test). Bandwidth on a shared VM moves, so every comparison is of medians over
+// interleaved repeats, against a margin several times smaller than what a missing flush costs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "bench/cpu_info.h"
+#include "bench/device.h"
+#include "bench/stats.h"
+#include "roofbench/host_buffer.h"
+
+using namespace roofbench;
+
+namespace {
+
+volatile std::uint64_t g_sink = 0;
+
+// Seconds per byte to read `words` of `p` on this thread, one word per 64-byte line (a line is
+// what a cache holds): a cached line costs a cycle or two, a line from DRAM tens of them. One
+// thread: a team of two waits for its slower member, and beside another test on a 2-core VM that
+// is a time slice (a 2 MiB read then took 8 ms, warm or not).
+double read_seconds_per_byte(const std::uint64_t* p, std::size_t words) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;  // four chains: loads in flight, as a stream has
+  std::size_t i = 0;
+  for (; i + 32 <= words; i += 32) s0 += p[i], s1 += p[i + 8], s2 += p[i + 16], s3 += p[i + 24];
+  for (; i < words; i += 8) s0 += p[i];
+  const std::uint64_t sum = s0 + s1 + s2 + s3;
+  const auto t1 = std::chrono::steady_clock::now();
+  g_sink = sum;
+  return std::chrono::duration<double>(t1 - t0).count() / static_cast<double>(words * sizeof(std::uint64_t));
+}
+
+struct Buffer {
+  explicit Buffer(std::size_t bytes) : words(bytes / sizeof(std::uint64_t)), data(words) {
+    std::fill(data.data(), data.data() + words, 1);  // touched: its pages exist before it is timed
+  }
+  std::size_t words;
+  HostBuffer<std::uint64_t> data;
+};
+
+struct Reads {
+  double warm, flushed, dram;  // median seconds per byte
+};
+
+// `rounds` interleaved rounds: the buffer read right after reading it (warm), read right after
+// flush_cache() (flushed), and a buffer twice the flush's size read cold (DRAM: no cache of
+// this machine holds it, whatever the flush does).
+Reads measure(Device& dev, const Buffer& b, const Buffer& big, int rounds) {
+  std::vector<double> warm, flushed, dram;
+  for (int r = 0; r < rounds; ++r) {
+    read_seconds_per_byte(b.data.data(), b.words);
+    warm.push_back(read_seconds_per_byte(b.data.data(), b.words));
+    dev.flush_cache();
+    flushed.push_back(read_seconds_per_byte(b.data.data(), b.words));
+    dram.push_back(read_seconds_per_byte(big.data.data(), big.words));
+  }
+  return {quantile(warm, 0.5), quantile(flushed, 0.5), quantile(dram, 0.5)};
+}
+
+}  // namespace
+
+TEST(CpuDevice, AfterAFlushACacheSizedReadRunsAtDramSpeedNotCacheSpeed) {
+  const CpuInfo& cpu = cpu_info();
+  const auto dev = make_cpu_device();
+  ASSERT_GT(cpu.l2_bytes, 0u) << "no L2 size: the test cannot size its buffers";
+  ASSERT_GT(cpu.llc_bytes, 0u) << "no last-level cache size: the test cannot size its buffers";
+  const Buffer big(2 * dev->flush_bytes());
+  // Two sizes: half of what a core's L2 holds (where a flush that does nothing is plainest: an L2
+  // line costs a few cycles), and about the last-level cache's size.
+  for (const std::size_t bytes : {cpu.l2_bytes / 2, cpu.llc_bytes}) {
+    const Buffer b(bytes);
+    const Reads r = measure(*dev, b, big, 7);
+    SCOPED_TRACE(::testing::Message() << "a read of " << bytes / 1024 << " KiB: warm " << 1 / r.warm / 1e9
+                                      << " GB/s, after flush_cache() " << 1 / r.flushed / 1e9 << " GB/s, DRAM "
+                                      << 1 / r.dram / 1e9 << " GB/s");
+    // At DRAM speed: no faster than half again a read that no cache holds. A read that the
+    // flush left in cache runs several times faster than DRAM from the L2, and at L3 speed where
+    // the L3 is faster than DRAM.
+    EXPECT_GE(r.flushed, r.dram / 1.5) << "the flushed read ran faster than DRAM: flush_cache() left it in cache";
+    if (bytes < cpu.llc_bytes) {
+      // The test can see a cache at all: the same read warm is clearly faster than from DRAM
+      // (else the first check could not fail, and proves nothing).
+      EXPECT_LT(r.warm, r.dram / 2) << "a warm L2-sized read was not faster than DRAM: this test cannot tell a flush "
+                                       "from none on this machine";
+    }
+  }
+}

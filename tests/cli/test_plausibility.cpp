@@ -1,0 +1,275 @@
+// Planted kernels that would fool a roofline, each run through the whole driver on the CPU: each
+// must fail the run (exit 1) with a message of its own, and none may be drawn as a real point.
+//
+//   planted/overdeclared      copies n floats but declares 4n read and 4n written (it moves a
+//                             quarter of the bytes it declares; half is caught on a quiet
+//                             machine, but beside other tests on a 2-core VM a copy's samples
+//                             spread as wide as that): IMPLAUSIBLE, its work the likely cause
+//   planted/cached            computes once, then copies its first output back every run: fails
+//                             the check after the timed samples, on fresh inputs
+//   planted/work_in_prepare   does its work in prepare() and none in run(): passes both checks,
+//                             and its time is nothing: IMPLAUSIBLE, far above its roof
+//   planted/nothing           timing only, and does nothing: IMPLAUSIBLE, nothing checked it
+//   planted/beats_weak        a copy placed against planted_weak_copy, a ceiling that idles three
+//                             quarters of its time: IMPLAUSIBLE, the ceiling the likely cause, and
+//                             the ceiling itself flagged as no upper bound (measured once more
+//                             after the kernels came out above it, and still weak)
+//
+// (Declaring fewer bytes than a kernel moves can only make it look slower: a point is above its
+// roof when its declared work is above what it does, its time below what it took, or its roof
+// below what the machine does. The planted kernels cover each.)
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "bench/registry.h"
+#include "bench/results.h"
+#include "reports/format.h"
+#include "roofbench/host_buffer.h"
+#include "roofbench/main.h"
+#include "roofbench/random.h"
+#include "roofbench/verify.h"
+#include "tests/testing.h"
+
+using namespace roofbench;
+namespace fs = std::filesystem;
+
+namespace {
+
+// 32 MiB an array: past every L2, and flushed before every sample like any kernel's.
+constexpr std::int64_t kN = std::int64_t{1} << 23;
+// The overdeclared copy at the DRAM ceilings' own size (512 MiB an array), where the C library's
+// memcpy runs as fast as in the memcpy ceiling: smaller copies ran at 60% of it here, with a 25%
+// IQR, and a claim of twice the bytes then sat within the run's noise of the roof.
+constexpr std::int64_t kCeilingN = std::int64_t{1} << 27;
+
+enum class Trick { overdeclared, cached, work_in_prepare, nothing, beats_weak };
+
+// y = x, each thread a chunk with memcpy (what the C library does best), or the trick.
+class Planted final : public Instance {
+ public:
+  Planted(std::int64_t n, Trick t) : n_(n), trick_(t), x_(n), y_(n), cache_(t == Trick::cached ? n : 0) {}
+
+  void prepare(std::uint64_t seed) override {
+    fill_uniform(x_.data(), n_, seed);
+    y_.poison();
+    if (trick_ == Trick::work_in_prepare) copy(x_.data(), y_.data());  // untimed
+  }
+
+  void run() override {
+    switch (trick_) {
+      case Trick::work_in_prepare:
+      case Trick::nothing:
+        return;
+      case Trick::cached:
+        if (!have_cache_) {
+          copy(x_.data(), cache_.data());
+          have_cache_ = true;
+        }
+        copy(cache_.data(), y_.data());  // the first output, whatever x holds now
+        return;
+      case Trick::overdeclared:
+      case Trick::beats_weak:
+        copy(x_.data(), y_.data());
+        return;
+    }
+  }
+
+  Verification verify() override {
+    return check_all(tolerance_for(Precision::fp32), "every element vs x", n_,
+                     [&](Checker& chk, std::int64_t i) { chk.check(y_[i], static_cast<double>(x_[i]), i); });
+  }
+
+ private:
+  void copy(const float* from, float* to) const {
+#pragma omp parallel
+    {
+      const std::int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+      const std::int64_t per = (n_ + threads - 1) / threads;
+      const std::int64_t b = std::min(n_, t * per), e = std::min(n_, b + per);
+      if (e > b) std::memcpy(to + b, from + b, static_cast<std::size_t>(e - b) * sizeof(float));
+    }
+  }
+
+  std::int64_t n_;
+  Trick trick_;
+  HostBuffer<float> x_, y_, cache_;
+  bool have_cache_ = false;
+};
+
+Variant planted(const char* name, Trick t) {
+  Variant v;
+  v.family = "planted";
+  v.variant = name;
+  v.reference = "y = x";
+  v.backend = Backend::cpu;
+  v.sizes = v.quick_sizes = v.test_sizes = vector_sizes({t == Trick::overdeclared ? kCeilingN : kN});
+  const Count n = Count::param("n");
+  if (t == Trick::overdeclared)
+    v.work = Work().read<float>("x, declared four times", 4 * n).write<float>("y, declared four times", 4 * n);
+  else if (t == Trick::beats_weak)
+    v.work = Work().phase("y = x", "planted_weak_copy").read<float>("x", n).write<float>("y", n);
+  else
+    v.work = Work().read<float>("x", n).write<float>("y", n);
+  if (t == Trick::nothing) {
+    v.reference.clear();
+    v.timing_only = true;
+  }
+  v.make = [t](const Params& p) { return std::make_unique<Planted>(param(p, "n"), t); };
+  return v;
+}
+ROOFBENCH_REGISTER(planted("overdeclared", Trick::overdeclared));
+ROOFBENCH_REGISTER(planted("cached", Trick::cached));
+ROOFBENCH_REGISTER(planted("work_in_prepare", Trick::work_in_prepare));
+ROOFBENCH_REGISTER(planted("nothing", Trick::nothing));
+ROOFBENCH_REGISTER(planted("beats_weak", Trick::beats_weak));
+
+// A copy ceiling that idles three times as long as it copies: a roof at a quarter of the
+// machine's copy rate.
+class WeakCopy final : public Instance {
+ public:
+  explicit WeakCopy(std::int64_t n) : inner_(n, Trick::beats_weak) {}
+  void prepare(std::uint64_t seed) override { inner_.prepare(seed); }
+  void run() override {
+    const auto t0 = std::chrono::steady_clock::now();
+    inner_.run();
+    std::this_thread::sleep_for(3 * (std::chrono::steady_clock::now() - t0));
+  }
+  Verification verify() override { return inner_.verify(); }
+
+ private:
+  Planted inner_;
+};
+
+Variant weak_ceiling() {
+  Variant v;
+  v.family = "ceiling";
+  v.variant = "planted_weak_copy";
+  v.reference = "y = x";
+  v.backend = Backend::cpu;
+  v.sizes = v.quick_sizes = v.test_sizes = vector_sizes({kN});
+  v.work = Work().read<float>("x", Count::param("n")).write<float>("y", Count::param("n"));
+  CeilingSpec c("planted_weak_copy", CeilingKind::bandwidth, Level::dram, "a copy that idles 3x as long as it copies");
+  c.level_roof = false;  // a pass's ceiling by name: the planted kernel's, and no one else's
+  v.ceiling = c;
+  v.make = [](const Params& p) { return std::make_unique<WeakCopy>(param(p, "n")); };
+  return v;
+}
+ROOFBENCH_REGISTER(weak_ceiling());
+
+// One run of every planted kernel, shared by the tests below (the ceilings take most of its
+// time). The DRAM roofs kept are read, copy and the C library's memcpy, which the planted copies
+// call: the overdeclared copy then claims about twice its roof.
+const fs::path kRunDir = roofbench::testing::scratch_path("rb_planted");
+
+struct PlantedRun {
+  int code = -1;
+  Results results;
+};
+
+const PlantedRun& planted_run() {
+  static const PlantedRun run = [] {
+    fs::remove_all(kRunDir);
+    PlantedRun r;
+    r.code = roofbench::testing::run_main({"run", "--device", "cpu", "--quick", "--filter", "^planted/", "--skip",
+                                           "ceiling/(dram_(write|triad|update)|l2|l3|fp64|math_|launch_)", "--out",
+                                           kRunDir.string()});
+    r.results = load_results((kRunDir / "results.json").string());
+    return r;
+  }();
+  return run;
+}
+
+const BenchmarkResult& planted_result(const std::string& variant) {
+  for (const auto& b : planted_run().results.benchmarks)
+    if (b.variant == variant) return b;
+  throw std::runtime_error("no planted/" + variant + " in the run");
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string implausible_warning(const BenchmarkResult& b) {
+  for (const auto& w : b.warnings)
+    if (w.rfind("implausible:", 0) == 0) return w;
+  return "";
+}
+
+}  // namespace
+
+// One test: the run of the planted kernels takes half a minute (its ceilings), and ctest runs
+// each test in a process of its own.
+TEST(Plausibility, EachPlantedKernelFailsTheRunWithAMessageOfItsOwn) {
+  EXPECT_EQ(planted_run().code, 1);
+  EXPECT_EQ(count_implausible(planted_run().results), 4);
+  const std::string svg = read_text(kRunDir / "roofline.svg");
+  EXPECT_NE(svg.find("IMPLAUSIBLE, not drawn (4)"), std::string::npos);  // listed under the legend,
+  EXPECT_EQ(svg.find("data-name=\"planted/"), std::string::npos);        // and drawn as no point
+  {
+    SCOPED_TRACE("a kernel that moves a quarter of the bytes it declares");
+    const BenchmarkResult& b = planted_result("overdeclared");
+    ASSERT_TRUE(b.verified()) << b.error;  // its output is right: only its declared work is wrong
+    ASSERT_TRUE(b.implausible()) << "placed at " << (b.placement ? b.placement->roof_pct : 0) << "%";
+    EXPECT_NE(implausible_warning(b).find("work declared above what the kernel does"), std::string::npos)
+        << implausible_warning(b);
+    EXPECT_EQ(status_text(b).rfind("IMPLAUSIBLE", 0), 0u) << status_text(b);
+  }
+  {
+    SCOPED_TRACE("a kernel that returns a cached output");
+    const BenchmarkResult& b = planted_result("cached");
+    EXPECT_FALSE(b.measurement);  // no number
+    EXPECT_NE(b.error.find("verification after the timed samples failed, on fresh inputs"), std::string::npos)
+        << b.error;
+    ASSERT_TRUE(b.recheck);
+    EXPECT_FALSE(b.recheck->ok);
+    EXPECT_TRUE(b.verification.ok);  // the first check, on the inputs it had cached, passed
+  }
+  {
+    SCOPED_TRACE("a kernel that works in prepare() and not in run()");
+    const BenchmarkResult& b = planted_result("work_in_prepare");
+    ASSERT_TRUE(b.verified()) << b.error;  // both checks pass: prepare() made the right output
+    ASSERT_TRUE(b.recheck && b.recheck->ok);
+    ASSERT_TRUE(b.implausible());
+    EXPECT_NE(implausible_warning(b).find("more than 10x its roof"), std::string::npos) << implausible_warning(b);
+  }
+  {
+    SCOPED_TRACE("a timing-only kernel that does nothing");
+    const BenchmarkResult& b = planted_result("nothing");
+    ASSERT_TRUE(b.implausible());
+    EXPECT_NE(implausible_warning(b).find("nothing checked its output"), std::string::npos) << implausible_warning(b);
+    EXPECT_FALSE(b.recheck);  // nothing to check it against
+  }
+  {
+    SCOPED_TRACE("a copy placed against a ceiling that idles three quarters of its time");
+    const BenchmarkResult& b = planted_result("beats_weak");
+    ASSERT_TRUE(b.implausible()) << "placed at " << (b.placement ? b.placement->roof_pct : 0) << "%";
+    EXPECT_NE(implausible_warning(b).find("a ceiling too weak for the kernels of its shape is the likely cause"),
+              std::string::npos)
+        << implausible_warning(b);
+    bool flagged = false;
+    for (const auto& c : planted_run().results.ceilings)
+      if (c.name == "planted_weak_copy") {
+        for (const auto& w : c.warnings) flagged |= w.find("not an upper bound") != std::string::npos;
+        EXPECT_TRUE(c.value_again) << "a roof a kernel came out above is measured once more";
+      }
+    EXPECT_TRUE(flagged) << "the weak ceiling carries no warning";
+  }
+  {
+    SCOPED_TRACE("report of the file: the reports are written, and it exits 1");
+    const fs::path again = roofbench::testing::scratch_path("rb_planted_report");
+    fs::remove_all(again);
+    EXPECT_EQ(roofbench::testing::run_main({"report", (kRunDir / "results.json").string(), "--out", again.string()}),
+              1);
+    EXPECT_TRUE(fs::exists(again / "report.html"));
+  }
+}
