@@ -1,0 +1,219 @@
+"""roofbench for Python: any callable (NumPy, PyTorch, Triton, CuPy) timed, checked and placed on
+the roofline of the machine it runs on, by the same harness as roofbench's C++ kernels.
+
+    import roofbench as rb
+    r = rb.bench(fn, inputs=make_inputs, reference=ref_fn, name="mylib/softmax/fp16",
+                 flops=..., bytes=...)
+    print(r.roof_pct, r.bound, r.verified)
+    rb.run([rb.Benchmark(...), ...]).write("results/")
+
+Each benchmark is a roofbench variant for the length of a run: `inputs(seed)` makes its arguments
+afresh, the output it returned last is poisoned, `fn(*args)` is checked against
+`reference(*args)` before it is timed and again after on inputs from another seed, then timed with
+a cold cache per sample, on the device's own timer (CUDA events on a GPU, never Python's clock),
+under the same stop rules, clocks and warnings, placed against the ceilings measured in the same
+run and refused when it comes out faster than the machine (IMPLAUSIBLE). The results folder is a
+roofbench results folder: `roofbench report`, `compare`, `merge`, `history` and `ab` read it.
+docs/python.md has the details.
+"""
+
+import json
+import os
+import re
+import shutil
+import tempfile
+
+from . import _roofbench
+
+__all__ = ["Benchmark", "Result", "Run", "bench", "run", "RunError"]
+
+_NAME = re.compile(r"^([a-z0-9_.\-]+)/([a-z0-9_.\-]+)/(fp64|fp32|fp16|bf16)$")
+_FILES = ("results.json", "gbench.json", "roofline.svg", "report.html", "summary.md")
+
+
+class RunError(Exception):
+    """A run that wrote no results: bad options or a bad declaration (the message says which)."""
+
+
+class Benchmark:
+    """One callable to measure.
+
+    fn         the kernel: fn(*args) returns its output (an array, or a tuple of arrays)
+    inputs     inputs(seed) returns args (a tuple, or one array); called afresh for every check
+    reference  reference(*args) returns what fn must return; None: timing only (unchecked, and
+               every report says so)
+    name       "family/variant/precision", precision one of fp64, fp32, fp16, bf16: the
+               precision of its data, which sets the check's tolerance and the roof
+    flops, bytes  the work of one call, declared: the fewest bytes it must move between memory
+               and the chip, and its floating-point operations (a multiply-add is two)
+    params     {"n": 4096}: the problem size, part of the benchmark's name
+    level      the memory level its bytes come from: "dram" (default), "l2", "l1"
+    unit       "simd" (the CPU), "simt" (a GPU's CUDA cores), "tensor" (its tensor cores);
+               default: the device's own
+    growth     the check's tolerance: atol + growth x 4 x unit roundoff x |reference| (a K-term
+               dot product: about sqrt(K))
+    atol       the check's absolute tolerance (default 0)
+    compared_with  the "family/variant/precision" of the form this one is a lesson against
+    warm       time it warm (no cache flush before a sample)
+    """
+
+    def __init__(self, fn, inputs, reference, name, flops=0, bytes=0, params=None, level="dram", unit=None,
+                 growth=1.0, atol=0.0, compared_with="", warm=False):
+        m = _NAME.match(name or "")
+        if not m:
+            raise ValueError(f"name {name!r}: expected family/variant/precision, e.g. 'mylib/softmax/fp16' "
+                             f"(lower case; precision one of fp64, fp32, fp16, bf16)")
+        if not callable(fn):
+            raise TypeError(f"{name}: fn is not callable")
+        if not callable(inputs):
+            raise TypeError(f"{name}: inputs must be a function of the seed, inputs(seed) -> args")
+        if reference is not None and not callable(reference):
+            raise TypeError(f"{name}: reference must be callable, or None for timing only")
+        for what, v in (("flops", flops), ("bytes", bytes)):
+            if not isinstance(v, (int, float)) or not v >= 0 or v != v or v == float("inf"):
+                raise ValueError(f"{name}: {what} = {v!r}: a number of at least 0")
+        if not flops and not bytes:
+            raise ValueError(f"{name}: declare its work (flops=, bytes=): the roofline places a kernel by it")
+        self.fn, self.inputs, self.reference = fn, inputs, reference
+        self.family, self.variant, self.precision = m.groups()
+        self.name = name
+        self.flops, self.bytes = float(flops), float(bytes)
+        self.params = dict(params or {})
+        self.level, self.unit = level, unit
+        self.growth, self.atol = float(growth), float(atol)
+        self.compared_with, self.warm = compared_with, bool(warm)
+
+
+class Result:
+    """One benchmark of a run, as results.json has it."""
+
+    def __init__(self, record):
+        self.record = record
+        self.name = record["name"]
+        self.verified = bool(record.get("verified"))
+        self.error = record.get("error")
+        m = record.get("measurement") or {}
+        stats = m.get("stats") or {}
+        self.median_s = stats.get("median_s")
+        self.rel_iqr = stats.get("rel_iqr")
+        self.samples = len(m.get("samples_s") or [])
+        p = record.get("placement") or {}
+        self.roof_pct = p.get("roof_pct")
+        self.bound = p.get("bound")
+        self.implausible = bool(p.get("implausible"))
+        self.flop_per_s = p.get("flop_per_s")
+        self.bytes_per_s = p.get("bytes_per_s")
+        self.warnings = list(record.get("warnings") or [])
+
+    @property
+    def ok(self):
+        """Checked, timed and plausible."""
+        return self.verified and not self.error and not self.implausible
+
+    def score(self):
+        """The line `python -m roofbench score` prints for it."""
+        return {"name": self.name, "time_s": self.median_s, "rel_iqr": self.rel_iqr, "roof_pct": self.roof_pct,
+                "bound": self.bound, "verified": self.verified, "implausible": self.implausible,
+                "error": self.error, "ok": self.ok}
+
+    def __repr__(self):
+        if self.error:
+            return f"<Result {self.name}: FAILED: {self.error}>"
+        tag = "IMPLAUSIBLE" if self.implausible else ("verified" if self.verified else "UNVERIFIED")
+        pct = "—" if self.roof_pct is None else f"{self.roof_pct:.1f}%"
+        return f"<Result {self.name}: {self.median_s:.3g} s, {pct} of its roof ({self.bound}), {tag}>"
+
+
+class Run:
+    """A run's results folder and what it holds."""
+
+    def __init__(self, folder, exit_code, temporary):
+        self.folder, self.exit_code, self._temporary = folder, exit_code, temporary
+        with open(os.path.join(folder, "results.json")) as f:
+            self.data = json.load(f)
+        self.results = [Result(b) for b in self.data["benchmarks"]]
+
+    def __del__(self):
+        if getattr(self, "_temporary", False):
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __getitem__(self, name):
+        for r in self.results:
+            if r.name == name or r.name.startswith(name + "/"):
+                return r
+        raise KeyError(name)
+
+    def write(self, folder):
+        """Copies results.json and the reports into `folder` (created; files there are replaced)."""
+        os.makedirs(folder, exist_ok=True)
+        for f in _FILES:
+            src = os.path.join(self.folder, f)
+            if os.path.exists(src):
+                shutil.copyfile(src, os.path.join(folder, f) + ".tmp")
+                os.replace(os.path.join(folder, f) + ".tmp", os.path.join(folder, f))
+        return self
+
+
+def _backend(device):
+    if device.startswith("cuda"):
+        return "cuda"
+    if device == "auto":
+        return "cuda" if _roofbench.gpu_count() > 0 else "cpu"
+    if device == "cpu":
+        return "cpu"
+    raise ValueError(f"device {device!r}: expected 'auto', 'cpu' or 'cuda:N'")
+
+
+def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=None, ceilings_from=None,
+        budget=None, min_samples=None, verbose=False, quiet_stdout=False, options=()):
+    """Runs the benchmarks in one roofbench run (the ceilings measured first and last, unless
+    ceilings_from names a results file of this machine) and returns the Run. `out`: the results
+    folder (default: a temporary one; Run.write copies it). Raises RunError when the run wrote no
+    results (bad options; the message is roofbench's)."""
+    benchmarks = list(benchmarks)
+    if not benchmarks:
+        raise ValueError("run() needs at least one Benchmark")
+    names = [b.name for b in benchmarks]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two benchmarks share a name: {sorted(n for n in names if names.count(n) > 1)}")
+    backend = _backend(device)
+    _roofbench.forget()
+    try:
+        for b in benchmarks:
+            unit = b.unit or ("simd" if backend == "cpu" else "simt")
+            _roofbench.add(b.family, b.variant, b.precision, b.fn, b.inputs, b.reference, b.params, b.flops, b.bytes,
+                           b.level, unit, backend, b.compared_with, b.growth, b.atol, b.warm)
+        temporary = out is None
+        folder = tempfile.mkdtemp(prefix="roofbench-") if temporary else out
+        args = ["run", "--no-builtin", "--device", device if device != "auto" else backend + (":0" if backend == "cuda" else ""),
+                "--filter", "^(" + "|".join(re.escape(b.name) for b in benchmarks) + ")(/|$)", "--out", folder]
+        if quick:
+            args.append("--quick")
+        if counters:
+            args.append("--counters")
+        if seed is not None:
+            args += ["--seed", str(seed)]
+        if ceilings_from:
+            args += ["--ceilings-from", str(ceilings_from)]
+        if budget is not None:
+            args += ["--budget", str(budget)]
+        if min_samples is not None:
+            args += ["--min-samples", str(min_samples)]
+        if verbose:
+            args.append("--verbose")
+        args += list(options)
+        code = _roofbench.main(args, quiet_stdout)
+    finally:
+        _roofbench.forget()
+    if not os.path.exists(os.path.join(folder, "results.json")):
+        raise RunError(f"roofbench run exited {code} and wrote no results (its message is above)")
+    return Run(folder, code, temporary)
+
+
+def bench(fn, inputs, reference=None, name=None, flops=0, bytes=0, **options):
+    """One callable in a run of its own: Benchmark(fn, inputs, reference, name, flops, bytes,
+    ...) and run(...)'s options; returns its Result."""
+    keys = ("params", "level", "unit", "growth", "atol", "compared_with", "warm")
+    decl = {k: options.pop(k) for k in keys if k in options}
+    r = run([Benchmark(fn, inputs, reference, name, flops=flops, bytes=bytes, **decl)], **options)
+    return r.results[0]

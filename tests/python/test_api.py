@@ -1,0 +1,134 @@
+"""The Python package on NumPy callables, in process: a matmul through NumPy's BLAS placed against
+the FMA roof, an elementwise chain unfused and fused (chunked, so its intermediates stay in cache),
+both in one run; the results folder read by roofbench's own commands (report, compare, merge with a
+C++ run of the same machine); and the declaration errors Benchmark refuses."""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+
+import roofbench as rb
+
+BIN = os.environ["ROOFBENCH_BIN"]
+N = 512
+M = 1 << 22
+CHUNK = 1 << 14
+
+
+def matmul_inputs(seed):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0, 1, (N, N)).astype(np.float32), rng.uniform(0, 1, (N, N)).astype(np.float32)
+
+
+def matmul_reference(a, b):
+    return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+
+
+def chain_inputs(seed):
+    # x in [0.5, 4]: y = sin²x + cos²x + x = 1 + x stays away from 0, so an FP32 chain's few
+    # roundings are a few units of its last place, not a cancellation's.
+    return (np.random.default_rng(seed).uniform(0.5, 4, M).astype(np.float32),)
+
+
+def chain_reference(x):
+    x = x.astype(np.float64)
+    return (np.sin(x) ** 2 + np.cos(x) ** 2 + x).astype(np.float32)
+
+
+def chain_unfused(x):
+    return np.sin(x) ** 2 + np.cos(x) ** 2 + x  # five passes, every intermediate through memory
+
+
+def chain_fused(x):
+    y = np.empty_like(x)
+    for i in range(0, len(x), CHUNK):  # each chunk's intermediates stay in cache
+        c = x[i:i + CHUNK]
+        s, co = np.sin(c), np.cos(c)
+        np.multiply(s, s, out=s)
+        np.multiply(co, co, out=co)
+        np.add(s, co, out=s)
+        np.add(s, c, out=y[i:i + CHUNK])
+    return y
+
+
+class Api(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.rb_run = rb.run([
+            rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32", flops=2 * N**3,
+                         bytes=3 * 4 * N * N, params={"n": N}, growth=N**0.5),
+            rb.Benchmark(chain_unfused, chain_inputs, chain_reference, "numpy/chain_unfused/fp32", flops=5 * M,
+                         bytes=8 * M, params={"n": M}, growth=4),
+            rb.Benchmark(chain_fused, chain_inputs, chain_reference, "numpy/chain_fused/fp32", flops=5 * M,
+                         bytes=8 * M, params={"n": M}, growth=4, compared_with="numpy/chain_unfused/fp32"),
+        ], device="cpu", quick=True, out=os.path.join(cls.tmp.name, "py"),
+            options=["--skip", "ceiling/(l2|l3|fp64|math_)"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_every_benchmark_is_checked_twice_timed_and_placed(self):
+        self.assertEqual(self.rb_run.exit_code, 0)
+        for r in self.rb_run.results:
+            self.assertTrue(r.ok, r)
+            self.assertTrue(r.record["recheck"]["ok"], r.name)  # checked again after the samples
+            self.assertGreater(r.samples, 0)
+            self.assertGreater(r.roof_pct, 0)
+
+    def test_the_matmul_is_placed_against_the_fma_roof(self):
+        r = self.rb_run["numpy/matmul/fp32"]
+        self.assertEqual(r.name, f"numpy/matmul/fp32/n:{N}")
+        self.assertEqual(r.bound, "compute")
+        self.assertEqual(r.record["placement"]["compute_ceiling"], "fp32_fma")
+
+    def test_the_chains_are_a_lesson_of_one_run(self):
+        fused = self.rb_run["numpy/chain_fused/fp32"]
+        self.assertEqual(fused.record["compared_with"], "numpy/chain_unfused/fp32")
+        with open(os.path.join(self.rb_run.folder, "summary.md")) as f:
+            summary = f.read()
+        self.assertIn("numpy/chain_fused/fp32", summary.split("**Lessons**")[1])
+
+    def test_roofbench_reads_the_folder_and_merges_it_with_a_cpp_run(self):
+        out = os.path.join(self.tmp.name, "written")
+        self.rb_run.write(out)
+        self.assertTrue(os.path.exists(os.path.join(out, "report.html")))
+        subprocess.run([BIN, "report", out, "--out", os.path.join(self.tmp.name, "report")], check=True)
+        subprocess.run([BIN, "compare", out, out], check=True, capture_output=True)
+        cpp = os.path.join(self.tmp.name, "cpp")
+        subprocess.run([BIN, "run", "--device", "cpu", "--quick", "--filter", "^stream/saxpy/", "--ceilings-from",
+                        out, "--out", cpp], check=True, capture_output=True)
+        merged = os.path.join(self.tmp.name, "merged")
+        subprocess.run([BIN, "merge", out, cpp, "--out", merged], check=True, capture_output=True)
+        with open(os.path.join(merged, "results.json")) as f:
+            names = [b["name"] for b in json.load(f)["benchmarks"]]
+        self.assertTrue(any(n.startswith("numpy/matmul/") for n in names), names)
+        self.assertTrue(any(n.startswith("stream/saxpy/") for n in names), names)
+
+    def test_bench_is_one_benchmark_in_a_run_of_its_own(self):
+        r = rb.bench(chain_fused, chain_inputs, chain_reference, name="numpy/chain_fused/fp32", flops=5 * M,
+                     bytes=8 * M, params={"n": M}, growth=4, device="cpu", quick=True,
+                     ceilings_from=os.path.join(self.rb_run.folder, "results.json"))
+        self.assertTrue(r.ok, r)
+        self.assertEqual(r.bound, "memory")
+
+    def test_bad_declarations_are_refused_before_anything_runs(self):
+        with self.assertRaisesRegex(ValueError, "expected family/variant/precision"):
+            rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "matmul")
+        with self.assertRaisesRegex(ValueError, "declare its work"):
+            rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32")
+        with self.assertRaisesRegex(ValueError, "flops = -1"):
+            rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32", flops=-1, bytes=1)
+        with self.assertRaisesRegex(TypeError, "inputs must be a function"):
+            rb.Benchmark(np.matmul, [1], matmul_reference, "numpy/matmul/fp32", flops=1)
+        with self.assertRaisesRegex(rb.RunError, "wrote no results"):
+            rb.run([rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32", flops=1)],
+                   device="cpu", options=["--budget", "-1"])
+
+
+if __name__ == "__main__":
+    unittest.main()

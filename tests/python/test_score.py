@@ -1,0 +1,126 @@
+"""python -m roofbench score against the planted kernels of planted.py: the honest one is checked,
+timed and plausible; every trick and every bad output is caught, each with its own message, and
+the exit code says so. Three runs: the kernels that share a declaration, one that claims more bytes
+than it moves, and a reference that raises (the last two on the first run's ceilings)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLANTED = os.path.join(HERE, "planted.py")
+
+
+def score(*args):
+    p = subprocess.run([sys.executable, "-m", "roofbench", "score", *args], capture_output=True, text=True,
+                       timeout=600)
+    lines = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+    return p.returncode, {l["name"].split("/")[1]: l for l in lines}, p.stderr
+
+
+KERNELS = ["honest", "patches_timers", "cached", "cached_copy", "returns_input", "lazy", "other_thread", "raises",
+           "wrong_shape", "wrong_dtype", "returns_nan", "gpu_tensor"]
+
+
+class Score(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.first = os.path.join(cls.tmp.name, "first")
+        cls.code, cls.lines, cls.err = score(*[f"{PLANTED}::{k}" for k in KERNELS], "--reference",
+                                             f"{PLANTED}::reference", "--device", "cpu", "--quick", "--out",
+                                             cls.first)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def line(self, kernel):
+        self.assertIn(kernel, self.lines, f"no line for {kernel}: {self.err[-3000:]}")
+        return self.lines[kernel]
+
+    def failed_with(self, kernel, text):
+        l = self.line(kernel)
+        self.assertFalse(l["ok"], l)
+        self.assertIsNotNone(l["error"], l)
+        self.assertIn(text, l["error"])
+        self.assertIsNone(l["time_s"], l)  # a wrong kernel gets no number
+
+    def test_one_json_line_per_kernel_and_exit_one(self):
+        self.assertEqual(sorted(self.lines), sorted(KERNELS), self.err[-3000:])
+        self.assertEqual(self.code, 1)
+
+    def test_the_honest_kernel_is_checked_timed_placed_and_plausible(self):
+        l = self.line("honest")
+        self.assertTrue(l["ok"] and l["verified"] and not l["implausible"], l)
+        self.assertGreater(l["time_s"], 0)
+        self.assertGreater(l["roof_pct"], 0)
+        self.assertLess(l["roof_pct"], 110)
+        self.assertEqual(l["bound"], "memory")
+
+    def test_patched_python_timers_change_nothing(self):
+        l = self.line("patches_timers")
+        self.assertTrue(l["ok"], l)
+        honest = self.line("honest")["time_s"]
+        self.assertGreater(l["time_s"], honest / 3)  # still the real work's time, not zero
+
+    def test_a_cached_output_fails_the_check_after_the_samples(self):
+        self.failed_with("cached", "verification after the timed samples failed, on fresh inputs")
+        self.failed_with("cached_copy", "verification after the timed samples failed, on fresh inputs")
+
+    def test_returning_the_input_is_refused(self):
+        self.failed_with("returns_input", "returned its input")
+
+    def test_a_lazy_result_is_no_array(self):
+        self.failed_with("lazy", "not an array")
+
+    def test_work_left_to_another_thread_is_not_there_when_checked(self):
+        self.failed_with("other_thread", "verification failed")
+
+    def test_bad_outputs_each_say_what_is_wrong(self):
+        self.failed_with("raises", "the callable raised RuntimeError: the kernel fails on purpose")
+        self.failed_with("wrong_shape", "has shape (1048575,), the reference's is (1048576,)")
+        self.failed_with("wrong_dtype", "has dtype float64, the reference's is float32")
+        self.failed_with("returns_nan", "got nan")
+        self.failed_with("gpu_tensor", "a GPU array on a CPU run")
+
+    def test_the_results_folder_is_a_roofbench_results_folder(self):
+        for f in ("results.json", "gbench.json", "roofline.svg", "report.html", "summary.md"):
+            self.assertTrue(os.path.exists(os.path.join(self.first, f)), f)
+        with open(os.path.join(self.first, "results.json")) as f:
+            r = json.load(f)
+        self.assertEqual(r["schema"], "roofbench.results.v1")
+        self.assertTrue(r["ceilings"])
+
+    def test_work_declared_above_what_it_does_is_implausible(self):
+        # 32 times the 8 bytes an element it must move: NumPy's single-threaded passes reach a
+        # fraction of the machine's two-core DRAM roof, so only a claim far above it is past its noise.
+        code, lines, err = score(f"{PLANTED}::honest", "--reference", f"{PLANTED}::reference", "--bytes",
+                                 str(32 * 8 * (1 << 20)), "--device", "cpu", "--quick", "--ceilings-from", self.first)
+        self.assertEqual(code, 1, err[-2000:])
+        l = lines["y2x1"]  # one kernel: the name is the file's NAME
+        self.assertTrue(l["verified"] and l["implausible"] and not l["ok"], l)
+        self.assertIn("IMPLAUSIBLE", err)
+
+    def test_a_reference_that_raises_fails_the_kernel_with_its_message(self):
+        code, lines, err = score(f"{PLANTED}::honest", "--reference", f"{PLANTED}::raising_reference", "--device",
+                                 "cpu", "--quick", "--ceilings-from", self.first)
+        self.assertEqual(code, 1, err[-2000:])
+        self.assertIn("the reference raised ValueError: the reference fails on purpose", lines["y2x1"]["error"])
+
+    def test_bad_input_is_one_line_and_exit_two(self):
+        for args, text in ((["nofile.py::f"], "no file nofile.py"),
+                           ([f"{PLANTED}::missing"], "has no 'missing'"),
+                           ([f"{PLANTED}"], "expected FILE.py::name"),
+                           ([f"{PLANTED}::honest", "--name", "Bad Name"], "expected family/variant/precision")):
+            code, lines, err = score(*args, "--device", "cpu", "--quick")
+            self.assertEqual(code, 2, (args, err))
+            self.assertEqual(lines, {})
+            self.assertIn(text, err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+
+if __name__ == "__main__":
+    unittest.main()
