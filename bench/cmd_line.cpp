@@ -134,7 +134,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   xcheck->add_option("--benchmark", c.xc_benchmarks, "the benchmark to compare (repeatable)")->required();
 
   CLI::App* compare = app.add_subcommand(
-      "compare", "verdict per benchmark, NEW against BASE: SAME, FASTER, SLOWER or UNSURE (exit 1 on SLOWER or FAILED)");
+      "compare", "verdict per benchmark, NEW against BASE: SAME, FASTER, SLOWER, UNSURE or IMPLAUSIBLE (exit 1 on SLOWER, FAILED or IMPLAUSIBLE)");
   compare->add_option("base", c.cmp.base, "BASE results.json, or the folder that holds it")->required();
   compare->add_option("new", c.cmp.fresh, "NEW results.json, or the folder that holds it")->required();
   compare->add_option("--threshold", c.cmp.threshold_pct, "smallest change in percent that counts (default 5)")
@@ -208,7 +208,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
 
   CLI::App* abc = app.add_subcommand(
       "ab", "interleaved A/B of two builds: rounds of a fresh run of each, in random order, judged from the pairs "
-            "(exit 1 on SLOWER or FAILED); run options go after --");
+            "(exit 1 on SLOWER, FAILED or IMPLAUSIBLE); run options go after --");
   abc->add_option("base_bin", c.ab.base_bin, "the BASE build's roofbench (or a binary built on its library)")->required();
   abc->add_option("new_bin", c.ab.new_bin, "the NEW build's")->required();
   abc->add_option("--rounds", c.ab.rounds, "rounds of one run of each build (default 10)")->check(CLI::Range(1, 1000));

@@ -329,7 +329,8 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
     const std::vector<Job> jobs = again_jobs(plan, assemble(r, done));
     if (!jobs.empty()) {
       std::cout << fmt::format("measuring {} ceiling(s) again: a kernel came out above them\n", jobs.size());
-      again = run_jobs(*dev, jobs, opt, a.gbench_args, progress, nullptr, {});
+      // (without --benchmark_*: a filter over the run's names would match none of these)
+      again = run_jobs(*dev, jobs, opt, {}, progress, nullptr, {});
       for (const auto& jr : again.results) done.push_back(&jr);
     }
   }
@@ -341,7 +342,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   }
   Results final = assemble(r, done);
   if (sig)
-    final.partial = Partial{done.size(), plan.jobs.size(), stopped_by(sig)};
+    final.partial = Partial{done.size(), plan.jobs.size() + again.results.size(), stopped_by(sig)};
 
   stamp_wall(final);
   FileSet files(folder);
@@ -362,7 +363,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
                            final.partial ? "; " + partial_text(*final.partial) : std::string());
   if (sig) {
     std::cerr << fmt::format("roofbench: {}; {} of {} benchmarks finished and were written, marked partial\n",
-                             final.partial->reason, done.size(), plan.jobs.size());
+                             final.partial->reason, done.size(), plan.jobs.size() + again.results.size());
     return 128 + sig;
   }
   if (failed) std::cerr << fmt::format("roofbench: {} benchmark(s) failed; they carry no numbers\n", failed);

@@ -36,6 +36,16 @@ namespace {
 // Where the benchmarks of this module come from: forget_variants(kSource) takes them out again.
 constexpr const char* kSource = "<python>";
 
+// A run holds jobs that point into the registry, and Google Benchmark's registrations: while one
+// is in progress (a callable that starts another, another Python thread while the GIL is let
+// go), the registry may not change and no other run may start.
+bool g_running = false;
+void refuse_while_running(const char* what) {
+  if (g_running)
+    throw std::runtime_error(std::string("roofbench: ") + what +
+                             " while a run is in progress (a benchmark's callable, or another thread, started one)");
+}
+
 nb::object harness() {
   return nb::module_::import_("roofbench._harness");
 }
@@ -118,6 +128,7 @@ void add(const std::string& family, const std::string& variant, const std::strin
          nb::object inputs, nb::object reference, const std::map<std::string, std::int64_t>& params, double flops,
          double bytes, const std::string& level, const std::string& unit, const std::string& backend,
          const std::string& compared_with, double growth, double atol, bool warm) {
+  refuse_while_running("add");
   auto c = std::make_shared<Callable>();
   c->fn = std::move(fn);
   c->inputs = std::move(inputs);
@@ -137,7 +148,9 @@ void add(const std::string& family, const std::string& variant, const std::strin
   if (c->reference.is_none())
     v.timing_only = true;
   else
-    v.reference = "the Python reference " + nb::cast<std::string>(nb::str(c->reference.attr("__qualname__")));
+    v.reference = "the Python reference " +
+                  nb::cast<std::string>(nb::str(nb::getattr(c->reference, "__qualname__",
+                                                            nb::handle(c->reference.type()).attr("__name__"))));
   Work w;
   if (bytes > 0) w.read("bytes, as declared from Python", bytes, 1.0);
   if (flops > 0) w.flops(flops, "as declared from Python");
@@ -153,6 +166,11 @@ void add(const std::string& family, const std::string& variant, const std::strin
 // The command line in this process. With quiet_stdout, what it prints to stdout goes to stderr
 // (`python -m roofbench score` keeps stdout for its JSON lines).
 int main_args(std::vector<std::string> args, bool quiet_stdout) {
+  refuse_while_running("main");
+  g_running = true;
+  struct Done {
+    ~Done() { g_running = false; }
+  } done;
   args.insert(args.begin(), "roofbench");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -190,7 +208,10 @@ NB_MODULE(_roofbench, m) {
         nb::arg("reference").none(), nb::arg("params"), nb::arg("flops"), nb::arg("bytes"), nb::arg("level"),
         nb::arg("unit"), nb::arg("backend"), nb::arg("compared_with"), nb::arg("growth"), nb::arg("atol"),
         nb::arg("warm"));
-  m.def("forget", [] { roofbench::forget_variants(kSource); });
+  m.def("forget", [] {
+    refuse_while_running("forget");
+    roofbench::forget_variants(kSource);
+  });
   m.def("main", &main_args, nb::arg("args"), nb::arg("quiet_stdout") = false);
   m.def("gpu_count", &gpu_count);
 }

@@ -457,22 +457,25 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
 }
 
 void refuse_implausible(CompareRow& row, const BenchmarkResult* base, const BenchmarkResult* fresh) {
-  std::string sides;
-  for (const auto& [side, b] : {std::pair{"BASE", base}, std::pair{"NEW", fresh}})
-    if (b && b->implausible())
-      sides += fmt::format("{}{} at {:.0f}% of its roof", sides.empty() ? "" : "; ", side, b->placement->roof_pct);
-  if (sides.empty() || row.verdict == Verdict::failed) return;
-  row.verdict = Verdict::implausible;
-  row.reason = sides +
-               ", above it by more than its run's noise: a number faster than the machine is no evidence of "
-               "a change (see that run's implausible warning for the likely cause)";
+  if (row.verdict == Verdict::failed) return;
+  auto at = [](const BenchmarkResult* b) { return fmt::format("{:.0f}% of its roof", b->placement->roof_pct); };
+  const std::string why =
+      ", above it by more than its run's noise: a number faster than the machine is no evidence of a change (that "
+      "run's implausible warning names the likely cause)";
+  if (fresh && fresh->implausible()) {  // NEW's number is refused: the comparison fails
+    row.verdict = Verdict::implausible;
+    row.reason = "NEW at " + at(fresh) + (base && base->implausible() ? "; BASE at " + at(base) : "") + why;
+  } else if (base && base->implausible()) {  // only the baseline's: no verdict, and NEW is not to blame
+    row.verdict = Verdict::unsure;
+    row.reason = "BASE at " + at(base) + why + "; re-baseline";
+  }
 }
 
 void set_geomean(Comparison& c) {
   double log_sum = 0;
   c.geomean_n = 0;
   for (const auto& r : c.kernels)
-    if (r.evidence) {
+    if (r.evidence && r.verdict != Verdict::implausible) {
       log_sum += std::log(r.evidence->new_median / r.evidence->base_median);
       ++c.geomean_n;
     }

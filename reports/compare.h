@@ -25,8 +25,9 @@
 
 namespace roofbench {
 
-//   IMPLAUSIBLE a side is above its roof by more than its run's noise (roofline/model.h): a
-//           number faster than the machine, which no verdict may call FASTER (or SLOWER).
+//   IMPLAUSIBLE NEW is above its roof by more than its run's noise (roofline/model.h): a number
+//           faster than the machine, which no verdict may call FASTER; it fails the comparison.
+//           Where only BASE is, the row is UNSURE (never SLOWER) and says to re-baseline.
 enum class Verdict { failed, implausible, slower, unsure, faster, same };  // in the order rows are listed
 inline constexpr Verdict kVerdicts[] = {Verdict::failed, Verdict::implausible, Verdict::slower,
                                         Verdict::unsure, Verdict::faster,      Verdict::same};
@@ -98,7 +99,8 @@ struct CompareRow {
   std::optional<double> other_change;
 };
 
-// A row whose BASE or NEW number is implausible becomes IMPLAUSIBLE, whatever its samples said.
+// A row whose NEW number is implausible becomes IMPLAUSIBLE, one whose BASE number alone is
+// becomes UNSURE, whatever their samples said.
 void refuse_implausible(CompareRow& row, const BenchmarkResult* base, const BenchmarkResult* fresh);
 
 struct EnvironmentDifference {

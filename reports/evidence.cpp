@@ -28,10 +28,14 @@ bool placed(const BenchmarkResult* b) {
          b->placement->model_time_s > 0;
 }
 
+// A device's model, as results.json names it: a GPU by its name; a CPU also by its CPUID model
+// (VMs of two Xeon generations both call theirs "Intel(R) Xeon(R) Processor"), its threads and ISA.
 std::string machine_class(const Results& r) {
   std::string s = device_id(r);
-  if (r.device.value("kind", std::string()) == "cpu")
+  if (r.device.value("kind", std::string()) == "cpu") {
+    if (r.device.contains("model")) s += fmt::format(", model {}", r.device["model"].dump());
     s += fmt::format(", {} threads, {}", r.device.value("threads", 0), r.device.value("isa", std::string("?")));
+  }
   if (r.settings.value("quick", false)) s += ", quick";
   return s;
 }

@@ -6,8 +6,9 @@
 //                over store) is more than lesson_tolerance from the ratio the same run's roofs
 //                predict for it: the two forms should sit at the same share of their roofs;
 //   share        a kernel whose share of its roof fell by more than share_drop against the
-//                previous file of the same machine class (device model, same --quick), in run
-//                order: roof-normalised, so a slower machine moves the roofs with the kernels.
+//                previous file of the same machine class (the GPU's name; the CPU's name,
+//                CPUID model, threads and ISA; and --quick or not), in run order: roof-normalised,
+//                so a slower machine moves the roofs with the kernels.
 // What a committed baseline that fails means is for a person to say: the README marks it with
 // its first reasons (scripts/update-readme.sh), and its folder says what is known of it.
 #include <nlohmann/json.hpp>

@@ -84,17 +84,18 @@ for run in plain-1 plain-2 counters-1 counters-2; do
   [ "$rc" -eq 0 ] || { echo "baseline: run $run had a failed benchmark (exit $rc)" >&2; status=1; }
 done
 
-# Two runs of one build on one machine: compare must find nothing SLOWER, FASTER or FAILED.
+# Two runs of one build on one machine: compare must find nothing SLOWER, FASTER, FAILED or
+# IMPLAUSIBLE.
 for pair in plain counters; do
   verdicts=$("$bin" compare "$work/$pair-1" "$work/$pair-2" --threshold "$threshold" \
     --markdown "$out/agreement-$pair.md" --json "$out/agreement-$pair.json" 2>&1)
   rc=$?
   # compare's last line: "0 SLOWER, 3 UNSURE, 40 SAME; geometric mean ...; exit 0" (a zero
-  # FASTER or FAILED is left out).
+  # FASTER, FAILED or IMPLAUSIBLE is left out).
   last=$(grep -E '[0-9]+ SLOWER, ' <<<"$verdicts" | tail -n1)
   [ "$rc" -le 1 ] && [ -n "$last" ] || { ev_note "compare of the $pair runs failed: $verdicts"; ev_end; exit 2; }
   count() { local n; n=$(grep -oE "[0-9]+ $1" <<<"$last" | head -n1 | cut -d' ' -f1); echo "${n:-0}"; }
-  moved=$(($(count SLOWER) + $(count FASTER) + $(count FAILED)))
+  moved=$(($(count SLOWER) + $(count FASTER) + $(count FAILED) + $(count IMPLAUSIBLE)))
   if [ "$moved" -eq 0 ]; then
     ev_note "the two $pair runs agree: $last"
   else

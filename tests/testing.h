@@ -34,7 +34,8 @@ inline int run_main(std::vector<std::string> args) {
   args.insert(args.begin(), "roofbench");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  return roofbench_main(static_cast<int>(argv.size()), argv.data());
+  argv.push_back(nullptr);  // execv's argv ends so (roofbench_main may restart for OpenBLAS)
+  return roofbench_main(static_cast<int>(args.size()), argv.data());
 }
 
 // For runs whose test looks at anything but the ceilings: --skip this, and the CPU measures three

@@ -72,8 +72,9 @@ class Benchmark:
         for what, v in (("flops", flops), ("bytes", bytes)):
             if not isinstance(v, (int, float)) or not v >= 0 or v != v or v == float("inf"):
                 raise ValueError(f"{name}: {what} = {v!r}: a number of at least 0")
-        if not flops and not bytes:
-            raise ValueError(f"{name}: declare its work (flops=, bytes=): the roofline places a kernel by it")
+        if not bytes:
+            raise ValueError(f"{name}: declare its work (bytes=, and flops= where it computes): the roofline "
+                             f"places a kernel by the bytes it must move and the FLOPs it does")
         self.fn, self.inputs, self.reference = fn, inputs, reference
         self.family, self.variant, self.precision = m.groups()
         self.name = name
@@ -138,10 +139,11 @@ class Run:
             shutil.rmtree(self.folder, ignore_errors=True)
 
     def __getitem__(self, name):
+        """The result of the benchmark `name` (family/variant/precision, with or without its params)."""
         for r in self.results:
             if r.name == name or r.name.startswith(name + "/"):
                 return r
-        raise KeyError(name)
+        raise KeyError(f"{name}: not in this run (a failed ceiling, a stopped run?)")
 
     def write(self, folder):
         """Copies results.json and the reports into `folder` (created; files there are replaced)."""
@@ -171,6 +173,8 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
     folder (default: a temporary one; Run.write copies it). Raises RunError when the run wrote no
     results (bad options; the message is roofbench's)."""
     benchmarks = list(benchmarks)
+    if any(not isinstance(b, Benchmark) for b in benchmarks):
+        raise TypeError("run() takes Benchmark objects")
     if not benchmarks:
         raise ValueError("run() needs at least one Benchmark")
     names = [b.name for b in benchmarks]
@@ -185,6 +189,8 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
                            b.level, unit, backend, b.compared_with, b.growth, b.atol, b.warm)
         temporary = out is None
         folder = tempfile.mkdtemp(prefix="roofbench-") if temporary else out
+        results = os.path.join(folder, "results.json")
+        before = os.stat(results).st_mtime_ns if os.path.exists(results) else None
         args = ["run", "--no-builtin", "--device", device if device != "auto" else backend + (":0" if backend == "cuda" else ""),
                 "--filter", "^(" + "|".join(re.escape(b.name) for b in benchmarks) + ")(/|$)", "--out", folder]
         if quick:
@@ -205,7 +211,10 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
         code = _roofbench.main(args, quiet_stdout)
     finally:
         _roofbench.forget()
-    if not os.path.exists(os.path.join(folder, "results.json")):
+    # 0 and 1 write results; 128 + a signal writes what finished, marked partial; 2 (bad input)
+    # writes nothing, and a results.json there is an earlier run's.
+    written = os.path.exists(results) and os.stat(results).st_mtime_ns != before
+    if code not in (0, 1) and code < 128 or not written:
         raise RunError(f"roofbench run exited {code} and wrote no results (its message is above)")
     return Run(folder, code, temporary)
 
@@ -215,5 +224,5 @@ def bench(fn, inputs, reference=None, name=None, flops=0, bytes=0, **options):
     ...) and run(...)'s options; returns its Result."""
     keys = ("params", "level", "unit", "growth", "atol", "compared_with", "warm")
     decl = {k: options.pop(k) for k in keys if k in options}
-    r = run([Benchmark(fn, inputs, reference, name, flops=flops, bytes=bytes, **decl)], **options)
-    return r.results[0]
+    b = Benchmark(fn, inputs, reference, name, flops=flops, bytes=bytes, **decl)
+    return run([b], **options)[b.name]

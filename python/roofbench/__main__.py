@@ -21,6 +21,7 @@ can is IMPLAUSIBLE.
 """
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -75,10 +76,12 @@ def score(argv):
             raise SystemExit(f"roofbench score: {k}: no --inputs and no make_inputs in its file")
         ref = _load(a.reference, "--reference")[1] if a.reference else None
         name = a.name or getattr(mod, "NAME", None) or f"score/{fn.__name__.lower()}/fp32"
-        if len(a.kernels) > 1:  # one name each: the variant is the function's
-            fam, _, prec = name.split("/")
-            name = f"{fam}/{fn.__name__.lower()}/{prec}"
         try:
+            if len(a.kernels) > 1:  # one name each: the variant is the function's
+                parts = name.split("/")
+                if len(parts) != 3:
+                    raise ValueError(f"name {name!r}: expected family/variant/precision")
+                name = f"{parts[0]}/{fn.__name__.lower()}/{parts[2]}"
             params = json.loads(a.params) if a.params else getattr(mod, "PARAMS", None)
             benchmarks.append(rb.Benchmark(
                 fn, inputs, ref, name,
@@ -87,14 +90,25 @@ def score(argv):
                 params=params, growth=a.growth if a.growth is not None else getattr(mod, "GROWTH", 1.0)))
         except (ValueError, TypeError) as e:
             raise SystemExit(f"roofbench score: {e}")
+    stdout = sys.stdout
     try:
-        run = rb.run(benchmarks, device=a.device, quick=a.quick, out=a.out, seed=a.seed,
-                     ceilings_from=a.ceilings_from, quiet_stdout=True)
+        with contextlib.redirect_stdout(sys.stderr):  # what the kernels print, too: stdout is the JSON lines'
+            run = rb.run(benchmarks, device=a.device, quick=a.quick, out=a.out, seed=a.seed,
+                         ceilings_from=a.ceilings_from, quiet_stdout=True)
     except (rb.RunError, ValueError) as e:
         raise SystemExit(f"roofbench score: {e}")
-    for r in run.results:
-        print(json.dumps(r.score()), flush=True)
-    return 0 if all(r.ok and r.verified for r in run.results) else 1
+    ok = run.exit_code in (0, 1)
+    for b in benchmarks:
+        try:
+            r = run[b.name]
+        except KeyError:
+            ok = False  # not in the results: a stopped run
+            print(json.dumps({"name": b.name, "error": "not measured: the run stopped before it", "ok": False}),
+                  file=stdout, flush=True)
+            continue
+        ok = ok and r.ok
+        print(json.dumps(r.score()), file=stdout, flush=True)
+    return 0 if ok else 1
 
 
 def main(argv=None):

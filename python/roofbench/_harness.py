@@ -49,8 +49,23 @@ def make_inputs(inputs, seed, device):
     return args
 
 
+def _poison_value(kind, a):
+    """NaN for floating-point arrays, the largest value of an integer type, True for bool."""
+    import numpy as np
+
+    if kind == "torch":
+        import torch
+
+        if a.is_floating_point() or a.is_complex():
+            return math.nan
+        return True if a.dtype == torch.bool else torch.iinfo(a.dtype).max
+    if a.dtype.kind in "fc":
+        return math.nan
+    return True if a.dtype.kind == "b" else np.iinfo(a.dtype).max
+
+
 def poison(out):
-    """NaN (or, for integers, the largest value) into every element of an output the callable
+    """NaN (for integers the largest value) into every element of an output the callable
     returned before: a callable that returns the same array again then fails its check."""
     if out is None:
         return
@@ -58,12 +73,12 @@ def poison(out):
         k = _kind(a)
         try:
             if k == "numpy" and a.flags.writeable and a.size:
-                a.fill(math.nan if a.dtype.kind in "fc" else -1)
+                a.fill(_poison_value(k, a))
             elif k == "torch" and a.numel():
-                a.fill_(math.nan if a.is_floating_point() or a.is_complex() else -1)
+                a.fill_(_poison_value(k, a))
             elif k == "cupy" and a.size:
-                a.fill(math.nan if a.dtype.kind in "fc" else -1)
-        except (ValueError, RuntimeError, TypeError):
+                a.fill(_poison_value(k, a))
+        except (ValueError, RuntimeError, TypeError, OverflowError):
             pass  # read-only or a view that refuses: the check on fresh inputs still stands
 
 

@@ -141,3 +141,70 @@ TEST(BenjaminiHochberg, TheRunningMinimumCarriesALargerPsAdjustmentDown) {
   EXPECT_DOUBLE_EQ(r[1], 0.035);
   EXPECT_DOUBLE_EQ(r[2], 0.035);
 }
+
+TEST(Bootstrap, IntervalHoldsTheTrueRatioAndIsReproducible) {
+  std::vector<double> base, fresh;
+  std::uint64_t s = 7;
+  for (int i = 0; i < 200; ++i) {
+    const double noise = 1 + 0.01 * (static_cast<double>(roofbench::splitmix64(s) >> 11) * 0x1.0p-53 - 0.5);
+    base.push_back(1.0 * noise);
+    fresh.push_back(1.1 * noise);
+  }
+  const auto ci = roofbench::bootstrap_median_ratio(base, fresh, 0.95, 2000, 1);
+  EXPECT_LT(ci.lo, 1.1);
+  EXPECT_GT(ci.hi, 1.1);
+  EXPECT_GT(ci.lo, 1.09);  // ±0.5% noise: the interval is narrow
+  EXPECT_LT(ci.hi, 1.11);
+  const auto again = roofbench::bootstrap_median_ratio(base, fresh, 0.95, 2000, 1);
+  EXPECT_DOUBLE_EQ(ci.lo, again.lo);
+  EXPECT_DOUBLE_EQ(ci.hi, again.hi);
+  EXPECT_THROW(roofbench::bootstrap_median_ratio({}, fresh, 0.95, 100, 1), std::invalid_argument);
+}
+
+// Each resample's median is one of the sample's own values when the count is odd: resamples of
+// {1..5} have median 5 (three or more 5s) 5.8% of the time and median 1 as often, so a 95%
+// interval over 2000 resamples ends at exactly 1 and 5 (against a constant base). A median that
+// averaged two middle values of an odd count would end near 1.5 and 4.5.
+TEST(Bootstrap, ResampledMediansOfAnOddCountAreSampleValues) {
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    const auto ci = roofbench::bootstrap_median_ratio({1, 1, 1, 1, 1}, {1, 2, 3, 4, 5}, 0.95, 2000, seed);
+    EXPECT_EQ(ci.lo, 1.0) << seed;
+    EXPECT_EQ(ci.hi, 5.0) << seed;
+  }
+}
+
+// Reference values from scipy.stats (t.sf, t.ppf, ttest_1samp) and the Cauchy distribution (df 1).
+TEST(PairedT, StudentTDistributionMatchesKnownValues) {
+  EXPECT_NEAR(student_t_sf(1.0, 1), 0.25, 1e-12);  // Cauchy: 1/2 - atan(1)/pi
+  EXPECT_NEAR(student_t_sf(2.0, 5), 0.0509697, 1e-6);
+  EXPECT_NEAR(student_t_sf(-2.0, 5), 1 - 0.0509697, 1e-6);
+  EXPECT_NEAR(student_t_sf(0.0, 7), 0.5, 1e-12);
+  EXPECT_NEAR(student_t_quantile(0.025, 10), 2.2281389, 1e-6);
+  EXPECT_NEAR(student_t_quantile(0.025, 1), 12.7062047, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.025, 1e6), 1.959966, 1e-4);  // the normal's, far out
+  EXPECT_THROW(student_t_sf(1, 0), std::invalid_argument);
+}
+
+TEST(PairedT, OneSampleTestOfTheDifferences) {
+  const PairedT t = paired_t({1, 2, 3, 4, 5}, 0.95);  // t = 4.2426 with 4 df
+  EXPECT_EQ(t.n, 5);
+  EXPECT_DOUBLE_EQ(t.mean, 3);
+  EXPECT_NEAR(t.sd, std::sqrt(2.5), 1e-12);
+  EXPECT_NEAR(t.p, 0.0132356, 1e-6);
+  const double half = 2.7764451 * std::sqrt(2.5 / 5);  // t.ppf(0.975, 4) x se
+  EXPECT_NEAR(t.mean_ci.lo, 3 - half, 1e-5);
+  EXPECT_NEAR(t.mean_ci.hi, 3 + half, 1e-5);
+  // Symmetric differences: no evidence either way.
+  EXPECT_NEAR(paired_t({-1, 1, -2, 2}, 0.95).p, 1.0, 1e-12);
+  // Every round the same change: certain (p 0) and a zero-width interval.
+  const PairedT same = paired_t({0.1, 0.1, 0.1}, 0.95);
+  EXPECT_LT(same.p, 1e-12);
+  EXPECT_NEAR(same.mean_ci.lo, 0.1, 1e-12);
+  // Exactly equal differences (no rounding spread: 0.5 is exact), where se is 0: certain when
+  // they are not zero, no evidence when they are.
+  EXPECT_EQ(paired_t({0.5, 0.5, 0.5, 0.5}, 0.95).p, 0.0);
+  EXPECT_EQ(paired_t({0.0, 0.0, 0.0}, 0.95).p, 1.0);
+  // One round: no spread to judge by.
+  EXPECT_EQ(paired_t({0.3}, 0.95).p, 1.0);
+  EXPECT_THROW(paired_t({}, 0.95), std::invalid_argument);
+}

@@ -121,13 +121,21 @@ class Api(unittest.TestCase):
             rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "matmul")
         with self.assertRaisesRegex(ValueError, "declare its work"):
             rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32")
+        with self.assertRaisesRegex(ValueError, "declare its work"):  # FLOPs alone place nothing
+            rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32", flops=1)
         with self.assertRaisesRegex(ValueError, "flops = -1"):
             rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32", flops=-1, bytes=1)
         with self.assertRaisesRegex(TypeError, "inputs must be a function"):
-            rb.Benchmark(np.matmul, [1], matmul_reference, "numpy/matmul/fp32", flops=1)
+            rb.Benchmark(np.matmul, [1], matmul_reference, "numpy/matmul/fp32", bytes=1)
+        with self.assertRaisesRegex(TypeError, "takes Benchmark objects"):
+            rb.run([np.matmul])
+        # A run that writes nothing is an error, also where an earlier run's results.json lies.
+        bad = rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32", bytes=1)
         with self.assertRaisesRegex(rb.RunError, "wrote no results"):
-            rb.run([rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32", flops=1)],
-                   device="cpu", options=["--budget", "-1"])
+            rb.run([bad], device="cpu", options=["--budget", "-1"])
+        with self.assertRaisesRegex(rb.RunError, "wrote no results"):
+            rb.run([bad], device="cpu", out=self.rb_run.folder, options=["--budget", "-1"])
+        self.assertEqual(rb.Run(self.rb_run.folder, 0, False).results[0].name, self.rb_run.results[0].name)
 
 
 if __name__ == "__main__":

@@ -124,9 +124,10 @@ TEST(Compare, AFailureInNewFailsAndOneSidedBenchmarksAreListed) {
   EXPECT_EQ(c.exit_code(), 1);
 }
 
-// A number above its roof beyond its run's noise is no evidence of a change either way: never
-// FASTER (NEW implausible) and never SLOWER (BASE implausible), and it fails the comparison.
-TEST(Compare, AnImplausibleNumberOnEitherSideIsImplausibleNeverFasterOrSlower) {
+// A number above its roof beyond its run's noise is no evidence of a change either way: NEW's is
+// IMPLAUSIBLE, never FASTER, and fails the comparison; BASE's alone makes the row UNSURE, never
+// SLOWER (a committed baseline with one must not fail every later comparison).
+TEST(Compare, AnImplausibleNumberIsNeverFasterOrSlower) {
   // 1 GFLOP on a 1 TFLOP/s roof: 1.1 ms is 91% of it, 0.5 ms is 200%.
   Results base =
       with({timed("a", noisy_samples(1.1e-3, 0.002, 30, 1)), timed("b", noisy_samples(0.5e-3, 0.002, 30, 2))});
@@ -139,12 +140,19 @@ TEST(Compare, AnImplausibleNumberOnEitherSideIsImplausibleNeverFasterOrSlower) {
   const Comparison c = compare_results(base, fresh, {});
   EXPECT_EQ(row(c, "a").verdict, Verdict::implausible);
   EXPECT_NE(row(c, "a").reason.find("NEW at 200% of its roof"), std::string::npos) << row(c, "a").reason;
-  EXPECT_EQ(row(c, "b").verdict, Verdict::implausible);
+  EXPECT_EQ(row(c, "b").verdict, Verdict::unsure);
   EXPECT_NE(row(c, "b").reason.find("BASE at 200% of its roof"), std::string::npos) << row(c, "b").reason;
   EXPECT_EQ(c.count(Verdict::faster) + c.count(Verdict::slower), 0);
-  EXPECT_EQ(c.exit_code(), 1);
+  EXPECT_EQ(c.exit_code(), 1);  // NEW's refused number
   EXPECT_NE(render_compare_markdown(c).find("**IMPLAUSIBLE**"), std::string::npos);
-  EXPECT_EQ(compare_json(c)["summary"]["counts"]["IMPLAUSIBLE"], 2);
+  EXPECT_EQ(compare_json(c)["summary"]["counts"]["IMPLAUSIBLE"], 1);
+  EXPECT_EQ(c.geomean_n, 1);  // the refused row is no rate to average
+  // BASE's alone does not fail it.
+  Results fine = with({timed("b", noisy_samples(1.1e-3, 0.002, 30, 5))});
+  apply_model(fine);
+  Results base_only = base;
+  base_only.benchmarks = {base.benchmarks[1]};
+  EXPECT_EQ(compare_results(base_only, fine, {}).exit_code(), 0);
 }
 
 TEST(Compare, ThresholdsCanBeSetPerFamilyOrBenchmark) {
