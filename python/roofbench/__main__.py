@@ -63,6 +63,7 @@ def score(argv):
     p.add_argument("--quick", action="store_true")
     p.add_argument("--ceilings-from", help="a results file of this machine whose ceilings to use")
     p.add_argument("--out", help="keep the results folder here")
+    p.add_argument("--skip", help="roofbench run --skip: ceilings left out (a REGEX over their names)")
     p.add_argument("--seed", type=int)
     a = p.parse_args(argv)
 
@@ -94,7 +95,8 @@ def score(argv):
     try:
         with contextlib.redirect_stdout(sys.stderr):  # what the kernels print, too: stdout is the JSON lines'
             run = rb.run(benchmarks, device=a.device, quick=a.quick, out=a.out, seed=a.seed,
-                         ceilings_from=a.ceilings_from, quiet_stdout=True)
+                         ceilings_from=a.ceilings_from, quiet_stdout=True,
+                         options=["--skip", a.skip] if a.skip else [])
     except (rb.RunError, ValueError) as e:
         raise SystemExit(f"roofbench score: {e}")
     ok = run.exit_code in (0, 1)

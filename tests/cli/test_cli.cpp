@@ -277,32 +277,15 @@ TEST(Cli, ListNamesEveryRegisteredBenchmark) {
   EXPECT_EQ(listed.size(), registered);
 }
 
-// Every roof an upper bound: in a quick run of every built-in kernel with every ceiling, none is
-// above its roof by more than the run's noise (the run would exit 1 and call it IMPLAUSIBLE), and
-// none above it by more than 3% on a quiet machine; here, on a shared 2-core VM, the allowance is
-// the measured noise (placement.noise). And no kernel stops sampling at the sample cap: the
-// least sampling time is wall time, so the tiny ones stop by their noise rules.
-TEST(CliRun, AQuickRunOfEveryBuiltinKernelHasNoneAboveItsRoofAndNoneAtTheSampleCap) {
-  const fs::path d = fresh("rb_cli_every_builtin");
-  const CmdResult r = rb("run --device cpu --quick --out " + d.string());
-  EXPECT_EQ(r.code, 0) << r.err << r.out.substr(r.out.size() > 4000 ? r.out.size() - 4000 : 0);
-  const roofbench::Results res = roofbench::load_results((d / "results.json").string());
-  int placed = 0;
-  for (const auto& b : res.benchmarks) {
-    ASSERT_TRUE(b.verified()) << b.name << ": " << b.error;
-    EXPECT_NE(b.measurement->stop_reason, "max_samples") << b.name;
-    if (!b.placement) continue;
-    ++placed;
-    EXPECT_FALSE(b.implausible()) << b.name;
-    EXPECT_LE(b.placement->roof_pct, 100 * (1 + std::max(0.03, b.placement->noise))) << b.name;
-  }
-  EXPECT_GE(placed, 20);  // every family placed (23 kernels of a quick run here)
-}
-
+// A quick run of every built-in kernel, with every ceiling: every output is written, and every
+// roof holds. None is above its roof by more than the run's noise (the run would exit 1 and call
+// it IMPLAUSIBLE), none above it by more than 3% on a quiet machine (here, beside other tests on a
+// 2-core VM, the allowance is the measured noise, placement.noise), and none stops sampling at the
+// sample cap: the least sampling time is wall time, so the tiny ones stop by their noise rules.
 TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
   const fs::path d = fresh("rb_cli_run");
   const auto t0 = std::chrono::steady_clock::now();
-  const CmdResult r = rb("run --device cpu --quick --filter 'saxpy|gemm/blocked/fp32/M:256' --out " + d.string());
+  const CmdResult r = rb("run --device cpu --quick --out " + d.string());
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("[1/"), std::string::npos);
@@ -311,16 +294,22 @@ TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
     EXPECT_TRUE(fs::exists(d / f)) << f;
   const roofbench::Results res = roofbench::load_results((d / "results.json").string());
   EXPECT_EQ(res.device.at("kind"), "cpu");
-  EXPECT_EQ(res.benchmarks.size(), 2u);  // the filter applies to kernels; ceilings always run
   EXPECT_GE(res.ceilings.size(), 6u);
-  for (const auto& c : res.ceilings) {  // measured at the start and again at the end; the roof is the better
+  for (const auto& c : res.ceilings) {  // measured at the start and again at the end; the roof is the best
     ASSERT_TRUE(c.measurement_end) << c.name;
-    EXPECT_DOUBLE_EQ(c.value, std::max(c.value_start, *c.value_end)) << c.name;
+    EXPECT_DOUBLE_EQ(c.value, std::max({c.value_start, *c.value_end, c.value_again.value_or(0)})) << c.name;
   }
+  int placed = 0;
   for (const auto& b : res.benchmarks) {
-    EXPECT_TRUE(b.verified()) << b.name;
-    EXPECT_TRUE(b.placement) << b.name;
+    ASSERT_TRUE(b.verified()) << b.name << ": " << b.error;
+    EXPECT_TRUE(b.recheck && b.recheck->ok) << b.name;
+    EXPECT_NE(b.measurement->stop_reason, "max_samples") << b.name;
+    if (!b.placement) continue;
+    ++placed;
+    EXPECT_FALSE(b.implausible()) << b.name;
+    EXPECT_LE(b.placement->roof_pct, 100 * (1 + std::max(0.03, b.placement->noise))) << b.name;
   }
+  EXPECT_GE(placed, 20);  // every family placed (23 kernels of a quick run here)
   EXPECT_FALSE(res.provenance.at("command_line").get<std::string>().empty());
   // The run's own length, in the file: most of the command's time (ceilings twice, the kernels),
   // and never more than it.
@@ -328,7 +317,7 @@ TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
   EXPECT_GT(wall, 0.5 * took) << took;
   EXPECT_LE(wall, took);
   const auto gb = nlohmann::json::parse(slurp(d / "gbench.json"));
-  EXPECT_GE(gb.at("benchmarks").size(), 8u);
+  EXPECT_GE(gb.at("benchmarks").size(), res.benchmarks.size());
   EXPECT_TRUE(gb["benchmarks"].back().contains("FLOP/s"));
 
   // report: from results.json alone, into another folder, byte for byte the same reports.
