@@ -62,7 +62,8 @@ struct Placement {
   // Σ calls_f / rate_f, Σ launches_p / rate_p). roof_pct = model_time_s / measured time; Lessons predict speedups from it.
   double model_time_s = 0;
   // The run's own noise around this point, relative: the kernel's IQR / median plus the largest
-  // IQR / median of the ceilings its roof is made of (the pass each took its value from).
+  // upside of the ceilings its roof is made of (how much faster than the roof a ceiling's fastest
+  // sample ran: roofline/model.h, ceiling_upside).
   double noise = 0;
   // Above its roof by more than max(kRoofSlack, noise) (roofline/model.h): a number faster than
   // the machine, refused. Derived by the model on every load, like everything here.

@@ -199,14 +199,22 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
   if (b.flops > 0) p.attainable_flop_per_s = b.flops / model_time;
   p.roof_pct = 100.0 * model_time / t;
   double ceiling_noise = 0;
-  for (const Ceiling* c : binding) ceiling_noise = std::max(ceiling_noise, ceiling_rel_iqr(*c));
+  for (const Ceiling* c : binding) ceiling_noise = std::max(ceiling_noise, ceiling_upside(*c));
   p.noise = b.measurement->stats.rel_iqr() + ceiling_noise;
   p.implausible = p.roof_pct > 100.0 * (1.0 + plausibility_allowance(p));
   return p;
 }
 
-double ceiling_rel_iqr(const Ceiling& c) {
-  return c.roof_pass().stats.rel_iqr();  // the roof is the best pass; its spread is that pass's
+double ceiling_upside(const Ceiling& c) {
+  // Each pass's fastest sample, as a rate: its median rate x median / min time.
+  double best = 0;
+  auto pass = [&best](const Measurement& m, double value) {
+    if (m.stats.min > 0) best = std::max(best, value * m.stats.median / m.stats.min);
+  };
+  pass(c.measurement, c.value_start);
+  if (c.measurement_end && c.value_end) pass(*c.measurement_end, *c.value_end);
+  if (c.measurement_again && c.value_again) pass(*c.measurement_again, *c.value_again);
+  return c.value > 0 && best > c.value ? best / c.value - 1 : 0;
 }
 
 double plausibility_allowance(const Placement& p) {

@@ -49,8 +49,10 @@ std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std
 
 std::vector<RidgePoint> ridge_points(const Roofs& roofs);
 
-// The IQR / median of the pass a ceiling took its value from.
-double ceiling_rel_iqr(const Ceiling& c);
+// How much faster than the roof (its best pass's median) the ceiling's fastest sample of any pass
+// ran, relative: the machine demonstrably did that much. On a quiet machine a few percent; on a
+// loaded one, where every pass of a ceiling can read slow, as much as the load took away.
+double ceiling_upside(const Ceiling& c);
 // How far above its roof a placed kernel may sit before it is implausible, relative:
 // max(kRoofSlack, its noise).
 double plausibility_allowance(const Placement& p);

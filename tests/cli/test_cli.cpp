@@ -285,7 +285,7 @@ TEST(Cli, ListNamesEveryRegisteredBenchmark) {
 TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
   const fs::path d = fresh("rb_cli_run");
   const auto t0 = std::chrono::steady_clock::now();
-  const CmdResult r = rb("run --device cpu --quick --out " + d.string());
+  const CmdResult r = rb("run --device cpu --quick --budget 0.4 --out " + d.string());
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("[1/"), std::string::npos);
