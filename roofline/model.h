@@ -47,6 +47,12 @@ Roofs select_roofs(const std::vector<Ceiling>& ceilings);
 // Places a measured kernel; nullopt (with the reason in *why) when a roof it needs is missing.
 std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std::string* why);
 
+// A kernel timed warm (no flush before its samples) may find its bytes in any cache inside the
+// level it declares: these are the roofs with each such level's bandwidth roof, and each pass
+// ceiling of such a level, replaced by the fastest of them. place() refuses a warm kernel only
+// above these: its own level's roof is no upper bound for it.
+Roofs warm_roofs(const Roofs& roofs, Level level);
+
 std::vector<RidgePoint> ridge_points(const Roofs& roofs);
 
 // How much faster than the roof (its best pass's median) the ceiling's fastest sample of any pass

@@ -162,6 +162,46 @@ TEST(Model, AKernelAboveItsRoofBeyondTheNoiseIsImplausibleAndWithinItWarned) {
   EXPECT_TRUE(flagged);
 }
 
+// Timed warm, a kernel's bytes may come from a cache: its DRAM roof is no upper bound, and only the
+// fastest roof of the levels inside it may refuse it. Cold, the same time is refused.
+TEST(Model, AWarmKernelIsRefusedOnlyAboveTheFastestRoofOfTheCachesItsBytesMayComeFrom) {
+  Results r = sample_results();  // DRAM: update 100 GB/s, copy 80 GB/s
+  Ceiling l3 = bandwidth_ceiling("l3_read", 60e9);  // a cache slower than DRAM's best (a VM's L3)
+  l3.level = Level::l3;
+  Ceiling l1 = bandwidth_ceiling("l1_read", 300e9);
+  l1.level = Level::l1;
+  r.ceilings.push_back(l3);
+  r.ceilings.push_back(l1);
+  r.benchmarks = {kernel("warm", 2e9, 1e9, 0.005),     // 200 GB/s: 200% of DRAM's roof, 67% of L1's
+                  kernel("cold", 2e9, 1e9, 0.005),     // the same time, flushed before each sample
+                  kernel("faster", 2e9, 1e9, 0.0025)};  // 400 GB/s warm: above every roof
+  r.benchmarks[1].name = "gemm/cold/fp32/n:1";
+  r.benchmarks[0].measurement->cold_cache = false;
+  r.benchmarks[2].measurement->cold_cache = false;
+  apply_model(r);
+  const BenchmarkResult &warm = r.benchmarks[0], &cold = r.benchmarks[1], &faster = r.benchmarks[2];
+  EXPECT_DOUBLE_EQ(warm.placement->roof_pct, 200.0);  // still read against the level it declares
+  EXPECT_EQ(warm.placement->bandwidth_ceiling, "dram_update");
+  EXPECT_FALSE(warm.implausible());
+  ASSERT_EQ(warm.warnings.size(), 1u);
+  EXPECT_NE(warm.warnings[0].find("timed warm"), std::string::npos) << warm.warnings[0];
+  EXPECT_NE(warm.warnings[0].find("l1_read, it is at 67%"), std::string::npos) << warm.warnings[0];
+  EXPECT_TRUE(cold.implausible());
+  EXPECT_TRUE(faster.implausible());
+  // A pass's own DRAM ceiling is a cache's too when warm; a link is the link whatever is cached.
+  Roofs roofs = select_roofs(r.ceilings);
+  const Roofs w = warm_roofs(roofs, Level::dram);
+  EXPECT_EQ(w.bandwidth.at(Level::dram)->name, "l1_read");
+  EXPECT_EQ(w.bandwidth.at(Level::l3)->name, "l1_read");
+  EXPECT_EQ(w.bandwidth_by_name.at("dram_copy")->name, "l1_read");
+  r.ceilings.push_back(pcie_ceiling("pcie_h2d", 20e9));
+  roofs = select_roofs(r.ceilings);
+  EXPECT_EQ(warm_roofs(roofs, Level::dram).bandwidth.at(Level::pcie)->name, "pcie_h2d");
+  EXPECT_EQ(warm_roofs(roofs, Level::pcie).bandwidth.at(Level::dram)->name, "dram_update");
+  // Declared at L1, a warm kernel has no faster cache to have come from.
+  EXPECT_EQ(warm_roofs(roofs, Level::l1).bandwidth.at(Level::dram)->name, "dram_update");
+}
+
 TEST(Model, TheNoiseIsTheKernelsSpreadPlusHowMuchFasterItsRoofsFastestSampleRan) {
   Results r = sample_results();
   Ceiling& update = r.ceilings[0];  // 100 GB/s at its start pass's median of 1 s
