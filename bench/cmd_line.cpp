@@ -85,6 +85,11 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                     "seconds of wall time a benchmark may sample for when it does not reach the noise target "
                     "(default 5; 0.75 with --quick)")
         ->check(number_in(0.0, 3600.0));
+    sub->add_option("--cooldown", c.run_args.cooldown_s,
+                    "after a sample whose clock read throttled, wait up to this many seconds for the clock to come "
+                    "back above the throttle fraction before the next sample (as nvbench's throttle recovery); the "
+                    "wait is recorded per benchmark (default 0: no wait)")
+        ->check(number_in(0.0, 60.0));
     sub->add_option("--min-samples", c.run_args.min_samples,
                     "samples a benchmark takes before the noise target may stop it (default 20; 10 with --quick): "
                     "more give compare's rank test the power to call a change on a noisy machine; the budget still "

@@ -33,7 +33,7 @@ struct RunArgs {
   std::string ceilings_from;   // a results file of this machine whose ceilings this run uses
   std::string out;
   std::uint64_t seed = MeasureOptions{}.seed;
-  std::optional<double> noise_target_pct, budget_s;
+  std::optional<double> noise_target_pct, budget_s, cooldown_s;
   std::optional<int> min_samples;  // --min-samples: before the noise target or floor may stop sampling
   int placements = 1;  // --placements: fresh instances per benchmark (MeasureOptions::placements)
   bool counters = false;

@@ -50,7 +50,8 @@ class CpuDevice final : public Device {
             {"nominal_clock_hz", info_.nominal_hz},
             {"openblas_core", openblas_core_description()},
             {"os", std::string(u.sysname) + " " + u.release},
-            {"compiler", std::string("g++ ") + __VERSION__}};
+            {"compiler", std::string("g++ ") + __VERSION__},
+            {"power", rapl_.describe()}};
   }
 
   void flush_cache() override {
@@ -85,11 +86,15 @@ class CpuDevice final : public Device {
     return hz;
   }
 
+  PowerReading power_reading() override { return {rapl_.energy_j(), std::nullopt, std::nullopt}; }
+  std::string power_source() const override { return rapl_.describe(); }
+
  private:
   const CpuInfo& info_;
   std::size_t flush_words_;
   std::vector<std::uint64_t> flush_;
   volatile std::uint64_t sink_ = 0;
+  Rapl rapl_;  // the packages' energy counters, where the kernel exposes them to this user
 };
 
 }  // namespace

@@ -3,11 +3,12 @@
 // size: reading rather than writing leaves clean lines, so no write-back of the flush is charged
 // to the kernel being timed), and the SM clock read two ways: precisely with clock64() against
 // %globaltimer over 1 ms before and after the samples (CUDA 13 removed cudaDeviceProp::clockRate),
-// and cheaply after every sample from NVML where the driver's library is there.
+// and cheaply with every sample from NVML (read while its work runs) where the driver's library is there.
 #include <fmt/format.h>
 
 #include <atomic>
 #include <optional>
+#include <utility>
 
 #include "roofbench/cuda.h"
 #include "bench/device.h"
@@ -198,7 +199,10 @@ class CudaDevice final : public Device {
             {"ecc", attr(cudaDevAttrEccEnabled, index_) != 0},
             {"driver_version", version_string(driver)},
             {"runtime_version", version_string(runtime)},
-            {"per_sample_clock", nvml_->available() ? std::string("NVML") : "none: " + nvml_->why()}};
+            {"per_sample_clock", nvml_->available() ? std::string("NVML, read while each sample's work runs")
+                                                    : "none: " + nvml_->why()},
+            {"power", power_source()},
+            {"power_limit_w", nvml_->power_limit_w() ? nlohmann::json(*nvml_->power_limit_w()) : nlohmann::json(nullptr)}};
   }
 
   void flush_cache() override {
@@ -213,13 +217,13 @@ class CudaDevice final : public Device {
   double time_run(Instance& inst, Launch launch) override {
     if (launch == Launch::hidden && !hold_failed_.empty()) launch = Launch::synchronous;
     try {
-      return timed_sample(*timer_, [&inst] { inst.run(); }, launch);
+      return timed_sample(*timer_, [&inst] { inst.run(); }, launch, [this] { read_during_sample(); });
     } catch (const HoldTimedOut& e) {
       // Once is enough to know: every later sample of the process starts after a synchronize,
       // and this one is taken again that way (its time included the wait).
       hold_failed_ = e.what();
       CUDA_CHECK(cudaDeviceSynchronize());
-      return timed_sample(*timer_, [&inst] { inst.run(); }, Launch::synchronous);
+      return timed_sample(*timer_, [&inst] { inst.run(); }, Launch::synchronous, [this] { read_during_sample(); });
     }
   }
 
@@ -245,8 +249,20 @@ class CudaDevice final : public Device {
     return fmt::format("{} ({})", cudaGetErrorName(e), cudaGetErrorString(e));
   }
 
-  std::optional<double> sample_clock_hz() override { return nvml_->sm_clock_hz(); }
-  std::vector<std::string> clock_limits() override { return nvml_->clock_limits(); }
+  // The clock and its limits as read while the last sample's work ran (read_during_sample), once;
+  // read now when no sample has run since (the reference after the warm-up).
+  std::optional<double> sample_clock_hz() override {
+    if (during_clock_) return std::exchange(during_clock_, std::nullopt);
+    return nvml_->sm_clock_hz();
+  }
+  std::vector<std::string> clock_limits() override {
+    if (during_limits_) return *std::exchange(during_limits_, std::nullopt);
+    return nvml_->clock_limits();
+  }
+  PowerReading power_reading() override { return nvml_->power(); }
+  std::string power_source() const override {
+    return nvml_->available() ? nvml_->source() : "unavailable: " + nvml_->why();
+  }
 
   std::optional<double> clock_hz() override {
     sm_clock_kernel<<<1, 1>>>(1000000ull, clock_out_.get());  // 1 ms
@@ -282,6 +298,14 @@ class CudaDevice final : public Device {
   std::string hold_failed_;  // set when a hold timed out: later samples start after a synchronize
   int sm_count_ = 1;
   std::unique_ptr<Nvml> nvml_;
+  // The last sample's clock and clock limits, read while its work ran; consumed by the reads above.
+  std::optional<double> during_clock_;
+  std::optional<std::vector<std::string>> during_limits_;
+  void read_during_sample() {
+    if (!nvml_->available()) return;
+    during_clock_ = nvml_->sm_clock_hz();
+    during_limits_ = nvml_->clock_limits();
+  }
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/launch_timing.h"
+#include "bench/power.h"
 #include "bench/registry.h"
 
 namespace roofbench {
@@ -33,6 +34,11 @@ class Device {
   virtual std::optional<double> sample_clock_hz() { return std::nullopt; }
   // What holds the clock down right now ("sw_power_cap", "hw_thermal_slowdown"), where readable.
   virtual std::vector<std::string> clock_limits() { return {}; }
+  // The power state now (energy counter, power, temperature; bench/power.h), read just before and
+  // just after every timed sample, outside its timing; fields absent where not readable.
+  virtual PowerReading power_reading() { return {}; }
+  // Where those come from ("NVML", "RAPL: package-0"), or "unavailable: " and why.
+  virtual std::string power_source() const { return "unavailable: this device reads no power"; }
   // Asked after a benchmark failed: empty while the device can still run work, else why it
   // cannot (a CUDA kernel fault, such as an illegal address or a trap, leaves the context
   // unusable for the rest of the process: every later call returns the same error).

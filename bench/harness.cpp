@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <thread>
 
 #include "bench/cpu_info.h"
 
@@ -20,6 +21,7 @@ nlohmann::json MeasureOptions::to_json() const {
           {"min_time_s", min_time_s},
           {"max_time_s", max_time_s},
           {"throttle_fraction", throttle_fraction},
+          {"cooldown_s", cooldown_s},
           {"hide_launch", hide_launch},
           {"seed", seed},
           {"placements", placements},
@@ -81,6 +83,22 @@ void throw_if_stopped() {
   if (const int sig = stop_signal()) throw Interrupted(stopped_by(sig));
 }
 
+// Waits, up to opt.cooldown_s, for the clock to read above the throttle fraction of the reference
+// again; returns the seconds waited.
+double cool_down(Device& dev, const MeasureOptions& opt, double reference_hz) {
+  using clock = std::chrono::steady_clock;
+  if (!(opt.cooldown_s > 0)) return 0;
+  const auto t0 = clock::now();
+  auto waited = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  while (waited() < opt.cooldown_s) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    throw_if_stopped();
+    const auto hz = dev.sample_clock_hz();
+    if (!hz || *hz >= opt.throttle_fraction * reference_hz) break;
+  }
+  return waited();
+}
+
 void add_limits(std::vector<std::string>& into, const std::vector<std::string>& now) {
   for (const auto& r : now)
     if (std::find(into.begin(), into.end(), r) == into.end()) into.push_back(r);
@@ -109,23 +127,52 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   m.clock_reference_hz = dev.sample_clock_hz();
   bool per_sample_clock = m.clock_reference_hz.has_value();
 
+  // Power and energy around each sample, while the device answers (a series that stops is dropped
+  // whole rather than misaligned with the samples).
+  bool per_sample_energy = dev.power_reading().energy_j.has_value();
+  bool per_sample_power = true, per_sample_temperature = true;
+
   const auto t0 = clock::now();
   for (;;) {
     if (opt.cold_cache) dev.flush_cache();
+    const PowerReading before = per_sample_energy ? dev.power_reading() : PowerReading{};
+    const auto w0 = clock::now();
     const double t = dev.time_run(inst, launch);
+    const auto w1 = clock::now();
+    const PowerReading after = dev.power_reading();
     throw_if_stopped();
     const int i = static_cast<int>(m.samples_s.size());
     m.samples_s.push_back(t);
+    if (per_sample_energy && before.energy_j && after.energy_j && *after.energy_j >= *before.energy_j) {
+      m.sample_energy_j.push_back(*after.energy_j - *before.energy_j);
+      m.sample_window_s.push_back(std::chrono::duration<double>(w1 - w0).count());
+    } else if (per_sample_energy) {
+      per_sample_energy = false;
+      m.sample_energy_j.clear();
+      m.sample_window_s.clear();
+    }
+    per_sample_power = per_sample_power && after.power_w;
+    per_sample_power ? m.sample_power_w.push_back(*after.power_w) : m.sample_power_w.clear();
+    per_sample_temperature = per_sample_temperature && after.temperature_c;
+    per_sample_temperature ? m.sample_temperature_c.push_back(*after.temperature_c) : m.sample_temperature_c.clear();
     if (per_sample_clock) {
       const std::optional<double> hz = dev.sample_clock_hz();
       if (!hz) {  // it stopped answering: drop the partial series rather than misalign it
         per_sample_clock = false;
         m.sample_clock_hz.clear();
         m.throttled.clear();
+        m.sample_clock_limits.clear();
       } else {
         m.sample_clock_hz.push_back(*hz);
-        if (*hz < opt.throttle_fraction * *m.clock_reference_hz) m.throttled.push_back(i);
-        add_limits(m.clock_limits, dev.clock_limits());
+        if (*hz < opt.throttle_fraction * *m.clock_reference_hz) {
+          m.throttled.push_back(i);
+          m.cooldown_s += cool_down(dev, opt, *m.clock_reference_hz);
+        }
+        const std::vector<std::string> limits = dev.clock_limits();
+        add_limits(m.clock_limits, limits);
+        std::string joined;
+        for (const auto& l : limits) joined += (joined.empty() ? "" : ",") + l;
+        m.sample_clock_limits.push_back(joined);
       }
     }
     const int n = i + 1;
@@ -171,7 +218,20 @@ void merge_measurements(Measurement& into, const Measurement& m) {
     into.throttled.clear();
     into.clock_reference_hz.reset();
   }
+  // Each per-sample series goes on where both have it, else it is dropped whole.
+  auto append = [offset](auto& to, const auto& from) {
+    if (!to.empty() && !from.empty() && static_cast<int>(to.size()) == offset)
+      to.insert(to.end(), from.begin(), from.end());
+    else
+      to.clear();
+  };
+  append(into.sample_clock_limits, m.sample_clock_limits);
+  append(into.sample_energy_j, m.sample_energy_j);
+  append(into.sample_window_s, m.sample_window_s);
+  append(into.sample_power_w, m.sample_power_w);
+  append(into.sample_temperature_c, m.sample_temperature_c);
   into.warmup_runs += m.warmup_runs;
+  into.cooldown_s += m.cooldown_s;
   if (!into.placement_samples.empty() && !m.placement_samples.empty())
     into.placement_samples.insert(into.placement_samples.end(), m.placement_samples.begin(), m.placement_samples.end());
   else
@@ -188,11 +248,15 @@ std::vector<std::string> measurement_warnings(const Measurement& m, const Measur
     for (int i : m.throttled) lowest = std::min(lowest, m.sample_clock_hz.at(static_cast<std::size_t>(i)));
     std::string limits;
     for (const auto& r : m.clock_limits) limits += (limits.empty() ? "" : ", ") + r;
-    w.push_back(fmt::format("clock: {} of {} samples ran below {:.0f}% of the clock after warm-up ({:.2f} GHz; "
+    w.push_back(fmt::format("clock: {} of {} samples ({:.0f}%) ran below {:.0f}% of the clock after warm-up ({:.2f} GHz; "
                             "lowest {:.2f} GHz){}",
-                            m.throttled.size(), m.samples_s.size(), 100 * opt.throttle_fraction,
+                            m.throttled.size(), m.samples_s.size(),
+                            100.0 * static_cast<double>(m.throttled.size()) / static_cast<double>(m.samples_s.size()),
+                            100 * opt.throttle_fraction,
                             *m.clock_reference_hz / 1e9, lowest / 1e9,
-                            limits.empty() ? "" : "; limited by " + limits));
+                            limits.empty() ? "" : "; limited by " + limits) +
+                (m.cooldown_s > 0 ? fmt::format("; {:.2f} s waited for the clock to recover (--cooldown)", m.cooldown_s)
+                                  : std::string()));
   }
   if (m.stop_reason == "noise_floor")
     w.push_back(fmt::format("noise: an IQR of {:.1f}% of the median after {} samples, above the {:.1f}% target with "

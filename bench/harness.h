@@ -28,6 +28,9 @@ struct MeasureOptions {
   double min_time_s = 0.1;       // ...and sampling has gone on this long (wall time)
   double max_time_s = 5.0;       // the budget per benchmark: wall time, flushes and clock readings included
   double throttle_fraction = 0.9;  // a sample whose clock reads below this x the reference is flagged
+  // After a throttled sample, wait up to this long for the clock to read above the throttle
+  // fraction again before the next sample (polled every 10 ms; Measurement::cooldown_s).
+  double cooldown_s = 0;
   // False: every GPU sample starts after a synchronize, as under a profiler that serializes
   // launches (ncu, compute-sanitizer), where a stream held by a blocking kernel only times out.
   bool hide_launch = true;

@@ -25,15 +25,24 @@ struct HoldTimedOut : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What a sample does between queueing its work and waiting for it: nothing, by default.
+struct NothingDuring {
+  void operator()() const {}
+};
+
 // `Stream` provides: synchronize(), hold(), release() (noexcept), record_start(), record_stop()
 // and elapsed_s() (waits for the stop event; throws HoldTimedOut when the hold ran out).
-template <class Stream, class Run>
-double timed_sample(Stream& s, Run&& run, Launch launch) {
+// `during` is called once the work is queued (and released) and before the wait: while the GPU
+// runs it, so a clock read there is the clock the sample ran at (read after the wait, a
+// power-capped kernel's clock can already be back at boost).
+template <class Stream, class Run, class During = NothingDuring>
+double timed_sample(Stream& s, Run&& run, Launch launch, During&& during = During{}) {
   if (launch == Launch::synchronous) {
     s.synchronize();
     s.record_start();
     run();
     s.record_stop();
+    during();
     return s.elapsed_s();
   }
   s.hold();  // the GPU now waits on the host's flag
@@ -47,6 +56,7 @@ double timed_sample(Stream& s, Run&& run, Launch launch) {
     run();             // the launches, queued
     s.record_stop();
   }  // released: the GPU runs start, the kernels and stop back to back
+  during();
   return s.elapsed_s();
 }
 

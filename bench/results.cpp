@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bench/power.h"
 
 namespace roofbench {
 
@@ -90,6 +91,23 @@ json measurement_json(const Measurement& m) {
           {"sample_clock_hz", m.sample_clock_hz},
           {"throttled_samples", m.throttled},
           {"clock_limits", m.clock_limits}};
+  if (!m.sample_clock_limits.empty()) j["sample_clock_limits"] = m.sample_clock_limits;
+  if (!m.sample_energy_j.empty()) {
+    j["sample_energy_j"] = m.sample_energy_j;
+    j["sample_window_s"] = m.sample_window_s;
+  }
+  if (!m.sample_power_w.empty()) j["sample_power_w"] = m.sample_power_w;
+  if (!m.sample_temperature_c.empty()) j["sample_temperature_c"] = m.sample_temperature_c;
+  if (m.cooldown_s > 0) j["cooldown_s"] = m.cooldown_s;
+  // Derived (energy_summary), written for readers of the file; derived again when it is read.
+  std::string why;
+  if (const auto e = energy_summary(m, &why))
+    j["energy"] = {{"joules_per_run", e->joules_per_run},
+                   {"mean_power_w", e->mean_power_w},
+                   {"samples", e->samples},
+                   {"samples_counted", e->samples_counted}};
+  else if (!m.sample_energy_j.empty())
+    j["energy"] = {{"unavailable", why}};
   if (!m.placement_samples.empty()) j["placement_samples"] = m.placement_samples;
   return j;
 }
@@ -119,6 +137,29 @@ Measurement measurement_from(const json& j) {
     if (i < 0 || static_cast<std::size_t>(i) >= m.sample_clock_hz.size())
       throw InputError(fmt::format("a throttled-sample index ({}) points at no sample with a clock", i));
   m.clock_limits = j.value("clock_limits", std::vector<std::string>{});
+  // Files from before per-sample power have none of these; each is one value per sample.
+  auto per_sample = [&](const char* key, auto& into) {
+    into = j.value(key, std::remove_reference_t<decltype(into)>{});
+    if (!into.empty() && into.size() != m.samples_s.size())
+      throw InputError(fmt::format("a measurement has {} samples but {} values of {}", m.samples_s.size(), into.size(), key));
+  };
+  m.cooldown_s = j.value("cooldown_s", 0.0);
+  if (!(m.cooldown_s >= 0) || !std::isfinite(m.cooldown_s)) throw InputError("a measurement's cooldown_s is not a non-negative time");
+  per_sample("sample_clock_limits", m.sample_clock_limits);
+  per_sample("sample_energy_j", m.sample_energy_j);
+  per_sample("sample_window_s", m.sample_window_s);
+  per_sample("sample_power_w", m.sample_power_w);
+  per_sample("sample_temperature_c", m.sample_temperature_c);
+  if (m.sample_energy_j.size() != m.sample_window_s.size())
+    throw InputError("a measurement has per-sample energy without the windows it was read over, or windows without it");
+  for (double v : m.sample_energy_j)
+    if (!(v >= 0) || !std::isfinite(v)) throw InputError("a measurement has a per-sample energy that is not a finite, non-negative number of joules");
+  for (double v : m.sample_window_s)
+    if (!(v > 0) || !std::isfinite(v)) throw InputError("a measurement has a per-sample window that is not a positive time");
+  for (double v : m.sample_power_w)
+    if (!(v >= 0) || !std::isfinite(v)) throw InputError("a measurement has a per-sample power that is not a finite, non-negative number of watts");
+  for (double v : m.sample_temperature_c)
+    if (!std::isfinite(v)) throw InputError("a measurement has a per-sample temperature that is not a number");
   m.placement_samples = j.value("placement_samples", std::vector<int>{});
   std::size_t placed = 0;
   for (int n : m.placement_samples) {

@@ -35,6 +35,14 @@ struct Measurement {
   std::optional<double> clock_reference_hz;
   std::vector<int> throttled;                   // indices of samples read below the throttle fraction of the reference
   std::vector<std::string> clock_limits;        // every clock-limit reason seen after a sample (NVML)
+  // Per sample, where read (same length as samples_s, or empty): the clock-limit reasons seen
+  // with its clock ("" for none, else joined by ","), and its power and energy (bench/power.h),
+  // read just before and just after its timed run: the energy counter's difference across it, the
+  // host's wall time between the two readings, and the power and temperature after it.
+  std::vector<std::string> sample_clock_limits;
+  std::vector<double> sample_energy_j, sample_window_s;
+  std::vector<double> sample_power_w, sample_temperature_c;
+  double cooldown_s = 0;  // seconds waited after throttled samples for the clock to recover (--cooldown)
   // With --placements N > 1: how many of samples_s (in order) each fresh instance took; empty
   // when the benchmark ran on one instance.
   std::vector<int> placement_samples;

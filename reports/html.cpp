@@ -162,6 +162,23 @@ code { font-size: 12px; }
   s += "</table>\n";
   if (const auto spread = spread_of(r))
     s += "<p class=\"meta\">Spread: " + xml_escape(spread_text(*spread)) + "</p>\n";
+  if (const EnergyTable e = energy_table(r); !e.unavailable.empty()) {
+    s += "<h2>Energy</h2>\n<p class=\"meta\">Unavailable: " + xml_escape(e.unavailable) + "</p>\n";
+  } else {
+    s += "<h2>Energy</h2>\n<p class=\"meta\">" +
+         xml_escape(fmt::format("{}: the counter's difference across each sample, as the mean power over the samples "
+                                "times the median time. Best ceilings: {}{}, {}{}.",
+                                e.source, e.best_flop_per_j, e.best_flop_ceiling.empty() ? "" : " by " + e.best_flop_ceiling,
+                                e.best_bytes_per_j, e.best_bytes_ceiling.empty() ? "" : " by " + e.best_bytes_ceiling)) +
+         "</p>\n<table>\n<tr><th>benchmark</th><th>J a run</th><th>mean power</th><th>hottest</th><th>FLOP/J</th>"
+         "<th>of the best</th><th>B/J</th><th>of the best</th></tr>\n";
+    for (const auto* rows : {&e.ceilings, &e.benchmarks})
+      for (const EnergyRow& row : *rows)
+        s += "<tr><td><code>" + xml_escape(row.name) + "</code></td>" + td(row.joules, true) + td(row.watts, true) +
+             td(row.temperature, true) + td(row.flop_per_j, true) + td(row.flop_share, true) +
+             td(row.bytes_per_j, true) + td(row.bytes_share, true) + "</tr>\n";
+    s += "</table>\n";
+  }
   const auto warnings = all_warnings(r);
   if (!warnings.empty()) s += "<h2>Warnings</h2>\n<ul>\n";
   for (const auto& [what, warning] : warnings)

@@ -24,6 +24,25 @@ std::string render_markdown_ladder(const Results& r) {
   return s + "\n";
 }
 
+// Energy: one line saying why there is none, or each benchmark's joules a run and work per joule
+// against the best ceiling's.
+std::string render_markdown_energy(const Results& r) {
+  const EnergyTable t = energy_table(r);
+  if (!t.unavailable.empty()) return "\n**Energy**: unavailable: " + md_cell(t.unavailable) + "\n";
+  std::string s = fmt::format(
+      "\n**Energy** ({}; the counter's difference across each sample, as the mean power over the samples times the "
+      "median time; the best ceilings: {}{}, {}{})\n\n",
+      md_cell(t.source), t.best_flop_per_j, t.best_flop_ceiling.empty() ? "" : " by " + md_code(t.best_flop_ceiling),
+      t.best_bytes_per_j, t.best_bytes_ceiling.empty() ? "" : " by " + md_code(t.best_bytes_ceiling));
+  s += "| benchmark | J a run | mean power | hottest | FLOP/J | of the best | B/J | of the best |\n";
+  s += "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto* rows : {&t.ceilings, &t.benchmarks})
+    for (const EnergyRow& e : *rows)
+      s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_code(e.name), e.joules, e.watts,
+                       e.temperature, e.flop_per_j, e.flop_share, e.bytes_per_j, e.bytes_share);
+  return s;
+}
+
 std::string render_markdown_counters(const Results& r) {
   std::string s;
   if (!r.counters.is_null() && !r.counters.value("available", false))
@@ -96,6 +115,7 @@ std::string render_markdown(const Results& r) {
                      md_cell(status_text(b)));
   }
   if (const auto spread = spread_of(r)) s += "\n**Spread**: " + md_cell(spread_text(*spread)) + "\n";
+  s += render_markdown_energy(r);
   const auto warnings = all_warnings(r);
   if (!warnings.empty()) s += "\n**Warnings**\n\n";
   for (const auto& [what, warning] : warnings) s += fmt::format("- {}: {}\n", md_code(what), md_cell(warning));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/power.h"
 #include "bench/stats.h"
 #include "reports/format.h"
 
@@ -24,6 +25,7 @@ void ConsoleProgress::measured(const BenchmarkResult& r) {
   if (m.stop_reason == "noise_floor") notes += ", above the noise target for sure";
   if (m.stop_reason == "max_samples") notes += ", at the sample limit";
   if (!m.throttled.empty()) notes += fmt::format(", {} throttled", m.throttled.size());
+  if (const auto e = energy_summary(m)) notes += fmt::format(", {} a run at {}", si(e->joules_per_run, "J"), si(e->mean_power_w, "W"));
   const std::string checked =
       r.timing_only ? std::string("UNVERIFIED, timing only") : fmt::format("verified, {} checked", r.verification.checked);
   out_ << line << " (" << checked << notes << ")\n" << std::flush;

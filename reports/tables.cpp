@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "bench/power.h"
 #include "bench/stats.h"
 #include "reports/format.h"
 #include "roofline/cupti/metrics.h"
@@ -171,6 +172,57 @@ std::vector<CounterRow> counter_rows(const Results& r) {
   return rows;
 }
 
+
+EnergyTable energy_table(const Results& r) {
+  EnergyTable t;
+  t.source = r.device.value("power", std::string());
+  if (t.source.rfind("unavailable: ", 0) == 0) {
+    t.unavailable = t.source.substr(13);
+    return t;
+  }
+  // Work per joule: a rate over the mean power of the samples it was measured in.
+  double best_flop = 0, best_bytes = 0;
+  std::string why_not;
+  for (const Ceiling& c : r.ceilings) {
+    const auto e = energy_summary(c.measurement, &why_not);
+    if (!e || !(c.value > 0)) continue;
+    EnergyRow row{c.name, si(e->joules_per_run, "J"), si(e->mean_power_w, "W")};
+    const double per_j = c.value / e->mean_power_w;
+    if (c.kind == CeilingKind::compute) {
+      row.flop_per_j = si(per_j, "FLOP/J");
+      if (per_j > best_flop) best_flop = per_j, t.best_flop_ceiling = c.name;
+    } else if (c.kind == CeilingKind::bandwidth) {
+      row.bytes_per_j = si(per_j, "B/J");
+      if (per_j > best_bytes) best_bytes = per_j, t.best_bytes_ceiling = c.name;
+    }
+    t.ceilings.push_back(std::move(row));
+  }
+  if (best_flop > 0) t.best_flop_per_j = si(best_flop, "FLOP/J");
+  if (best_bytes > 0) t.best_bytes_per_j = si(best_bytes, "B/J");
+  for (const BenchmarkResult& b : r.benchmarks) {
+    if (!b.measurement) continue;
+    const auto e = energy_summary(*b.measurement, &why_not);
+    if (!e) continue;
+    const Measurement& m = *b.measurement;
+    EnergyRow row{b.name, si(e->joules_per_run, "J"), si(e->mean_power_w, "W")};
+    if (!m.sample_temperature_c.empty())
+      row.temperature = fmt::format("{:.0f} °C", *std::max_element(m.sample_temperature_c.begin(), m.sample_temperature_c.end()));
+    if (b.flops > 0) {
+      const double per_j = b.flops / e->joules_per_run;
+      row.flop_per_j = si(per_j, "FLOP/J");
+      if (best_flop > 0) row.flop_share = fmt::format("{:.0f}%", 100 * per_j / best_flop);
+    }
+    if (b.bytes > 0) {
+      const double per_j = b.bytes / e->joules_per_run;
+      row.bytes_per_j = si(per_j, "B/J");
+      if (best_bytes > 0) row.bytes_share = fmt::format("{:.0f}%", 100 * per_j / best_bytes);
+    }
+    t.benchmarks.push_back(std::move(row));
+  }
+  if (t.ceilings.empty() && t.benchmarks.empty())
+    t.unavailable = why_not.empty() ? std::string("no sample carried an energy reading") : why_not;
+  return t;
+}
 
 std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r) {
   std::vector<std::pair<std::string, std::string>> out;

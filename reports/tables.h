@@ -66,6 +66,23 @@ struct CounterRow {
 };
 std::vector<CounterRow> counter_rows(const Results& r);
 
+// Energy (bench/power.h): every benchmark whose samples carried an energy counter, with its joules
+// a run, mean power, and work per joule against the best of this run's ceilings of that kind
+// (GFLOP/J over the compute ceilings, GB/J over the bandwidth ones). Where nothing was read,
+// `unavailable` says why (the device's own reason, or the counter's).
+struct EnergyRow {
+  std::string name, joules, watts, temperature = "—";
+  std::string flop_per_j = "—", flop_share = "—";   // "12.3 GFLOP/J", "81%" of the best ceiling's
+  std::string bytes_per_j = "—", bytes_share = "—";
+};
+struct EnergyTable {
+  std::string source;  // "NVML", "RAPL: package-0"
+  std::string best_flop_per_j = "—", best_flop_ceiling, best_bytes_per_j = "—", best_bytes_ceiling;
+  std::vector<EnergyRow> ceilings, benchmarks;
+  std::string unavailable;  // non-empty when no row has energy: why
+};
+EnergyTable energy_table(const Results& r);
+
 // Every warning of a run, ceilings first, then the benchmarks left out of it, as (what it is
 // about, the warning).
 std::vector<std::pair<std::string, std::string>> all_warnings(const Results& r);

@@ -539,7 +539,7 @@ TEST(Measure, SamplesBelowTheThrottleFractionOfTheWarmClockAreFlagged) {
   EXPECT_EQ(m.clock_limits, (std::vector<std::string>{"sw_power_cap"}));
   const auto w = measurement_warnings(m, o);
   ASSERT_EQ(w.size(), 1u);
-  EXPECT_NE(w[0].find("clock: 2 of 10 samples ran below 90% of the clock after warm-up (1.98 GHz; lowest 1.50 GHz); "
+  EXPECT_NE(w[0].find("clock: 2 of 10 samples (20%) ran below 90% of the clock after warm-up (1.98 GHz; lowest 1.50 GHz); "
                       "limited by sw_power_cap"),
             std::string::npos)
       << w[0];

@@ -1,0 +1,62 @@
+#pragma once
+// Power and energy around each timed sample: what the device's own counters say, never a figure
+// made up where they say nothing. The GPU reads NVML (bench/nvml.h); the CPU reads RAPL's energy
+// counters under /sys/class/powercap where the kernel exposes them (Rapl below).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofbench {
+
+struct Measurement;
+
+// One reading of the device's power state; each field absent where the device does not give it.
+struct PowerReading {
+  std::optional<double> energy_j;       // a monotonic energy counter, joules since some moment
+  std::optional<double> power_w;        // the power the device reports now (its own averaging window)
+  std::optional<double> temperature_c;  // the chip's temperature
+};
+
+// A measurement's energy, derived from its per-sample counters (never stored as the truth: a
+// results file's is derived again when it is read). The counters advance coarsely (RAPL about
+// every millisecond, NVML's every few to tens), so one sample's difference is 0 or a whole
+// update; summed over many samples it is an unbiased estimate. The mean power over the samples'
+// windows (each from just before the timed run to just after it: flushes left out) times the
+// median time is the energy of one run.
+struct EnergySummary {
+  double mean_power_w = 0;
+  double joules_per_run = 0;
+  int samples = 0;          // samples with an energy reading
+  int samples_counted = 0;  // of those, the ones whose counter advanced
+};
+// nullopt, with the reason in *why, where the samples carry no energy or the counter never moved.
+std::optional<EnergySummary> energy_summary(const Measurement& m, std::string* why = nullptr);
+
+// RAPL through the powercap sysfs: the package domains' energy_uj (intel-rapl:N; the kernel's AMD
+// driver names them the same), summed, each corrected for its wrap at max_energy_range_uj.
+class Rapl {
+ public:
+  // root: /sys/class/powercap, or a tree laid out like it (tests).
+  explicit Rapl(std::filesystem::path root = "/sys/class/powercap");
+  bool available() const { return !domains_.empty(); }
+  // Why nothing is read ("no /sys/class/powercap: ..."), or "" when available.
+  const std::string& why() const { return why_; }
+  // "RAPL: package-0, package-1" or "unavailable: " + why().
+  std::string describe() const;
+  // Joules since this object was made, summed over the packages; nullopt where a read fails.
+  std::optional<double> energy_j();
+
+ private:
+  struct Domain {
+    std::filesystem::path energy;
+    std::string name;
+    double range_uj = 0;
+    double last_uj = 0;
+    double total_uj = 0;
+  };
+  std::vector<Domain> domains_;
+  std::string why_;
+};
+
+}  // namespace roofbench

@@ -1,0 +1,266 @@
+// Clock, power and energy around each sample (bench/power.h, bench/nvml.h), on the CPU:
+//   - RAPL read from powercap trees laid out here (the real one, where this machine has it, is
+//     read by whatever run the machine makes; a VM usually exposes none, and says so);
+//   - NVML through its own code (Nvml's calls) with its answers REPLAYED from a trace written
+//     here: every record it makes says "replay", so none of it can pass for a real GPU.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "bench/harness.h"
+#include "bench/nvml.h"
+#include "bench/power.h"
+#include "bench/results.h"
+#include "reports/report.h"
+#include "tests/testing.h"
+
+using namespace roofbench;
+using namespace roofbench::testing;
+
+namespace {
+
+void write(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p) << text << "\n";
+}
+
+// A trace of NVML's answers, one list per query, each answered in turn (the last repeats).
+struct NvmlTrace {
+  std::vector<unsigned> clock_mhz;
+  std::vector<unsigned long long> reasons, energy_mj;
+  std::vector<unsigned> power_mw, temperature_c;
+  std::size_t clock_i = 0, reasons_i = 0, energy_i = 0, power_i = 0, temperature_i = 0;
+  template <class T>
+  static T next(const std::vector<T>& v, std::size_t& i) {
+    const T x = v.at(std::min(i, v.size() - 1));
+    ++i;
+    return x;
+  }
+};
+
+NvmlApi replay(NvmlTrace& t) {
+  NvmlApi api;
+  api.source = "replay: a trace written in tests/bench/test_power.cpp";
+  static int handle;
+  api.init = [] { return 0; };
+  api.shutdown = [] { return 0; };
+  api.by_pci = [](const char*, void** dev) {
+    *dev = &handle;
+    return 0;
+  };
+  api.clock = [&t](void*, int, unsigned* mhz) { return *mhz = NvmlTrace::next(t.clock_mhz, t.clock_i), 0; };
+  api.reasons = [&t](void*, unsigned long long* m) { return *m = NvmlTrace::next(t.reasons, t.reasons_i), 0; };
+  api.energy_mj = [&t](void*, unsigned long long* mj) { return *mj = NvmlTrace::next(t.energy_mj, t.energy_i), 0; };
+  api.power_mw = [&t](void*, unsigned* mw) { return *mw = NvmlTrace::next(t.power_mw, t.power_i), 0; };
+  api.temperature = [&t](void*, int, unsigned* c) {
+    return *c = NvmlTrace::next(t.temperature_c, t.temperature_i), 0;
+  };
+  api.power_limit_mw = [](void*, unsigned* mw) { return *mw = 700000, 0; };
+  return api;
+}
+
+// A GPU as the harness sees it, its NVML replayed; each sample takes 1.5 ms.
+class ReplayedGpu final : public Device {
+ public:
+  explicit ReplayedGpu(NvmlTrace& t) : nvml_(replay(t), "0000:00:00.0") {}
+  Backend backend() const override { return Backend::cpu; }
+  std::string name() const override { return "replayed"; }
+  nlohmann::json describe() const override { return {{"kind", "cpu"}, {"name", "replayed"}, {"power", power_source()}}; }
+  std::string timer() const override { return "replay"; }
+  std::size_t flush_bytes() const override { return 0; }
+  void flush_cache() override {}
+  double time_run(Instance& inst, Launch) override {
+    inst.run();
+    return 1.5e-3;
+  }
+  void synchronize() override {}
+  std::optional<double> clock_hz() override { return 1.98e9; }
+  std::optional<double> sample_clock_hz() override { return nvml_.sm_clock_hz(); }
+  std::vector<std::string> clock_limits() override { return nvml_.clock_limits(); }
+  PowerReading power_reading() override { return nvml_.power(); }
+  std::string power_source() const override { return nvml_.source(); }
+  const Nvml& nvml() const { return nvml_; }
+
+ private:
+  Nvml nvml_;
+};
+
+class Copy final : public Instance {
+ public:
+  void prepare(std::uint64_t) override { x_.assign(64, 1.0f); }
+  void run() override { y_ = x_; }
+  Verification verify() override {
+    Checker chk(tolerance_for(Precision::fp32), "every element");
+    for (std::size_t i = 0; i < x_.size(); ++i) chk.check(y_.at(i), x_[i], static_cast<std::int64_t>(i));
+    return chk.finish();
+  }
+
+ private:
+  std::vector<float> x_, y_;
+};
+
+MeasureOptions ten_samples() {
+  MeasureOptions o;
+  o.warmup_runs = 1;
+  o.min_samples = o.max_samples = 10;
+  o.min_time_s = 0;
+  o.target_rel_iqr = 0;  // never met: the sample cap stops it
+  o.stop_at_noise_floor = false;
+  return o;
+}
+
+}  // namespace
+
+TEST(Rapl, AMachineWithoutPowercapSaysSoAndReadsNothing) {
+  const auto root = scratch_path("rapl-none") / "powercap";
+  std::filesystem::remove_all(root);
+  Rapl rapl(root);
+  EXPECT_FALSE(rapl.available());
+  EXPECT_FALSE(rapl.energy_j());
+  EXPECT_NE(rapl.describe().find("unavailable: no " + root.string()), std::string::npos) << rapl.describe();
+  std::filesystem::create_directories(root / "intel-rapl:0:0");  // a subdomain alone is no package
+  EXPECT_NE(Rapl(root).why().find("no RAPL package domain"), std::string::npos) << Rapl(root).why();
+  std::filesystem::create_directories(root / "intel-rapl:0");  // a package whose counter cannot be read
+  write(root / "intel-rapl:0" / "name", "package-0");
+  EXPECT_NE(Rapl(root).why().find("energy_uj is not readable"), std::string::npos) << Rapl(root).why();
+}
+
+TEST(Rapl, PackagesAreSummedAndACounterThatWrapsIsCorrectedByItsRange) {
+  const auto root = scratch_path("rapl-two") / "powercap";
+  std::filesystem::remove_all(root);
+  write(root / "intel-rapl:0" / "name", "package-0");
+  write(root / "intel-rapl:0" / "max_energy_range_uj", "1000000");
+  write(root / "intel-rapl:0" / "energy_uj", "999000");
+  write(root / "intel-rapl:1" / "name", "package-1");
+  write(root / "intel-rapl:1" / "max_energy_range_uj", "1000000");
+  write(root / "intel-rapl:1" / "energy_uj", "5000");
+  write(root / "intel-rapl:0:0" / "energy_uj", "123");  // a core subdomain: inside package 0, not added
+  Rapl rapl(root);
+  ASSERT_TRUE(rapl.available()) << rapl.why();
+  EXPECT_EQ(rapl.describe(), "RAPL: package-0, package-1");
+  EXPECT_DOUBLE_EQ(*rapl.energy_j(), 0.0);
+  write(root / "intel-rapl:0" / "energy_uj", "3000");   // wrapped: 1000 + 3000 uJ
+  write(root / "intel-rapl:1" / "energy_uj", "25000");  // 20000 uJ
+  EXPECT_NEAR(*rapl.energy_j(), 0.024, 1e-12);
+  write(root / "intel-rapl:1" / "energy_uj", "garbage");
+  EXPECT_FALSE(rapl.energy_j());  // a failed read is no reading, never a made-up one
+}
+
+TEST(Energy, TheMeanPowerOverTheSamplesWindowsTimesTheMedianIsTheEnergyOfARun) {
+  Measurement m = measurement_of({1e-3, 1e-3, 2e-3, 1e-3});
+  std::string why;
+  EXPECT_FALSE(energy_summary(m, &why));
+  EXPECT_NE(why.find("no energy counter"), std::string::npos);
+  m.sample_energy_j = {0, 0, 0, 0};
+  m.sample_window_s = {1.1e-3, 1.1e-3, 2.1e-3, 1.1e-3};
+  EXPECT_FALSE(energy_summary(m, &why));  // a counter coarser than the samples: said, not guessed
+  EXPECT_NE(why.find("did not advance across any of the 4 samples"), std::string::npos) << why;
+  m.sample_energy_j = {0, 0.5, 0, 0.04};  // a counter that moves in whole updates
+  const auto e = energy_summary(m);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->mean_power_w, 0.54 / 5.4e-3, 1e-9);
+  EXPECT_NEAR(e->joules_per_run, 100.0 * m.stats.median, 1e-9);
+  EXPECT_EQ(e->samples, 4);
+  EXPECT_EQ(e->samples_counted, 2);
+}
+
+// REPLAYED: the clock read while a power-capped GEMM ran, the limits NVML gave with it, its power,
+// temperature and energy counter, per sample, through the harness and into the results file.
+TEST(NvmlReplayed, EachSampleGetsTheClockItRanAtItsLimitsPowerTemperatureAndEnergy) {
+  NvmlTrace t;
+  // The reference after the warm-up, then ten samples: three at a power-capped 1.52 GHz.
+  t.clock_mhz = {1980, 1980, 1980, 1980, 1980, 1520, 1520, 1520, 1980, 1980, 1980};
+  t.reasons = {0, 0, 0, 0, 0x4, 0x4, 0x4, 0, 0, 0};
+  t.energy_mj = {};
+  for (unsigned long long k = 0; k < 40; ++k) t.energy_mj.push_back(100000 + 1000 * k);  // 1 J a reading
+  t.power_mw = {650000, 690000};
+  t.temperature_c = {55, 61};
+  ReplayedGpu dev(t);
+  ASSERT_TRUE(dev.nvml().available()) << dev.nvml().why();
+  EXPECT_EQ(dev.nvml().power_limit_w(), 700.0);
+  Copy inst;
+  inst.prepare(1);
+  const MeasureOptions o = ten_samples();
+  const Measurement m = measure(dev, inst, o);
+  ASSERT_EQ(m.samples_s.size(), 10u);
+  EXPECT_EQ(m.throttled, (std::vector<int>{4, 5, 6}));
+  ASSERT_EQ(m.sample_clock_limits.size(), 10u);
+  EXPECT_EQ(m.sample_clock_limits[3], "");
+  EXPECT_EQ(m.sample_clock_limits[4], "sw_power_cap");
+  ASSERT_EQ(m.sample_energy_j.size(), 10u);
+  for (double j : m.sample_energy_j) EXPECT_DOUBLE_EQ(j, 1.0);
+  EXPECT_EQ(m.sample_power_w.size(), 10u);
+  EXPECT_DOUBLE_EQ(m.sample_power_w.back(), 690.0);
+  EXPECT_DOUBLE_EQ(m.sample_temperature_c.back(), 61.0);
+  const auto w = measurement_warnings(m, o);
+  ASSERT_FALSE(w.empty());
+  EXPECT_NE(w[0].find("3 of 10 samples (30%) ran below 90%"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("limited by sw_power_cap"), std::string::npos) << w[0];
+
+  // Into a results file and back: the series, and the energy derived from them again.
+  Results r = sample_results();
+  r.device = dev.describe();
+  r.benchmarks = {kernel("replayed", 2e9, 1e9, 1.5e-3)};
+  r.benchmarks[0].measurement = m;
+  const Results back = parse_results(dump_results(r));
+  const Measurement& b = *back.benchmarks[0].measurement;
+  EXPECT_EQ(b.sample_clock_limits, m.sample_clock_limits);
+  EXPECT_EQ(b.sample_energy_j, m.sample_energy_j);
+  EXPECT_EQ(b.sample_temperature_c, m.sample_temperature_c);
+  const auto e = energy_summary(b);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->joules_per_run, e->mean_power_w * 1.5e-3, 1e-12);
+  // The report says where the figures come from: a replay, never a GPU.
+  const std::string md = render_markdown(back);
+  EXPECT_NE(md.find("**Energy** (replay: a trace written"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 61 °C |"), std::string::npos);
+  EXPECT_NE(md.find("FLOP/J"), std::string::npos);
+}
+
+TEST(NvmlReplayed, CooldownWaitsForTheClockToComeBackBeforeTheNextSample) {
+  NvmlTrace t;
+  // Reference, sample 0 throttled; the cool-down polls 1.50, 1.50, then 1.98 GHz; sample 1.
+  t.clock_mhz = {1980, 1500, 1500, 1500, 1980, 1980};
+  t.reasons = {0x4};
+  t.energy_mj = {1};
+  t.power_mw = {1};
+  t.temperature_c = {1};
+  ReplayedGpu dev(t);
+  Copy inst;
+  inst.prepare(1);
+  MeasureOptions o = ten_samples();
+  o.min_samples = o.max_samples = 2;
+  o.cooldown_s = 5;
+  const Measurement m = measure(dev, inst, o);
+  EXPECT_EQ(m.throttled, std::vector<int>{0});
+  EXPECT_EQ(t.clock_i, 6u);  // every poll of the cool-down read the clock, and it stopped at 1.98
+  EXPECT_GE(m.cooldown_s, 0.03);
+  EXPECT_LT(m.cooldown_s, 5.0);  // it stopped once the clock came back, not at its limit
+  EXPECT_NE(measurement_warnings(m, o)[0].find("waited for the clock to recover"), std::string::npos);
+}
+
+TEST(Energy, WithoutAnyReadingTheReportSaysUnavailableAndWhy) {
+  Results r = sample_results();
+  r.device["power"] = "unavailable: no /sys/class/powercap: this kernel exposes no RAPL energy counters";
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("**Energy**: unavailable: no /sys/class/powercap"), std::string::npos) << md;
+  EXPECT_EQ(md.find("J a run"), std::string::npos);
+}
+
+TEST(Energy, AResultsFileWithPerSampleSeriesOfTheWrongLengthOrSignIsRefused) {
+  Results r = sample_results();
+  r.benchmarks = {kernel("a", 2e9, 1e9, 1e-3)};
+  nlohmann::json j = r;
+  auto& m = j["benchmarks"][0]["measurement"];
+  m["sample_energy_j"] = {1.0, 1.0};
+  m["sample_window_s"] = {1.0, 1.0};
+  EXPECT_THROW(parse_results(j.dump()), InputError);  // 3 samples, 2 values
+  m["sample_energy_j"] = {1.0, -1.0, 1.0};
+  m["sample_window_s"] = {1.0, 1.0, 1.0};
+  EXPECT_THROW(parse_results(j.dump()), InputError);
+  m["sample_energy_j"] = {1.0, 1.0, 1.0};
+  m.erase("sample_window_s");
+  EXPECT_THROW(parse_results(j.dump()), InputError);
+  m["sample_window_s"] = {1.0, 1.0, 1.0};
+  EXPECT_NO_THROW(parse_results(j.dump()));
+}
