@@ -91,7 +91,9 @@ json measurement_json(const Measurement& m) {
           {"sample_clock_hz", m.sample_clock_hz},
           {"throttled_samples", m.throttled},
           {"clock_limits", m.clock_limits}};
-  if (!m.sample_clock_limits.empty()) j["sample_clock_limits"] = m.sample_clock_limits;
+  // (A device that never names a limit, the CPU, would write an empty string a sample: left out.)
+  if (std::any_of(m.sample_clock_limits.begin(), m.sample_clock_limits.end(), [](const std::string& l) { return !l.empty(); }))
+    j["sample_clock_limits"] = m.sample_clock_limits;
   if (!m.sample_energy_j.empty()) {
     j["sample_energy_j"] = m.sample_energy_j;
     j["sample_window_s"] = m.sample_window_s;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The GPU baseline's targets, read off the files the suite wrote: one Markdown table.
 
-    scripts/targets.py BASELINE_DIR [--out FILE]
+    scripts/targets.py BASELINE_DIR [--out FILE] [--visits DIR]
 
 BASELINE_DIR is a folder of reports/baselines/ (scripts/visit-baseline.sh writes targets.md into
 it with this): results.json (the numbers stage's merged run), and where a later visit added them,
@@ -11,6 +11,11 @@ lessons): what was measured, from which benchmarks or ceilings, against what, an
 met; a target whose benchmarks the files do not hold says "not measured" and why. Every number
 comes from those files; nothing is typed in. Exit 0 when the table is written, 2 when the folder
 holds no results file of roofbench's.
+
+Each row's last column spreads its figure over every visit of the same GPU model: the baselines in
+--visits DIR (default: BASELINE_DIR's parent, reports/baselines/) whose results name the same
+device, listed under the table with their GPU's UUID, driver and power limit. A target met on
+one GPU and missed on another says so.
 
 Two rows recompute what the reports print (reports/format.cpp: run_time, spread_of): the run's
 wall time over its timed samples and the spread of the kernels of at least 50 us. The test
@@ -52,14 +57,16 @@ class Row:
     def __init__(self, what, wanted, source):
         self.what, self.wanted, self.source = what, wanted, source
         self.measured, self.verdict = "—", "not measured"
+        self.value = None  # the measured figure as a number, where there is one (the spread across visits)
 
     def missing(self, why):
         self.measured, self.verdict = "—", f"not measured: {why}"
         return self
 
-    def judge(self, text, ok):
+    def judge(self, text, ok, value=None):
         self.measured = text
         self.verdict = "—" if ok is None else ("met" if ok else "NOT MET")
+        self.value = value
         return self
 
 
@@ -114,7 +121,7 @@ def ceiling_ratio(bl, what, name, ref, wanted_ratio, source):
         other, other_text = o["value"], f"{ref} {si(o['value'], o['value_unit'])}"
     ratio = c["value"] / other
     text = f"{ratio:.2f} ({si(c['value'], c['value_unit'])} / {other_text})"
-    return row.judge(text, None if not wanted_ratio else ratio >= wanted_ratio)
+    return row.judge(text, None if not wanted_ratio else ratio >= wanted_ratio, ratio)
 
 
 def gemm_ratio(bl, what, variants, precision, size, unit, wanted, source):
@@ -144,7 +151,7 @@ def gemm_ratio(bl, what, variants, precision, size, unit, wanted, source):
     if best is None:
         return row.missing("; ".join(whys) or f"no {precision} GEMM of {variants or unit} at {size}³")
     ratio = t_ref / best_t
-    return row.judge(f"{ratio:.2f} (`{best}` {best_t * 1e3:.3g} ms, cuBLAS {t_ref * 1e3:.3g} ms)", ratio >= wanted)
+    return row.judge(f"{ratio:.2f} (`{best}` {best_t * 1e3:.3g} ms, cuBLAS {t_ref * 1e3:.3g} ms)", ratio >= wanted, ratio)
 
 
 def time_ratio(bl, what, slow, fast, lo, hi, source, wanted_text=None):
@@ -161,7 +168,7 @@ def time_ratio(bl, what, slow, fast, lo, hi, source, wanted_text=None):
         return row.missing(f"{fast}: {why}")
     ratio = ts / tf
     ok = None if lo is None and hi is None else ((lo is None or ratio >= lo) and (hi is None or ratio <= hi))
-    return row.judge(f"{ratio:.2f}× ({ts * 1e3:.3g} ms / {tf * 1e3:.3g} ms)", ok)
+    return row.judge(f"{ratio:.2f}× ({ts * 1e3:.3g} ms / {tf * 1e3:.3g} ms)", ok, ratio)
 
 
 def counters_file(bl):
@@ -201,7 +208,7 @@ def counter_rows(bl):
             return row.missing(f"{none_why} in {where}")
         name, got, declared = max(items, key=lambda x: abs(x[1] / x[2] - 1))
         return row.judge(f"{got / declared:.{digits}f} (`{name}`, {where}; {len(items)} {noun}, the farthest)",
-                         abs(got / declared - 1) <= tol)
+                         abs(got / declared - 1) <= tol, got / declared)
 
     farthest(saxpy, [(b["name"], counted(b, "dram"), b["bytes"]) for b in data["benchmarks"]
                      if b["name"].startswith("stream/saxpy/fp32/") and counted(b, "dram") is not None],
@@ -239,7 +246,8 @@ def run_cost_row(bl):
                      for c in r.get("ceilings", []))
     if timed <= 0:
         return row.missing("no timed samples")
-    return row.judge(f"{wall / timed:.1f}× ({wall:.0f} s, {timed:.1f} s of it in timed samples)", wall / timed <= 3)
+    return row.judge(f"{wall / timed:.1f}× ({wall:.0f} s, {timed:.1f} s of it in timed samples)", wall / timed <= 3,
+                     wall / timed)
 
 
 def quantile(xs, q):
@@ -268,7 +276,7 @@ def spread_row(bl):
     within = sum(1 for x, _ in rel if x <= 0.01)
     widest = max(rel)
     return row.judge(f"{within} of {len(rel)} within 1% (median {100 * quantile([x for x, _ in rel], 0.5):.2f}%; "
-                     f"widest {100 * widest[0]:.1f}%, `{widest[1]}`)", within == len(rel))
+                     f"widest {100 * widest[0]:.1f}%, `{widest[1]}`)", within == len(rel), within / len(rel))
 
 
 def overlap_row(bl):
@@ -292,7 +300,8 @@ def overlap_row(bl):
     closest = min(x[0] for x in eff)
     at = [x for x in eff if x[0] == closest]
     best = max(at, key=lambda x: x[1])
-    return row.judge(f"{best[1]:.2f} (`{best[2]}`: kernel / copy-in time by the roofs {best[3]:.2f})", best[1] >= 0.85)
+    return row.judge(f"{best[1]:.2f} (`{best[2]}`: kernel / copy-in time by the roofs {best[3]:.2f})", best[1] >= 0.85,
+                     best[1])
 
 
 def balance_of(bl, b):
@@ -385,7 +394,8 @@ def fused_share_row(bl, n):
     if c is None:
         return row.missing("no dram_copy ceiling")
     rate = bl.bench[name]["bytes"] / t
-    return row.judge(f"{rate / c['value']:.2f} ({si(rate, 'B/s')} / {si(c['value'], 'B/s')})", rate / c["value"] >= 0.9)
+    return row.judge(f"{rate / c['value']:.2f} ({si(rate, 'B/s')} / {si(c['value'], 'B/s')})", rate / c["value"] >= 0.9,
+                     rate / c["value"])
 
 
 def l2_row(bl):
@@ -393,30 +403,86 @@ def l2_row(bl):
     c = bl.ceiling("l2_read")
     if c is None:
         return row.missing("no l2_read ceiling")
-    return row.judge(si(c["value"], "B/s"), c["value"] >= 9.5e12 if bl.h200 else None)
+    return row.judge(si(c["value"], "B/s"), c["value"] >= 9.5e12 if bl.h200 else None, c["value"] / 1e12)
+
+
+def visits_of(bl, folder, root):
+    """Every baseline folder under root whose results hold the same device model as bl's, bl's first."""
+    out = [(os.path.basename(os.path.normpath(folder)), bl)]
+    if not root or not os.path.isdir(root):
+        return out
+    mine = os.path.realpath(folder)
+    for name in sorted(os.listdir(root)):
+        other = os.path.join(root, name)
+        path = os.path.join(other, "results.json")
+        if os.path.realpath(other) == mine or not os.path.isfile(path):
+            continue
+        try:  # a folder that is not a baseline of roofbench's is no visit
+            with open(path) as f:
+                d = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(d, dict) or d.get("schema") != "roofbench.results.v1":
+            continue
+        if (d.get("device") or {}).get("name") == bl.name:
+            out.append((name, Baseline(other)))
+    return out
+
+
+def spread_text(visits, i):
+    """Row i across the visits: the range of its figure, and how many met its target."""
+    rows = [rows_of_visit[i] for _, rows_of_visit in visits]
+    values = [r.value for r in rows if r.value is not None]
+    if not values:
+        return "—"
+    judged = [r for r in rows if r.verdict in ("met", "NOT MET")]
+    met = sum(1 for r in judged if r.verdict == "met")
+    lo, hi = f"{min(values):.2f}", f"{max(values):.2f}"
+    span = lo if lo == hi else f"{lo} to {hi}"
+    text = f"{span} over {len(values)}"
+    if judged:
+        text += f", met in {met} of {len(judged)}"
+        if 0 < met < len(judged):
+            text += ": MET ON SOME, NOT ALL"
+    return text
+
+
+def visit_line(name, bl):
+    d = bl.r.get("device", {})
+    limit = d.get("power_limit_w")
+    return (f"- `{name}`: GPU {d.get('uuid', 'UUID not recorded')}, driver {d.get('driver_version', 'not recorded')}, "
+            f"power limit {f'{limit:.0f} W' if isinstance(limit, (int, float)) else 'not recorded'}")
 
 
 def main():
     ap = argparse.ArgumentParser(description="The GPU baseline's targets from the files the suite wrote")
     ap.add_argument("folder")
     ap.add_argument("--out", help="write the table here (default: stdout)")
+    ap.add_argument("--visits", metavar="DIR",
+                    help="the folder of baselines whose visits of the same model are spread per target (default: "
+                         "the folder's parent, as reports/baselines/ is)")
     a = ap.parse_args()
     bl = Baseline(a.folder)
+    root = a.visits if a.visits is not None else os.path.dirname(os.path.abspath(os.path.normpath(a.folder)))
+    visits = [(name, rows(b)) for name, b in visits_of(bl, a.folder, root)]
     p = bl.r.get("provenance", {})
     lines = [f"### Targets: {bl.name}", "",
              f"From `results.json` (commit {str(p.get('git_commit', '?'))[:12]}, {p.get('utc_time', '?')})"
              + (", `counters/results.json`" if bl.counters else "")
              + (", `agreement.json`" if bl.agreement else "")
              + ", written by `scripts/targets.py`; every number is the suite's. `—`: shown, no target.", "",
-             "| target | measured | wanted | verdict | from |", "|---|---|---|---|---|"]
-    table = rows(bl)
-    for r in table:
-        cells = [r.what, r.measured, r.wanted, r.verdict, r.source]
+             f"| target | measured | wanted | verdict | from | across {len(visits)} visit(s) of this model |",
+             "|---|---|---|---|---|---|"]
+    table = visits[0][1]
+    for i, r in enumerate(table):
+        cells = [r.what, r.measured, r.wanted, r.verdict, r.source, spread_text(visits, i)]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     met = sum(1 for r in table if r.verdict == "met")
     judged = sum(1 for r in table if r.verdict in ("met", "NOT MET"))
     unmeasured = sum(1 for r in table if r.verdict.startswith("not measured"))
-    lines += ["", f"{met} of {judged} judged targets met; {unmeasured} not measured."]
+    lines += ["", f"{met} of {judged} judged targets met; {unmeasured} not measured.", "",
+              f"The visits of {bl.name} (each row's last column: the range of its figure over them):"]
+    lines += [visit_line(name, b) for name, b in visits_of(bl, a.folder, root)]
     text = "\n".join(lines) + "\n"
     if a.out:
         tmp = a.out + ".tmp"

@@ -162,7 +162,19 @@ for st in "${stages[@]}"; do
         rm -rf "${out:?}/$f"
       done
       cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
+      # The device the numbers are of, from its own results.json: which GPU, its driver, the power
+      # limit it ran under and where power and energy were read from (issue 47).
+      python3 - "$out/results.json" >"$tmp/device.md" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])).get("device", {})
+limit = d.get("power_limit_w")
+print(f"- device: {d.get('name', '?')}, UUID {d.get('uuid') or 'not recorded'}")
+print(f"- driver (CUDA driver API): {d.get('driver_version') or 'not recorded'}")
+print(f"- power limit: {f'{limit:.0f} W' if isinstance(limit, (int, float)) else 'not recorded'}")
+print(f"- power and energy: {d.get('power') or 'not recorded (a results file from before they were read)'}")
+PY
       section "The numbers stage" "$(fenced "$tmp/numbers/summary.txt")"
+      section "The device" "$tmp/device.md"
       ;;
     smoke)
       section "The smoke stage" "$(fenced "$tmp/smoke/summary.txt")"

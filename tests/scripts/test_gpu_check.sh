@@ -198,6 +198,11 @@ for st in smoke tests numbers repeat; do
     fail "visit-baseline: PROVENANCE.md has not one section of the $st stage"
 done
 grep -q "^device: cpu, .*commit $commit" "$tmp/committed/PROVENANCE.md" || fail "visit-baseline: no stage's device in PROVENANCE.md"
+# The device section: its power limit and where power and energy came from, said even when unread.
+[ "$(grep -c '^## The device$' "$tmp/committed/PROVENANCE.md")" -eq 1 ] || fail "visit-baseline: not one device section"
+grep -q '^- power limit: not recorded$' "$tmp/committed/PROVENANCE.md" || fail "visit-baseline: no power-limit line"
+grep -q '^- power and energy: \(RAPL: \|unavailable: \)' "$tmp/committed/PROVENANCE.md" ||
+  fail "visit-baseline: no power and energy line: $(grep -A5 '^## The device' "$tmp/committed/PROVENANCE.md")"
 cmp -s "$tmp/committed/results.json" "$tmp/numbers/baseline/results.json" || fail "visit-baseline: results.json is not the numbers stage's"
 
 # A later visit's stages add to that folder: its repeat stage takes the place of the first one's

@@ -38,7 +38,8 @@ def table(folder):
     for line in p.stdout.splitlines():
         if line.startswith("| ") and not line.startswith("| target") and not line.startswith("|---"):
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
-            rows[cells[0]] = {"measured": cells[1], "wanted": cells[2], "verdict": cells[3]}
+            rows[cells[0]] = {"measured": cells[1], "wanted": cells[2], "verdict": cells[3],
+                              "across": cells[5] if len(cells) > 5 else None}
     return p.stdout, rows
 
 
@@ -268,4 +269,38 @@ with tempfile.TemporaryDirectory() as tmp:
         p = subprocess.run([sys.executable, script, os.path.join(tmp, folder)], capture_output=True, text=True)
         if p.returncode == 0 or "targets:" not in p.stderr or p.stdout:
             fail(f"a folder '{folder}' was not refused: exit {p.returncode}, {p.stderr} {p.stdout[:100]}")
-print("targets: every row of a hand-built H200 folder judged as planted; missing inputs not measured; bad folders refused")
+
+# ---------------------------------------------------------------- 3. across the visits of one model
+# Two hand-built visits of an H200 (two GPUs), a target met on one and missed on the other, and an
+# H100 beside them that is no visit of the H200's.
+with tempfile.TemporaryDirectory() as tmp:
+    a = copy.deepcopy(results)
+    a["device"].update({"uuid": "aaaa0000", "driver_version": "13.0", "power_limit_w": 700.0})
+    b = copy.deepcopy(a)
+    b["device"].update({"uuid": "bbbb1111"})
+    del b["device"]["power_limit_w"]
+    for x in b["benchmarks"]:  # cuBLAS faster on the second GPU: wgmma/cuBLAS 0.93 there -> 0.83
+        if x["name"].startswith("gemm/cublas/bf16/M:8192"):
+            x["measurement"]["samples_s"] = [t * 0.83 / 0.93 for t in x["measurement"]["samples_s"]]
+    h100 = copy.deepcopy(a)
+    h100["device"]["name"] = "NVIDIA H100 80GB HBM3"
+    write(os.path.join(tmp, "h200-a"), a)
+    write(os.path.join(tmp, "h200-b"), b)
+    write(os.path.join(tmp, "h100"), h100)
+    write(os.path.join(tmp, "other"), {"schema": "something.else"})
+    text, rows = table(os.path.join(tmp, "h200-a"))
+    wg = rows["wgmma BF16 / cuBLAS, 8192³"]
+    if wg["verdict"] != "met" or wg["across"] != "0.83 to 0.93 over 2, met in 1 of 2: MET ON SOME, NOT ALL":
+        fail(f"wgmma across two visits: {wg}")
+    if rows["HBM read ceiling / datasheet"]["across"] != "0.95 over 2, met in 2 of 2":
+        fail(f"HBM read across two visits: {rows['HBM read ceiling / datasheet']}")
+    if "across 2 visit(s) of this model" not in text:
+        fail(f"the header does not count the visits: {text[:400]}")
+    for line in ("- `h200-a`: GPU aaaa0000, driver 13.0, power limit 700 W",
+                 "- `h200-b`: GPU bbbb1111, driver 13.0, power limit not recorded"):
+        if line not in text:
+            fail(f"no line '{line}' in {text[-400:]}")
+    if "h100" in text.split("The visits of")[-1]:
+        fail("an H100 is listed as a visit of the H200")
+print("targets: every row of a hand-built H200 folder judged as planted; missing inputs not measured; bad folders "
+      "refused; a target's spread across two visits of one model, met on one only")
