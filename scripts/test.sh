@@ -2,7 +2,7 @@
 # Installs what is missing, builds everything (CUDA code too when nvcc is there), and runs every
 # test with ctest. Tests labelled `gpu` are reported as skipped when no GPU is visible.
 # Then the host code again under AddressSanitizer and UndefinedBehaviorSanitizer (clang, preset
-# `asan`): the fast host tests, and each libFuzzer target for FUZZ_SECONDS (default 20) from the
+# `asan`): the fast host tests, and each libFuzzer target for FUZZ_SECONDS (default 10) from the
 # committed seeds (scripts/fuzz.sh; docs/reliability.md). FUZZ_SECONDS=0 leaves the fuzzing out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +18,7 @@ start=$SECONDS
 cmake --preset asan >/dev/null
 cmake --build --preset asan
 ctest --preset asan -j 2 --output-on-failure
-fuzz_seconds=${FUZZ_SECONDS:-20}
+fuzz_seconds=${FUZZ_SECONDS:-10}
 if [ "$fuzz_seconds" != 0 ]; then
   ./scripts/fuzz.sh "$fuzz_seconds" build/fuzz-runs
 fi
