@@ -1,7 +1,10 @@
 #pragma once
 // Builders for results models with known numbers, shared by the host tests.
+#include <gtest/gtest.h>
+
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -31,6 +34,12 @@ inline std::filesystem::path scratch_path(const std::string& name) {
 // The whole command line in this process (roofbench_main), as a binary of the test's own: the
 // variants the test registers run beside roofbench's.
 inline int run_main(std::vector<std::string> args) {
+  // roofbench_main may restart the process for OpenBLAS (bench/openblas_core.h) with roofbench's
+  // arguments, which carry no --gtest_filter: without this, the restarted test binary ran every
+  // test in it, and two such processes wrote into each other's scratch folders (a CI failure).
+  // So the restarted binary runs this test again, alone, and roofbench's run goes on there.
+  if (const auto* t = ::testing::UnitTest::GetInstance()->current_test_info())
+    setenv("GTEST_FILTER", (std::string(t->test_suite_name()) + "." + t->name()).c_str(), 1);
   args.insert(args.begin(), "roofbench");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
