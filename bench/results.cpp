@@ -189,7 +189,8 @@ json placement_json(const Placement& p) {
           {"launch_time_s", p.launch_time_s},
           {"model_time_s", p.model_time_s},
           {"noise", p.noise},
-          {"implausible", p.implausible}};
+          {"implausible", p.implausible},
+          {"work", p.work}};
 }
 Placement placement_from(const json& j) {
   Placement p;
@@ -210,6 +211,7 @@ Placement placement_from(const json& j) {
   p.model_time_s = j.value("model_time_s", 0.0);
   p.noise = j.value("noise", 0.0);
   p.implausible = j.value("implausible", false);
+  p.work = j.value("work", "declared");
   return p;
 }
 

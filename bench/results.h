@@ -76,6 +76,9 @@ struct Placement {
   // Above its roof by more than max(kRoofSlack, noise) (roofline/model.h): a number faster than
   // the machine, refused. Derived by the model on every load, like everything here.
   bool implausible = false;
+  // Whose work placed it: "declared" (its Work), or "counted" (it declares no bytes, and CUPTI
+  // counted them at its level: roofline/model.h, with_counted_work).
+  std::string work = "declared";
 };
 
 

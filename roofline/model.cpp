@@ -72,8 +72,43 @@ Roofs warm_roofs(const Roofs& roofs, Level level) {
   return warm;
 }
 
-std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std::string* why) {
+std::optional<BenchmarkResult> with_counted_work(const BenchmarkResult& b) {
+  if (b.bytes > 0 || !b.counters || !b.counters->ok()) return std::nullopt;
+  const auto counted = b.counters->bytes.find(b.level);
+  if (counted == b.counters->bytes.end() || !(counted->second > 0)) return std::nullopt;
+  BenchmarkResult c = b;
+  c.bytes = counted->second;
+  if (!(c.flops > 0)) c.flops = b.counters->flops.value_or(0);
+  return c;
+}
+
+std::string work_mismatch(const BenchmarkResult& b) {
+  if (!b.counters || !b.counters->ok()) return "";
+  std::vector<std::string> differ;
+  auto compare = [&](const char* what, double declared, double counted) {
+    if (declared > 0 && counted > 0 && std::fabs(counted / declared - 1) > kWorkMismatch)
+      differ.push_back(fmt::format("{} declared, {:.4g} counted ({:+.0f}%)", what, counted,
+                                   100 * (counted / declared - 1)));
+  };
+  if (const auto it = b.counters->bytes.find(b.level); it != b.counters->bytes.end())
+    compare(fmt::format("{:.4g} bytes at {}", b.bytes, to_string(b.level)).c_str(), b.bytes, it->second);
+  compare(fmt::format("{:.4g} FLOPs", b.flops).c_str(), b.flops, b.counters->flops.value_or(0));
+  if (differ.empty()) return "";
+  std::string text;
+  for (const auto& d : differ) text += (text.empty() ? "" : "; ") + d;
+  return fmt::format(
+      "roofline: the work declared and the work CUPTI counted differ by more than {:.0f}%: {}. Placed by the "
+      "declared work; counted above it, the kernel moves or computes more than its declaration says it must "
+      "(re-reads, a cache too small for its reuse, redundant work); counted below, its declaration is too high",
+      100 * kWorkMismatch, text);
+}
+
+std::optional<Placement> place(const BenchmarkResult& declared, const Roofs& roofs, std::string* why) {
+  // Nothing declared: the work its counters counted, the same way.
+  const std::optional<BenchmarkResult> counted = with_counted_work(declared);
+  const BenchmarkResult& b = counted ? *counted : declared;
   std::optional<Placement> p = place_on(b, roofs, why);
+  if (p && counted) p->work = "counted";
   // Timed warm, its bytes may have come from a cache: its level's roof is then no upper bound, and
   // only the fastest roof of the levels they could have come from can refuse it.
   if (p && p->implausible && !b.measurement->cold_cache)
@@ -90,7 +125,10 @@ std::optional<Placement> place_on(const BenchmarkResult& b, const Roofs& roofs, 
   if (!b.measured() || !b.measurement) return fail("not verified");
   const double t = b.measurement->stats.median;
   if (t <= 0) return fail("median time is zero");
-  if (b.bytes <= 0) return fail("declares no bytes");
+  if (b.bytes <= 0)
+    return fail(fmt::format("declares no bytes, and no counters counted any at {} (declare its work, or run it "
+                            "with --counters on a GPU)",
+                            to_string(b.level)));
   auto bw_it = roofs.bandwidth.find(b.level);
   if (bw_it == roofs.bandwidth.end()) return fail("no " + to_string(b.level) + " bandwidth ceiling was measured");
   const Ceiling& bw = *bw_it->second;
@@ -308,6 +346,10 @@ struct Cause {
 
 Cause likely_cause(const BenchmarkResult& b, const Roofs& roofs) {
   const Placement& p = *b.placement;
+  if (p.work == "counted")  // no declaration to doubt: CUPTI counted the work that placed it
+    return {"its work is what CUPTI counted, not a declaration: a timer that was fooled (work left running past the "
+            "end of its timed region) or a roof too low is the likely cause",
+            true};
   if (b.counters && b.counters->ok()) {  // counted work beside the declared: the first witness
     const auto counted = b.counters->bytes.find(b.level);
     if (counted != b.counters->bytes.end() && counted->second > 0 && b.bytes > 1.1 * counted->second)
@@ -446,6 +488,13 @@ void apply_model(Results& r) {
           "the measurement's spread, but a roof should not be passed at all",
           pl.roof_pct, binding_ceilings(pl), 100 * pl.noise));
     }
+    if (pl.work == "counted")
+      b.warnings.push_back(fmt::format(
+          "roofline: placed by the work CUPTI counted ({:.4g} bytes at {}, {:.4g} FLOPs{}): it declares no bytes",
+          pl.bytes_per_s * b.measurement->stats.median, to_string(b.level), pl.flop_per_s * b.measurement->stats.median,
+          b.flops > 0 ? ", as declared" : ""));
+    else if (const std::string w = work_mismatch(b); !w.empty())
+      b.warnings.push_back(w);
   }
   for (auto& [c, kernels] : weaker_than)
     c->warnings.push_back(

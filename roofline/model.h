@@ -45,7 +45,19 @@ struct Roofs {
 Roofs select_roofs(const std::vector<Ceiling>& ceilings);
 
 // Places a measured kernel; nullopt (with the reason in *why) when a roof it needs is missing.
+// A kernel that declares no bytes is placed by the work CUPTI counted for it (its counters' bytes
+// at its level, and their FLOPs where it declares none either): Placement::work says which.
 std::optional<Placement> place(const BenchmarkResult& b, const Roofs& roofs, std::string* why);
+
+// The kernel with the work its counters counted in place of the work it left undeclared: bytes at
+// its level, and FLOPs where it declares none. nullopt when it declares its bytes or nothing was
+// counted at its level.
+std::optional<BenchmarkResult> with_counted_work(const BenchmarkResult& b);
+
+// "" or a "roofline:" warning: the work declared and the work counted both exist and differ by more
+// than kWorkMismatch, in either direction, with both figures.
+inline constexpr double kWorkMismatch = 0.10;
+std::string work_mismatch(const BenchmarkResult& b);
 
 // A kernel timed warm (no flush before its samples) may find its bytes in any cache inside the
 // level it declares: these are the roofs with each such level's bandwidth roof, and each pass

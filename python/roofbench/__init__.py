@@ -45,7 +45,10 @@ class Benchmark:
     name       "family/variant/precision", precision one of fp64, fp32, fp16, bf16: the
                precision of its data, which sets the check's tolerance and the roof
     flops, bytes  the work of one call, declared: the fewest bytes it must move between memory
-               and the chip, and its floating-point operations (a multiply-add is two)
+               and the chip, and its floating-point operations (a multiply-add is two). On a
+               GPU run with counters=True they may be left out: the bytes and FLOPs CUPTI counts
+               for every kernel the callable launched place it (the record says "counted"), and
+               where both exist and differ by more than 10% the record warns with both
     params     {"n": 4096}: the problem size, part of the benchmark's name
     level      the memory level its bytes come from: "dram" (default), "l2", "l1"
     unit       "simd" (the CPU), "simt" (a GPU's CUDA cores), "tensor" (its tensor cores);
@@ -72,9 +75,6 @@ class Benchmark:
         for what, v in (("flops", flops), ("bytes", bytes)):
             if not isinstance(v, (int, float)) or not v >= 0 or v != v or v == float("inf"):
                 raise ValueError(f"{name}: {what} = {v!r}: a number of at least 0")
-        if not bytes:
-            raise ValueError(f"{name}: declare its work (bytes=, and flops= where it computes): the roofline "
-                             f"places a kernel by the bytes it must move and the FLOPs it does")
         self.fn, self.inputs, self.reference = fn, inputs, reference
         self.family, self.variant, self.precision = m.groups()
         self.name = name
@@ -102,6 +102,7 @@ class Result:
         self.roof_pct = p.get("roof_pct")
         self.bound = p.get("bound")
         self.implausible = bool(p.get("implausible"))
+        self.work = p.get("work")  # "declared", or "counted" (by CUPTI: it declared no bytes)
         self.flop_per_s = p.get("flop_per_s")
         self.bytes_per_s = p.get("bytes_per_s")
         self.warnings = list(record.get("warnings") or [])
@@ -114,7 +115,7 @@ class Result:
     def score(self):
         """The line `python -m roofbench score` prints for it."""
         return {"name": self.name, "time_s": self.median_s, "rel_iqr": self.rel_iqr, "roof_pct": self.roof_pct,
-                "bound": self.bound, "verified": self.verified, "implausible": self.implausible,
+                "bound": self.bound, "work": self.work, "verified": self.verified, "implausible": self.implausible,
                 "error": self.error, "ok": self.ok}
 
     def __repr__(self):
@@ -181,6 +182,12 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
     if len(set(names)) != len(names):
         raise ValueError(f"two benchmarks share a name: {sorted(n for n in names if names.count(n) > 1)}")
     backend = _backend(device)
+    for b in benchmarks:
+        if not b.bytes and not (counters and backend == "cuda"):
+            how = ("or run it with counters=True, and CUPTI counts them" if backend == "cuda" else
+                   "counting them needs a GPU: CUPTI, with counters=True")
+            raise ValueError(f"{b.name}: declare its work (bytes=, and flops= where it computes), {how}: the "
+                             f"roofline places a kernel by the bytes it must move and the FLOPs it does")
     _roofbench.forget()
     try:
         for b in benchmarks:

@@ -2,15 +2,16 @@
 an automated optimisation loop.
 
     python -m roofbench score FILE.py::fn --reference FILE.py::ref --inputs FILE.py::make_inputs \\
-        --name mylib/op/fp32 --flops N --bytes N [--device auto|cpu|cuda:N] [--quick] \\
+        --name mylib/op/fp32 --flops N --bytes N [--device auto|cpu|cuda:N] [--quick] [--counters] \\
         [--ceilings-from RESULTS] [--out DIR]
 
 FILE.py::fn names a callable in a Python file. --inputs defaults to `make_inputs` in fn's file;
 --flops, --bytes, --name and --params (JSON) default to the file's FLOPS, BYTES, NAME and PARAMS.
 Several kernels: repeat the positional argument (each with the same inputs and reference).
 
-Prints one JSON line per kernel on stdout: name, time_s, rel_iqr, roof_pct, bound, verified,
-implausible, error, ok; roofbench's console goes to stderr. Exit 0 when every kernel is checked and
+Prints one JSON line per kernel on stdout: name, time_s, rel_iqr, roof_pct, bound, work (whose
+work placed it: "declared", or "counted" by CUPTI with --counters on a GPU), verified, implausible,
+error, ok; roofbench's console goes to stderr. Exit 0 when every kernel is checked and
 plausible, 1 when one is wrong or implausible (or failed), 2 on bad input (one line on stderr).
 
 Its times are roofbench's own, from C++ (a steady clock around each call on the CPU, CUDA events
@@ -61,6 +62,8 @@ def score(argv):
     p.add_argument("--growth", type=float, default=None, help="the check's growth factor (default 1)")
     p.add_argument("--device", default="auto")
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--counters", action="store_true",
+                   help="count each kernel's bytes and FLOPs with CUPTI (a GPU): they place a kernel that declares none")
     p.add_argument("--ceilings-from", help="a results file of this machine whose ceilings to use")
     p.add_argument("--out", help="keep the results folder here")
     p.add_argument("--skip", help="roofbench run --skip: ceilings left out (a REGEX over their names)")
@@ -94,7 +97,7 @@ def score(argv):
     stdout = sys.stdout
     try:
         with contextlib.redirect_stdout(sys.stderr):  # what the kernels print, too: stdout is the JSON lines'
-            run = rb.run(benchmarks, device=a.device, quick=a.quick, out=a.out, seed=a.seed,
+            run = rb.run(benchmarks, device=a.device, quick=a.quick, out=a.out, seed=a.seed, counters=a.counters,
                          ceilings_from=a.ceilings_from, quiet_stdout=True,
                          options=["--skip", a.skip] if a.skip else [])
     except (rb.RunError, ValueError) as e:

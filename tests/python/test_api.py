@@ -119,10 +119,14 @@ class Api(unittest.TestCase):
     def test_bad_declarations_are_refused_before_anything_runs(self):
         with self.assertRaisesRegex(ValueError, "expected family/variant/precision"):
             rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "matmul")
-        with self.assertRaisesRegex(ValueError, "declare its work"):
-            rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32")
+        # No work declared: on the CPU nothing can count it, with counters or without.
+        undeclared = rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32")
+        for counters in (False, True):
+            with self.assertRaisesRegex(ValueError, "declare its work .*counting them needs a GPU"):
+                rb.run([undeclared], device="cpu", counters=counters)
         with self.assertRaisesRegex(ValueError, "declare its work"):  # FLOPs alone place nothing
-            rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32", flops=1)
+            rb.run([rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32", flops=1)],
+                   device="cpu")
         with self.assertRaisesRegex(ValueError, "flops = -1"):
             rb.Benchmark(np.matmul, matmul_inputs, matmul_reference, "numpy/matmul/fp32", flops=-1, bytes=1)
         with self.assertRaisesRegex(TypeError, "inputs must be a function"):

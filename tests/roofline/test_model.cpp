@@ -631,3 +631,69 @@ TEST(Ceilings, TheRoofIsTheMedianRateOfTheBetterPassWithThatPassesClock) {
   EXPECT_DOUBLE_EQ(once.value, 0.5e9);
   EXPECT_FALSE(once.value_end);
 }
+
+TEST(Model, AKernelThatDeclaresNoWorkIsPlacedByTheWorkItsCountersCounted) {
+  // Nothing declared (a Python callable with counters=True): CUPTI's 1e9 bytes at DRAM and 2e9
+  // FLOPs place it as kernel("a", 2e9, 1e9, 0.02) is placed by its declaration: 50%.
+  Results r = sample_results();
+  BenchmarkResult b = kernel("undeclared", 0, 0, 0.02);
+  b.counters = counters_of(2e9, 1e9, 3e9, 4e9);
+  r.benchmarks = {b};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_EQ(p.work, "counted");
+  EXPECT_DOUBLE_EQ(p.bytes_per_s, 50e9);
+  EXPECT_DOUBLE_EQ(p.flop_per_s, 100e9);
+  EXPECT_DOUBLE_EQ(p.roof_pct, 50.0);
+  ASSERT_EQ(r.benchmarks[0].warnings.size(), 1u);
+  EXPECT_NE(r.benchmarks[0].warnings[0].find("placed by the work CUPTI counted (1e+09 bytes at dram, 2e+09 FLOPs)"),
+            std::string::npos)
+      << r.benchmarks[0].warnings[0];
+  // Declared FLOPs stay the declared; only what is missing comes from the counters.
+  r.benchmarks[0].flops = 4e9;
+  apply_model(r);
+  EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->flop_per_s, 200e9);
+  // At the level it declares: counted L2 bytes for a kernel of L2 are its bytes. Not placed
+  // where nothing was counted there, with the way out in the reason.
+  r.benchmarks[0].flops = 0;
+  r.benchmarks[0].counters->bytes.erase(Level::dram);
+  EXPECT_FALSE(place(r.benchmarks[0], select_roofs(r.ceilings), nullptr));
+  // Without counters: not placed, and told how to be.
+  r.benchmarks = {kernel("undeclared", 0, 0, 0.02)};
+  apply_model(r);
+  EXPECT_FALSE(r.benchmarks[0].placement);
+  ASSERT_EQ(r.benchmarks[0].warnings.size(), 1u);
+  EXPECT_NE(r.benchmarks[0].warnings[0].find("declares no bytes, and no counters counted any at dram"),
+            std::string::npos);
+  EXPECT_NE(r.benchmarks[0].warnings[0].find("--counters on a GPU"), std::string::npos);
+}
+
+TEST(Model, WorkDeclaredAndCountedThatDifferByMoreThanTenPercentShowBothAndWarn) {
+  Results r = sample_results();
+  auto warnings_with = [&](double counted_flops, double counted_bytes) {
+    BenchmarkResult b = kernel("a", 2e9, 1e9, 0.02);
+    b.counters = counters_of(counted_flops, counted_bytes, 1e9, 1e9);
+    r.benchmarks = {b};
+    apply_model(r);
+    EXPECT_EQ(r.benchmarks[0].placement->work, "declared");
+    EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->roof_pct, 50.0);  // placed by the declared, always
+    return r.benchmarks[0].warnings;
+  };
+  EXPECT_TRUE(warnings_with(2e9, 1.09e9).empty());  // within 10% both ways
+  EXPECT_TRUE(warnings_with(1.9e9, 0.92e9).empty());
+  // Counted above (a kernel that re-reads) and below (a declaration too high), bytes and FLOPs.
+  auto above = warnings_with(2e9, 1.25e9);
+  ASSERT_EQ(above.size(), 1u);
+  EXPECT_NE(above[0].find("1e+09 bytes at dram declared, 1.25e+09 counted (+25%)"), std::string::npos) << above[0];
+  EXPECT_EQ(above[0].find("FLOPs declared"), std::string::npos);
+  auto below = warnings_with(1e9, 0.5e9);
+  ASSERT_EQ(below.size(), 1u);
+  EXPECT_NE(below[0].find("1e+09 bytes at dram declared, 5e+08 counted (-50%)"), std::string::npos) << below[0];
+  EXPECT_NE(below[0].find("2e+09 FLOPs declared, 1e+09 counted (-50%)"), std::string::npos) << below[0];
+  // Failed counters are no witness.
+  BenchmarkResult failed = kernel("a", 2e9, 1e9, 0.02);
+  failed.counters = counters_of(1e9, 0.5e9, 1e9, 1e9);
+  failed.counters->error = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+  EXPECT_EQ(work_mismatch(failed), "");
+}
