@@ -167,6 +167,11 @@ Interleaved interleave(const std::string& base_bin, const std::string& new_bin, 
   for (const char* own : {"--out", "--dry-run", "--profile"})
     if (has_flag(run_args, own))
       throw InputError(fmt::format("{} is not a run option here: each round writes its own folder under --out", own));
+  // The device every run takes, refused here, before any round starts, when it is none (DeviceSpec).
+  if (const std::string device = option_value(run_args, "--device"); !device.empty()) {
+    if (DeviceSpec::parse(device).kind == DeviceSpec::Kind::all)
+      throw InputError("--device all is a sweep of runs: an A/B compares two binaries on one device");
+  }
   ensure_writable_dir(out);
   ensure_writable_dir((fs::path(out) / "rounds").string());
   Interleaved il;

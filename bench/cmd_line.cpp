@@ -30,6 +30,18 @@ CLI::Validator number_in(double lo, double hi) {
       fmt::format("NUMBER in [{:g} - {:g}]", lo, hi));
 }
 
+// --device as DeviceSpec::parse reads it: an unknown one is the parser's own message.
+const CLI::Validator kDevice(
+    [](std::string& text) -> std::string {
+      try {
+        DeviceSpec::parse(text);
+        return {};
+      } catch (const InputError& e) {
+        return e.what();
+      }
+    },
+    "auto|cpu|cuda:N|all");
+
 // A seed is a 64-bit unsigned integer as written: no sign, no wrap-around, no saturation.
 const CLI::Validator kSeed(
     [](std::string& text) -> std::string {
@@ -57,9 +69,11 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                                         (ROOFBENCH_GIT_DIRTY == 1 ? " (with uncommitted changes)" : ""));
 
   auto add_run_options = [&c](CLI::App* sub, bool with_filter) {
-    sub->add_option("--device", c.run_args.device,
-                    "auto, cpu, cuda:N or all (auto: first GPU, else the CPU; all: one process per GPU, each into "
-                    "OUT/<host>-gpu<i>-<uuid>, or the CPU once)");
+    sub->add_option_function<std::string>(
+           "--device", [&c](const std::string& text) { c.run_args.device = DeviceSpec::parse(text); },
+           "auto, cpu, cuda:N or all (auto: first GPU, else the CPU; all: one process per GPU, each into "
+           "OUT/<host>-gpu<i>-<uuid>, or the CPU once)")
+        ->check(kDevice);
     sub->add_flag("--concurrent", c.run_args.concurrent,
                   "with --device all: every GPU at once (shows what they share: PCIe, the host's CPU); default one "
                   "after another (clean numbers)");
@@ -90,6 +104,12 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                     "back above the throttle fraction before the next sample (as nvbench's throttle recovery); the "
                     "wait is recorded per benchmark (default 0: no wait)")
         ->check(number_in(0.0, 60.0));
+    sub->add_option("--sustain", c.run_args.sustain_s,
+                    "measure the FP32 FMA, BF16 tensor and DRAM read ceilings a second time, each first held back to "
+                    "back for this many seconds, so that its clock settles under the power cap: the sustained roofs "
+                    "beside the burst ones, and each kernel placed against the roof of the clock it ran at (default "
+                    "10 on a GPU, 0 with --quick and on the CPU; 0: none)")
+        ->check(number_in(0.0, 600.0));
     sub->add_option("--min-samples", c.run_args.min_samples,
                     "samples a benchmark takes before the noise target may stop it (default 20; 10 with --quick): "
                     "more give compare's rank test the power to call a change on a noisy machine; the budget still "

@@ -61,6 +61,7 @@ PlanOptions plan_options(const RunArgs& a, bool ceilings_only) {
   p.ceilings = a.ceilings_from.empty();
   p.kernels = !ceilings_only;
   p.builtin = !a.no_builtin;
+  p.sustain_s = a.sustain_s;
   return p;
 }
 
@@ -121,7 +122,7 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
       r.benchmarks.push_back(jr->result);
       continue;
     }
-    if (jr->job.tag == kEndPass || jr->job.tag == kAgainPass) continue;  // merged into its start pass below
+    if (!jr->job.tag.empty()) continue;  // an end, again or sustained pass: merged into its start pass below
     auto pass = [&](const char* tag) -> const BenchmarkResult* {
       for (const JobResult* other : done)
         if (other->job.tag == tag && other->job.variant == jr->job.variant && other->job.params == jr->job.params &&
@@ -129,7 +130,8 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
           return &other->result;
       return nullptr;
     };
-    r.ceilings.push_back(make_ceiling(*jr->job.variant, jr->result, pass(kEndPass), r.device, pass(kAgainPass)));
+    r.ceilings.push_back(make_ceiling(*jr->job.variant, jr->result, pass(kEndPass), r.device, pass(kAgainPass),
+                                      pass(kSustainedPass)));
   }
   apply_model(r);
   return r;
@@ -165,19 +167,17 @@ struct StopSignals : StopSignalHandler {
 int dry_run(const RunArgs& a, bool ceilings_only, const MeasureOptions& opt) {
   Target target;
   std::string where;
-  const bool want_cuda = a.device.rfind("cuda:", 0) == 0;
+  const bool want_cuda = a.device.kind == DeviceSpec::Kind::cuda;
 #ifdef ROOFBENCH_HAVE_CUDA
   const bool gpu_here = cuda_device_count() > 0;
 #else
   const bool gpu_here = false;
 #endif
-  if (a.device != "cpu" && a.device != "auto" && !want_cuda)
-    throw InputError("unknown device '" + a.device + "' (expected auto, cpu or cuda:N)");
-  if (want_cuda || (a.device == "auto" && gpu_here)) {
+  if (want_cuda || (a.device.kind == DeviceSpec::Kind::automatic && gpu_here)) {
 #ifdef ROOFBENCH_HAVE_CUDA
     target.backend = Backend::cuda;
     if (gpu_here) {
-      const auto dev = open_device(a.device == "auto" ? "cuda:0" : a.device);
+      const auto dev = open_device(want_cuda ? a.device : DeviceSpec{DeviceSpec::Kind::cuda, 0});
       const nlohmann::json d = dev->describe();
       target.compute_capability = d.value("compute_capability", std::string());
       where = d.value("name", std::string("a GPU"));
@@ -187,7 +187,7 @@ int dry_run(const RunArgs& a, bool ceilings_only, const MeasureOptions& opt) {
                           target.compute_capability);
     }
 #else
-    throw InputError("device " + a.device + " asked for, but this roofbench was built without CUDA");
+    throw InputError("device " + a.device.text() + " asked for, but this roofbench was built without CUDA");
 #endif
   } else {
     where = cpu_info().model_name + " (cpu; OpenBLAS " + openblas_core_description() + ")";
@@ -213,11 +213,11 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
     res.provenance["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   const MeasureOptions opt = measure_options(a);
-  if (a.device == "all" && !a.dry_run) return run_every_device(a, ceilings_only, argc, argv);
+  if (a.device.kind == DeviceSpec::Kind::all && !a.dry_run) return run_every_device(a, ceilings_only, argc, argv);
   if (a.concurrent) throw InputError("--concurrent goes with --device all");
   if (a.dry_run) {
     RunArgs planned = a;  // --device all plans what one of its runs does
-    if (planned.device == "all") planned.device = "auto";
+    if (planned.device.kind == DeviceSpec::Kind::all) planned.device = DeviceSpec{};
     return dry_run(planned, ceilings_only, opt);
   }
 
@@ -259,6 +259,8 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   r.settings["filter"] = a.filter;
   r.settings["skip"] = a.skip;
   r.settings["builtin"] = !a.no_builtin;
+  // The hold of the sustained ceiling passes (0: none held).
+  r.settings["sustain_s"] = plan_options(a, false).sustain_for(dev->backend());
   r.settings["flush_bytes"] = dev->flush_bytes();
   r.settings["timer"] = dev->timer();
   if (const std::string launch = dev->launch_method(opt.hide_launch ? Launch::hidden : Launch::synchronous);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/device.h"
 #include "bench/harness.h"
 #include "reports/compare.h"
 
@@ -21,7 +22,7 @@ constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
 int run_command_line(int argc, char** argv);
 
 struct RunArgs {
-  std::string device = "auto";
+  DeviceSpec device;  // --device, parsed once (bench/device.h)
   std::string filter;
   std::string skip;  // --skip REGEX
   bool quick = false;
@@ -34,6 +35,7 @@ struct RunArgs {
   std::string out;
   std::uint64_t seed = MeasureOptions{}.seed;
   std::optional<double> noise_target_pct, budget_s, cooldown_s;
+  std::optional<double> sustain_s;  // --sustain: the hold of the sustained ceiling passes (PlanOptions::sustain_s)
   std::optional<int> min_samples;  // --min-samples: before the noise target or floor may stop sampling
   int placements = 1;  // --placements: fresh instances per benchmark (MeasureOptions::placements)
   bool counters = false;

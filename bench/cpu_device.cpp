@@ -103,31 +103,52 @@ std::unique_ptr<Device> make_cpu_device() {
   return std::make_unique<CpuDevice>();
 }
 
-std::unique_ptr<Device> open_device(const std::string& spec) {
-  if (spec == "cpu") return make_cpu_device();
-  if (spec == "auto") {
-#ifdef ROOFBENCH_HAVE_CUDA
-    if (cuda_device_count() > 0) return make_cuda_device(0);
-#endif
-    return make_cpu_device();
+DeviceSpec DeviceSpec::parse(const std::string& text) {
+  if (text == "auto") return {Kind::automatic, 0};
+  if (text == "cpu") return {Kind::cpu, 0};
+  if (text == "all") return {Kind::all, 0};
+  if (text.rfind("cuda:", 0) == 0) {
+    const std::string idx = text.substr(5);
+    if (!idx.empty() && idx.size() <= 4 && idx.find_first_not_of("0123456789") == std::string::npos)
+      return {Kind::cuda, std::stoi(idx)};
   }
-  if (spec.rfind("cuda:", 0) == 0) {
-    const std::string idx = spec.substr(5);
-    if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos || idx.size() > 4)
-      throw InputError("unknown device '" + spec + "' (expected auto, cpu or cuda:N)");
+  throw InputError("unknown device '" + text + "' (expected auto, cpu, cuda:N or all)");
+}
+
+std::string DeviceSpec::text() const {
+  switch (kind) {
+    case Kind::automatic: return "auto";
+    case Kind::cpu: return "cpu";
+    case Kind::cuda: return "cuda:" + std::to_string(index);
+    case Kind::all: return "all";
+  }
+  return "auto";
+}
+
+std::unique_ptr<Device> open_device(const DeviceSpec& spec) {
+  switch (spec.kind) {
+    case DeviceSpec::Kind::cpu: return make_cpu_device();
+    case DeviceSpec::Kind::automatic:
 #ifdef ROOFBENCH_HAVE_CUDA
-    std::string why;
-    const int n = cuda_device_count(&why);
-    const int i = std::stoi(idx);
-    if (i >= n)
-      throw InputError("no device " + spec + ": " + std::to_string(n) + " CUDA GPU(s) visible" +
-                       (why.empty() ? "" : " (CUDA says " + why + ")"));
-    return make_cuda_device(i);
+      if (cuda_device_count() > 0) return make_cuda_device(0);
+#endif
+      return make_cpu_device();
+    case DeviceSpec::Kind::all:
+      throw InputError("device all is one run per GPU, not one device (roofbench run --device all)");
+    case DeviceSpec::Kind::cuda: {
+#ifdef ROOFBENCH_HAVE_CUDA
+      std::string why;
+      const int n = cuda_device_count(&why);
+      if (spec.index >= n)
+        throw InputError("no device " + spec.text() + ": " + std::to_string(n) + " CUDA GPU(s) visible" +
+                         (why.empty() ? "" : " (CUDA says " + why + ")"));
+      return make_cuda_device(spec.index);
 #else
-    throw InputError("device " + spec + " asked for, but this roofbench was built without CUDA");
+      throw InputError("device " + spec.text() + " asked for, but this roofbench was built without CUDA");
 #endif
+    }
   }
-  throw InputError("unknown device '" + spec + "' (expected auto, cpu or cuda:N)");
+  throw InputError("unknown device");
 }
 
 }  // namespace roofbench

@@ -45,9 +45,22 @@ class Device {
   virtual std::string lost() { return ""; }
 };
 
-// "auto" (first CUDA GPU, else the CPU), "cpu" or "cuda:N". Throws InputError for an unknown
-// spec, a build without CUDA, or a GPU that is not there.
-std::unique_ptr<Device> open_device(const std::string& spec);
+// What --device names, parsed once where the command line is read (DeviceSpec::parse, the one
+// place that knows its spelling) and passed on as this type.
+struct DeviceSpec {
+  enum class Kind { automatic, cpu, cuda, all };
+  Kind kind = Kind::automatic;  // automatic: the first CUDA GPU, else the CPU
+  int index = 0;                // cuda: the N of cuda:N
+  // "auto", "cpu", "cuda:N" (N of 1 to 4 digits) or "all" (one process per GPU: cmd_run); any
+  // other text throws InputError, with what is expected.
+  static DeviceSpec parse(const std::string& text);
+  std::string text() const;  // as the command line spells it
+  bool operator==(const DeviceSpec& o) const { return kind == o.kind && index == o.index; }
+};
+
+// The device `spec` names. Throws InputError for `all` (a sweep of processes, not one device), a
+// build without CUDA, or a GPU that is not there.
+std::unique_ptr<Device> open_device(const DeviceSpec& spec);
 
 std::unique_ptr<Device> make_cpu_device();
 #ifdef ROOFBENCH_HAVE_CUDA

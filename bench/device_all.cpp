@@ -43,7 +43,8 @@ std::vector<std::string> child_arguments(const std::vector<std::string>& args, c
     }
     if ((a == "--device" || a == "--out") && i + 1 < args.size()) {
       if (a == "--device") {
-        if (args[i + 1] != "all") throw InputError("child_arguments: --device " + args[i + 1] + " is not all");
+        if (DeviceSpec::parse(args[i + 1]).kind != DeviceSpec::Kind::all)
+          throw InputError("child_arguments: --device " + args[i + 1] + " is not all");
         device = true;
       }
       ++i;  // both are put back below
@@ -242,7 +243,7 @@ int run_every_device(const RunArgs& a, bool ceilings_only, int argc, char** argv
 #endif
   if (gpus == 0) {  // the CPU backend: one run
     RunArgs cpu = a;
-    cpu.device = "cpu";
+    cpu.device = DeviceSpec{DeviceSpec::Kind::cpu, 0};
     cpu.concurrent = false;  // one run: nothing runs beside it
     cpu.out = base + "/" + host + "-cpu";
     std::cout << "roofbench: --device all: no GPU, so the CPU, once, into " << cpu.out

@@ -153,7 +153,9 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
         for (auto _ : state) {
           BenchmarkResult one;
           try {
-            one = run_benchmark(dev, *job.variant, job.params, opt, after);
+            MeasureOptions held = opt;
+            held.hold_s = job.hold_s;
+            one = run_benchmark(dev, *job.variant, job.params, held, after);
           } catch (const Interrupted& e) {
             state.SkipWithError(e.what());
             progress.stopped(e.what());

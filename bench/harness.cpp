@@ -112,6 +112,14 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   Measurement m;
   m.timer = dev.timer();
   m.cold_cache = opt.cold_cache;
+  if (opt.hold_s > 0) {  // a sustained pass: held back to back first, no flush to let it cool
+    const auto start = clock::now();
+    do {
+      dev.time_run(inst, Launch::synchronous);
+      throw_if_stopped();
+      m.held_s = std::chrono::duration<double>(clock::now() - start).count();
+    } while (m.held_s < opt.hold_s);
+  }
   for (int i = 0; i < opt.warmup_runs; ++i) {
     if (opt.cold_cache) dev.flush_cache();
     // The first warm-up is not held: a kernel whose module is not loaded yet (lazy loading) may

@@ -31,6 +31,10 @@ struct MeasureOptions {
   // After a throttled sample, wait up to this long for the clock to read above the throttle
   // fraction again before the next sample (polled every 10 ms; Measurement::cooldown_s).
   double cooldown_s = 0;
+  // Before the warm-up, run the kernel back to back for this long, untimed: a sustained ceiling
+  // pass (CeilingSpec::sustained), whose samples then see the clock the power cap and the heat
+  // settle at (Measurement::held_s).
+  double hold_s = 0;
   // False: every GPU sample starts after a synchronize, as under a profiler that serializes
   // launches (ncu, compute-sanitizer), where a stream held by a blocking kernel only times out.
   bool hide_launch = true;

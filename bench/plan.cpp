@@ -97,6 +97,10 @@ RunPlan plan_run(const Target& target, const PlanOptions& opt) {
   if (opt.ceilings || per_process_only)
     plan.jobs = ceiling_jobs(target, opt.quick, skip, "", &plan.not_run, per_process_only);
   plan.start_ceilings = plan.jobs.size();
+  if (const double hold = opt.sustain_for(target.backend); hold > 0)
+    for (std::size_t i = 0; i < plan.start_ceilings; ++i)
+      if (plan.jobs[i].variant->ceiling->sustained && !per_process_only)
+        plan.jobs.push_back({plan.jobs[i].variant, plan.jobs[i].params, kSustainedPass, hold});
   if (opt.ceilings && !opt.kernels && plan.jobs.empty())
     throw InputError(skip.pattern.empty()
                          ? fmt::format("no ceiling runs on the {} device", to_string(target.backend))
@@ -131,7 +135,7 @@ Estimate estimate_run(const RunPlan& plan, const MeasureOptions& opt, bool count
   const double warmup_s = opt.warmup_runs * opt.max_time_s / MeasureOptions::kMinSamples;
   for (const auto& j : plan.jobs) {
     ++e.jobs;
-    e.sampling_s += opt.max_time_s + warmup_s + kJobOverheadS;
+    e.sampling_s += opt.max_time_s + warmup_s + kJobOverheadS + j.hold_s;
     const double check_s = j.variant->work.host_bytes(j.params) / host_rate;
     e.checks_s += check_s * (std::max(1, opt.placements) + 1);  // each placement, and once more after the samples
     // A counter pass makes the inputs afresh before each of its (at most two) replay passes and

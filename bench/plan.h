@@ -3,6 +3,7 @@
 // registry alone, before anything is measured (`roofbench run --dry-run` prints it, and the GPU
 // check refuses a stage whose estimate exceeds its time limit).
 #include <cstddef>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ struct Job {
   const Variant* variant = nullptr;
   Params params;
   std::string tag;  // appended to the name when one benchmark runs twice: "pass:end"
+  double hold_s = 0;  // a sustained pass: run back to back this long before its samples (MeasureOptions::hold_s)
   std::string name() const { return variant->name(params) + (tag.empty() ? "" : "/" + tag); }
 };
 
@@ -24,6 +26,13 @@ inline constexpr const char* kEndPass = "pass:end";
 // A ceiling measured once more, after the end pass, because a kernel came out above it
 // (Ceiling::value_again).
 inline constexpr const char* kAgainPass = "pass:again";
+// A sustained ceiling (CeilingSpec::sustained) measured again after being held under load, right
+// after the start-of-run ceilings (Ceiling::value_sustained).
+inline constexpr const char* kSustainedPass = "pass:sustained";
+// How long a sustained pass is held by default on a GPU: long enough for the clock to settle under
+// the power cap (the first H200 visit's GEMMs stepped down after about 0.5 s of load). A CPU run,
+// and a quick run, holds none unless --sustain says so.
+inline constexpr double kDefaultSustainS = 10.0;
 
 // The device a run selects benchmarks for: its backend and, for a GPU, its compute capability
 // (variants built for another architecture are left out, each with why).
@@ -42,10 +51,17 @@ struct PlanOptions {
   bool ceilings = true;
   bool kernels = true;        // false: `roofbench ceilings`
   bool builtin = true;        // false (--no-builtin): roofbench's own families left out, the ceilings kept
+  // --sustain S: the hold of each sustained ceiling's second pass; 0 takes none. Unset: 
+  // kDefaultSustainS on a GPU in a full run, else 0.
+  std::optional<double> sustain_s;
+  double sustain_for(Backend backend) const {
+    return sustain_s ? *sustain_s : backend == Backend::cuda && !quick ? kDefaultSustainS : 0.0;
+  }
 };
 
 struct RunPlan {
-  std::vector<Job> jobs;            // ceilings first, the kernels, then the ceilings again
+  // ceilings first, their sustained passes, the kernels, then the ceilings again
+  std::vector<Job> jobs;
   std::size_t start_ceilings = 0;   // jobs[0, start_ceilings) are the start-of-run ceilings
   std::vector<NotRun> not_run;      // variants left out, each with why
 };

@@ -101,6 +101,7 @@ json measurement_json(const Measurement& m) {
   if (!m.sample_power_w.empty()) j["sample_power_w"] = m.sample_power_w;
   if (!m.sample_temperature_c.empty()) j["sample_temperature_c"] = m.sample_temperature_c;
   if (m.cooldown_s > 0) j["cooldown_s"] = m.cooldown_s;
+  if (m.held_s > 0) j["held_s"] = m.held_s;
   // Derived (energy_summary), written for readers of the file; derived again when it is read.
   std::string why;
   if (const auto e = energy_summary(m, &why))
@@ -147,6 +148,8 @@ Measurement measurement_from(const json& j) {
   };
   m.cooldown_s = j.value("cooldown_s", 0.0);
   if (!(m.cooldown_s >= 0) || !std::isfinite(m.cooldown_s)) throw InputError("a measurement's cooldown_s is not a non-negative time");
+  m.held_s = j.value("held_s", 0.0);
+  if (!(m.held_s >= 0) || !std::isfinite(m.held_s)) throw InputError("a measurement's held_s is not a non-negative time");
   per_sample("sample_clock_limits", m.sample_clock_limits);
   per_sample("sample_energy_j", m.sample_energy_j);
   per_sample("sample_window_s", m.sample_window_s);
@@ -190,7 +193,8 @@ json placement_json(const Placement& p) {
           {"model_time_s", p.model_time_s},
           {"noise", p.noise},
           {"implausible", p.implausible},
-          {"work", p.work}};
+          {"work", p.work},
+          {"roof_clock", p.roof_clock.empty() ? json(nullptr) : json(p.roof_clock)}};
 }
 Placement placement_from(const json& j) {
   Placement p;
@@ -212,6 +216,7 @@ Placement placement_from(const json& j) {
   p.noise = j.value("noise", 0.0);
   p.implausible = j.value("implausible", false);
   p.work = j.value("work", "declared");
+  if (auto it = j.find("roof_clock"); it != j.end() && it->is_string()) p.roof_clock = it->get<std::string>();
   return p;
 }
 
@@ -507,6 +512,8 @@ json ceiling_json(const Ceiling& c) {
           {"measurement_end", c.measurement_end ? measurement_json(*c.measurement_end) : json(nullptr)},
           {"value_again", opt(c.value_again)},
           {"measurement_again", c.measurement_again ? measurement_json(*c.measurement_again) : json(nullptr)},
+          {"value_sustained", opt(c.value_sustained)},
+          {"measurement_sustained", c.measurement_sustained ? measurement_json(*c.measurement_sustained) : json(nullptr)},
           {"level_roof", c.level_roof},
           {"reference_for", c.reference_for ? json(*c.reference_for) : json(nullptr)},
           {"warnings", c.warnings}};
@@ -518,7 +525,8 @@ const Measurement& Ceiling::roof_pass() const {
   const Measurement* best = &measurement;
   double v = value_start;
   if (value_end && measurement_end && *value_end > v) best = &*measurement_end, v = *value_end;
-  if (value_again && measurement_again && *value_again > v) best = &*measurement_again;
+  if (value_again && measurement_again && *value_again > v) best = &*measurement_again, v = *value_again;
+  if (value_sustained && measurement_sustained && *value_sustained > v) best = &*measurement_sustained;
   return *best;
 }
 
@@ -565,16 +573,23 @@ Ceiling ceiling_from(const json& j) {
   c.measurement = measurement_from(j.at("measurement"));
   c.value_start = j.at("value_start").get<double>();
   c.value_end = get_opt<double>(j, "value_end");
-  c.value_again = get_opt<double>(j, "value_again");  // absent before 2026-11-28
-  for (double v : {c.value, c.value_start, c.value_end.value_or(0), c.value_again.value_or(0)})
+  c.value_again = get_opt<double>(j, "value_again");          // absent before 2026-11-28
+  c.value_sustained = get_opt<double>(j, "value_sustained");  // absent before 2026-11-29
+  for (double v : {c.value, c.value_start, c.value_end.value_or(0), c.value_again.value_or(0),
+                   c.value_sustained.value_or(0)})
     if (!(v >= 0) || !std::isfinite(v))
       throw InputError("ceiling '" + c.name +
-                       "': \"value\", \"value_start\", \"value_end\" and \"value_again\" need finite numbers >= 0");
+                       "': \"value\", \"value_start\", \"value_end\", \"value_again\" and \"value_sustained\" need "
+                       "finite numbers >= 0");
   if (!j.at("measurement_end").is_null()) c.measurement_end = measurement_from(j.at("measurement_end"));
   if (auto it = j.find("measurement_again"); it != j.end() && !it->is_null())
     c.measurement_again = measurement_from(*it);
   if (c.value_again.has_value() != c.measurement_again.has_value())
     throw InputError("ceiling '" + c.name + "': \"value_again\" and \"measurement_again\" go together");
+  if (auto it = j.find("measurement_sustained"); it != j.end() && !it->is_null())
+    c.measurement_sustained = measurement_from(*it);
+  if (c.value_sustained.has_value() != c.measurement_sustained.has_value())
+    throw InputError("ceiling '" + c.name + "': \"value_sustained\" and \"measurement_sustained\" go together");
   c.warnings = j.value("warnings", std::vector<std::string>{});
   return c;
 }

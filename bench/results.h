@@ -42,6 +42,7 @@ struct Measurement {
   std::vector<std::string> sample_clock_limits;
   std::vector<double> sample_energy_j, sample_window_s;
   std::vector<double> sample_power_w, sample_temperature_c;
+  double held_s = 0;      // a sustained pass: seconds it ran back to back before its samples (MeasureOptions::hold_s)
   double cooldown_s = 0;  // seconds waited after throttled samples for the clock to recover (--cooldown)
   // With --placements N > 1: how many of samples_s (in order) each fresh instance took; empty
   // when the benchmark ran on one instance.
@@ -79,6 +80,10 @@ struct Placement {
   // Whose work placed it: "declared" (its Work), or "counted" (it declares no bytes, and CUPTI
   // counted them at its level: roofline/model.h, with_counted_work).
   std::string work = "declared";
+  // Which pass of its roofs placed it, where a roof of it was also measured sustained
+  // (CeilingSpec::sustained): "burst", or "sustained" when its samples' clock was nearer the
+  // sustained pass's (roofline/model.h, clock_matched). "" where no roof of it has two.
+  std::string roof_clock;
 };
 
 
@@ -218,7 +223,12 @@ struct Ceiling {
   // is refused as faster than the machine. Absent when not needed.
   std::optional<Measurement> measurement_again;
   std::optional<double> value_again;
-  // The pass `value` comes from: the start, end or again pass, whichever was fastest.
+  // A sustained ceiling's (CeilingSpec::sustained) pass held under load first (its
+  // Measurement::held_s): the roof where the clock settles under the power cap, beside the burst
+  // roof of the start pass. Absent for the others and when the run held none (--sustain 0).
+  std::optional<Measurement> measurement_sustained;
+  std::optional<double> value_sustained;
+  // The pass `value` comes from: the start, end, again or sustained pass, whichever was fastest.
   const Measurement& roof_pass() const;
   std::vector<std::string> warnings;
   // bandwidth: may be its level's roof (CeilingSpec::level_roof); false: used by name only

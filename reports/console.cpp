@@ -44,13 +44,15 @@ const std::map<std::string, std::string>& kind_meanings() {
 std::string render_console(const Results& r, bool verbose) {
   std::string s;
   s += fmt::format("\n{}\n{}\n\n", device_line(r), provenance_line(r));
-  s += fmt::format("{:<22} {:>14} {:>24} {:>28} {:>8}\n", "ceiling", "measured", "start / end", "reference", "ratio");
+  s += fmt::format("{:<22} {:>14} {:>34} {:>28} {:>8}\n", "ceiling", "measured", "start / end, sustained", "reference",
+                   "ratio");
   for (const auto& c : r.ceilings) {
     const CeilingReference ref = ceiling_reference(c);
-    s += fmt::format("{:<22} {:>14} {:>24} {:>28} {:>8}\n", ceiling_label(c), ceiling_value(c), ceiling_passes(c),
+    s += fmt::format("{:<22} {:>14} {:>34} {:>28} {:>8}\n", ceiling_label(c), ceiling_value(c), ceiling_passes(c),
                      ref.value, ref.ratio);
   }
   for (const auto& line : vendor_reference_lines(r)) s += "against the vendor's own: " + line + "\n";
+  for (const auto& line : sustained_lines(r)) s += "sustained: " + line + "\n";
   s += "\n";
 
   std::size_t w = 9;

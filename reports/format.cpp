@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/stats.h"
+#include "roofline/model.h"  // samples_clock_hz
 
 namespace roofbench {
 
@@ -265,13 +266,18 @@ std::string status_text(const BenchmarkResult& b) {
 }
 
 std::string ceiling_passes(const Ceiling& c) {
-  if (!c.value_end) return "";
-  // Both numbers in the prefix of the larger, so that they read side by side.
+  if (!c.value_end && !c.value_sustained) return "";
+  // The numbers in the prefix of the largest, so that they read side by side.
   static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   int i = 0;
-  for (double big = std::max(c.value_start, *c.value_end); big >= 999.5 && i < 6; big /= 1000) ++i;
+  for (double big = std::max({c.value_start, c.value_end.value_or(0), c.value_sustained.value_or(0)});
+       big >= 999.5 && i < 6; big /= 1000)
+    ++i;
   const double scale = std::pow(1000.0, i);
-  return fmt::format("{:.3g} / {:.3g} {}{}", c.value_start / scale, *c.value_end / scale, prefixes[i], c.value_unit);
+  std::string text = fmt::format("{:.3g}", c.value_start / scale);
+  if (c.value_end) text += fmt::format(" / {:.3g}", *c.value_end / scale);
+  if (c.value_sustained) text += fmt::format(", sustained {:.3g}", *c.value_sustained / scale);
+  return text + fmt::format(" {}{}", prefixes[i], c.value_unit);
 }
 
 CeilingReference ceiling_reference(const Ceiling& c) {
@@ -296,6 +302,26 @@ std::vector<std::string> vendor_reference_lines(const Results& r) {
     if (ours == r.ceilings.end() || ours->value_unit != vendor.value_unit) continue;  // no ratio of unlike rates
     lines.push_back(fmt::format("{} {} is {:.2f}× {} {}", ceiling_label(*ours), ceiling_value(*ours),
                                 ours->value / vendor.value, ceiling_label(vendor), ceiling_value(vendor)));
+  }
+  return lines;
+}
+
+std::vector<std::string> sustained_lines(const Results& r) {
+  std::vector<std::string> lines;
+  auto ghz = [](const std::optional<double>& hz) {
+    return hz ? fmt::format(" at {:.2f} GHz", *hz / 1e9) : std::string(" (clock not read)");
+  };
+  for (const auto& c : r.ceilings) {
+    if (!c.value_sustained || !c.measurement_sustained) continue;
+    const Measurement& held = *c.measurement_sustained;
+    std::string watts;
+    for (auto w = held.sample_power_w.rbegin(); w != held.sample_power_w.rend() && watts.empty(); ++w)
+      if (*w > 0) watts = fmt::format(", {:.0f} W at its end", *w);
+    const double burst = c.value_end ? std::max(c.value_start, *c.value_end) : c.value_start;
+    lines.push_back(fmt::format("{}: burst {}{}; held {:.3g} s, {} ({:.0f}% of the burst){}{}", ceiling_label(c),
+                                si(burst, c.value_unit), ghz(samples_clock_hz(c.measurement)), held.held_s,
+                                si(*c.value_sustained, c.value_unit), burst > 0 ? 100 * *c.value_sustained / burst : 0.0,
+                                ghz(samples_clock_hz(held)), watts));
   }
   return lines;
 }

@@ -57,6 +57,9 @@ std::string host_time_line(const Results& r, std::size_t top = 3);
 // "DRAM copy 3.05 TB/s is 1.02× DRAM memcpy 2.99 TB/s". A reference whose ceiling is not in the
 // file (skipped, or failed) gets no line.
 std::vector<std::string> vendor_reference_lines(const Results& r);
+// One line per ceiling measured sustained as well: "fp32_fma: burst 1 TFLOP/s at 1.98 GHz; held
+// 10 s, 800 GFLOP/s (80% of the burst) at 1.60 GHz, 650 W at its end".
+std::vector<std::string> sustained_lines(const Results& r);
 
 // How tightly the run timed the kernels long enough to be timed tightly: of the measured
 // benchmarks with a median of at least `min_median_s`, how many have an IQR within `target` of
@@ -86,7 +89,8 @@ struct CeilingReference {
 };
 CeilingReference ceiling_reference(const Ceiling& c);
 
-// "59.3 / 34.5 GB/s": the rate of the start and the end pass; "" when it ran once.
+// "59.3 / 34.5 GB/s": the rate of the start and the end pass, and ", sustained 50.1" before the
+// unit for a sustained ceiling's held pass; "" when it ran once.
 std::string ceiling_passes(const Ceiling& c);
 
 // Measured against declared: "1.02×"; "—" when nothing was declared.

@@ -60,6 +60,8 @@ code { font-size: 12px; }
   s += "</table>\n";
   for (const auto& line : vendor_reference_lines(r))
     s += fmt::format("<p class=\"meta\">Against the vendor's own, in the same run: {}</p>\n", xml_escape(line));
+  for (const auto& line : sustained_lines(r))
+    s += fmt::format("<p class=\"meta sustained\">Burst and sustained: {}</p>\n", xml_escape(line));
   for (const auto& c : r.ceilings)
     if (c.theoretical)
       s += fmt::format("<p class=\"meta\">{} theoretical peak: {} ({})</p>\n", xml_escape(ceiling_label(c)),

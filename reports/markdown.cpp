@@ -83,6 +83,11 @@ std::string render_markdown(const Results& r) {
                      ref.ratio.empty() ? "—" : ref.ratio);
   }
   s += "\n";
+  if (const auto held = sustained_lines(r); !held.empty()) {
+    s += "**Burst and sustained roofs** (each kernel is placed against the one of the clock it ran at):";
+    for (std::size_t i = 0; i < held.size(); ++i) s += (i ? "; " : " ") + md_cell(held[i]);
+    s += "\n\n";
+  }
   if (const auto vendor = vendor_reference_lines(r); !vendor.empty()) {
     s += "**Against the vendor's own routines**, measured in the same run:";
     for (std::size_t i = 0; i < vendor.size(); ++i) s += (i ? "; " : " ") + md_cell(vendor[i]);

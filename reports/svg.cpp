@@ -274,6 +274,52 @@ bool series_hollow(std::size_t i) {
   return (i / 8) % 2 == 1;
 }
 
+namespace {
+// Each roof measured sustained as well (CeilingSpec::sustained) as a dotted line under it, where
+// the clock settles under the power cap, with its value and clock on the right for a compute roof
+// and in its title for a bandwidth roof. Returns the lines and the labels.
+std::pair<std::string, std::string> sustained_roofs(const ChartLayout& L, const Roofs& roofs, double top_peak,
+                                                    double top_bw, std::vector<Box>& taken) {
+  std::string lines, labels;
+  const char* style = R"(stroke="#B35806" stroke-width="1.6" stroke-dasharray="2 3")";
+  for (const auto& [burst, view] : roofs.sustained) {
+    const Ceiling& c = *view;
+    const std::optional<double> hz = samples_clock_hz(c.measurement);
+    const std::string text = fmt::format("{} sustained {}{}", ceiling_label(c), ceiling_value(c),
+                                         hz ? fmt::format(" at {:.2f} GHz", *hz / 1e9) : std::string());
+    if (c.kind == CeilingKind::bandwidth) {
+      const double x_end = top_peak > 0 ? std::min(L.x_max, top_peak / c.value) : L.x_max;
+      lines += fmt::format(
+          R"(<line class="sustained-roof" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}>)"
+          "<title>{}</title></line>\n",
+          xml_escape(c.name), L.px_x(L.x_min), L.px_y(c.value * L.x_min), L.px_x(x_end), L.px_y(c.value * x_end), style,
+          xml_escape(text));
+      continue;
+    }
+    const double x_start = top_bw > 0 ? std::max(L.x_min, c.value / top_bw) : L.x_min;
+    const double y = L.px_y(c.value);
+    lines += fmt::format(
+        R"(<line class="sustained-roof" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}>)"
+        "<title>{}</title></line>\n",
+        xml_escape(c.name), L.px_x(x_start), y, L.px_x(L.x_max), y, style, xml_escape(text));
+    const double width = text_width(text, 10);
+    for (double ly : {y + 13, y - 5, y + 26, y - 18}) {
+      const Box b = text_box(L.right - 6 - width, ly, width, 10);
+      if (b.y0 < L.top || b.y1 > L.bottom) continue;
+      if (std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(b); })) continue;
+      taken.push_back(b);
+      labels += fmt::format(
+          R"(<text class="sustained-roof-label" x="{:.2f}" y="{:.2f}" text-anchor="end" fill="#B35806" )"
+          R"(font-size="10">{}</text>)"
+          "\n",
+          L.right - 6, ly, xml_escape(text));
+      break;
+    }
+  }
+  return {lines, labels};
+}
+}  // namespace
+
 std::string render_svg(const Results& r) {
   const ChartLayout L = layout_chart(r);
   const Roofs roofs = select_roofs(r.ceilings);
@@ -365,8 +411,10 @@ std::string render_svg(const Results& r) {
       }
     }
   }
+  const auto [held_lines, held_labels] = sustained_roofs(L, roofs, top_peak, top_bw, taken);
+  out(held_lines);
   out("</g>");
-  s += labels;
+  s += labels + held_labels;
 
   // A kernel's own roofs, beside the machine's lines: its math roof (FLOPs / Σ calls_f / rate_f,
   // from the transcendental ceilings), its launch roof (FLOPs / Σ launches_p / rate_p, from
@@ -547,6 +595,13 @@ std::string render_svg(const Results& r) {
       ly + 14, lx + 14, ly + 14));
   ly += 18;
   out(legend_text(lx + 18, "lower ceiling", ""));
+  if (!roofs.sustained.empty()) {
+    out(fmt::format(
+        R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#B35806" stroke-width="1.6" stroke-dasharray="2 3"/>)", lx,
+        ly + 14, lx + 14, ly + 14));
+    ly += 18;
+    out(legend_text(lx + 18, "sustained roof (held under load)", ""));
+  }
   out(fmt::format(
       R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#7F3C8D" stroke-width="2" stroke-dasharray="3 3"/>)", lx,
       ly + 14, lx + 14, ly + 14));

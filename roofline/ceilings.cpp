@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "bench/cpu_info.h"
 #include "roofline/datasheets.h"
 #include "roofline/gpu_peaks.h"
@@ -11,7 +13,7 @@ namespace roofbench {
 // The roof is the better of the two passes: a roof is what the machine can do, and a machine
 // that was slower in one pass (a busy neighbour, a warmer chip) could still do the other.
 Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const BenchmarkResult* end,
-                     const nlohmann::json& device, const BenchmarkResult* again) {
+                     const nlohmann::json& device, const BenchmarkResult* again, const BenchmarkResult* sustained) {
   double work = b.flops;
   if (v.ceiling->kind == CeilingKind::bandwidth) work = b.bytes;
   if (v.ceiling->kind == CeilingKind::transcendental) {
@@ -47,6 +49,13 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
     c.value = std::max(c.value, *c.value_again);
     c.method += "; measured once more after a kernel came out above it";
     for (const auto& w : again->warnings) c.warnings.push_back("again: " + w);
+  }
+  if (sustained) {
+    c.measurement_sustained = *sustained->measurement;
+    c.value_sustained = rate(*c.measurement_sustained);
+    c.value = std::max(c.value, *c.value_sustained);
+    c.method += fmt::format("; measured again held {:.3g} s under load first (sustained)", c.measurement_sustained->held_s);
+    for (const auto& w : sustained->warnings) c.warnings.push_back("sustained: " + w);
   }
   if (c.kind == CeilingKind::bandwidth) {
     c.level = v.ceiling->level;

@@ -13,7 +13,9 @@ namespace roofbench {
 // end-of-run one or nullptr; `again` the pass a run takes once more when a kernel came out above
 // the roof (Ceiling::value_again), or nullptr; `device` results.json's "device" of the machine
 // that measured it.
+// `sustained`: its sustained pass (CeilingSpec::sustained, held under load first), or nullptr.
 Ceiling make_ceiling(const Variant& v, const BenchmarkResult& start, const BenchmarkResult* end,
-                     const nlohmann::json& device, const BenchmarkResult* again = nullptr);
+                     const nlohmann::json& device, const BenchmarkResult* again = nullptr,
+                     const BenchmarkResult* sustained = nullptr);
 
 }  // namespace roofbench

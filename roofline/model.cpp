@@ -35,7 +35,49 @@ Roofs select_roofs(const std::vector<Ceiling>& ceilings) {
       if (!slot || c.value > slot->value) slot = &c;
     }
   }
+  auto view_of = [&r](const Ceiling* c) {
+    if (!c || !c->value_sustained || !c->measurement_sustained || r.sustained.count(c)) return;
+    auto v = std::make_shared<Ceiling>(*c);
+    v->value = v->value_start = *c->value_sustained;
+    v->measurement = *c->measurement_sustained;
+    v->measurement_end.reset();
+    v->value_end.reset();
+    v->measurement_again.reset();
+    v->value_again.reset();
+    r.sustained[c] = std::move(v);
+  };
+  for (const auto& [k, c] : r.compute) view_of(c);
+  for (const auto& [k, c] : r.bandwidth) view_of(c);
+  for (const auto& [k, c] : r.bandwidth_by_name) view_of(c);
   return r;
+}
+
+std::optional<double> samples_clock_hz(const Measurement& m) {
+  std::vector<double> hz;
+  for (double f : m.sample_clock_hz)
+    if (f > 0) hz.push_back(f);
+  if (hz.empty()) return m.clock_reference_hz;
+  std::sort(hz.begin(), hz.end());
+  const std::size_t n = hz.size();
+  return n % 2 ? hz[n / 2] : 0.5 * (hz[n / 2 - 1] + hz[n / 2]);
+}
+
+Roofs clock_matched(const Roofs& roofs, std::optional<double> clock_hz, std::set<std::string>* swapped) {
+  Roofs out = roofs;
+  if (!clock_hz || roofs.sustained.empty()) return out;
+  auto swap = [&](const Ceiling*& slot) {
+    const auto it = roofs.sustained.find(slot);
+    if (it == roofs.sustained.end()) return;
+    const auto burst = samples_clock_hz(slot->roof_pass()), held = samples_clock_hz(it->second->measurement);
+    if (!burst || !held || !(*held < (1 - kClockStep) * *burst)) return;  // no step between them: one roof
+    if (!(std::fabs(*clock_hz - *held) < std::fabs(*clock_hz - *burst))) return;
+    if (swapped) swapped->insert(slot->name);
+    slot = it->second.get();
+  };
+  for (auto& [k, c] : out.compute) swap(c);
+  for (auto& [k, c] : out.bandwidth) swap(c);
+  for (auto& [k, c] : out.bandwidth_by_name) swap(c);
+  return out;
 }
 
 namespace {
@@ -107,8 +149,22 @@ std::optional<Placement> place(const BenchmarkResult& declared, const Roofs& roo
   // Nothing declared: the work its counters counted, the same way.
   const std::optional<BenchmarkResult> counted = with_counted_work(declared);
   const BenchmarkResult& b = counted ? *counted : declared;
-  std::optional<Placement> p = place_on(b, roofs, why);
-  if (p && counted) p->work = "counted";
+  // Each roof at the clock the kernel's samples ran at: the sustained roof for a kernel that ran
+  // at the clock the power cap settles at, the burst roof otherwise.
+  std::set<std::string> swapped;
+  const Roofs matched = clock_matched(roofs, b.measurement ? samples_clock_hz(*b.measurement) : std::nullopt, &swapped);
+  std::optional<Placement> p = place_on(b, matched, why);
+  if (!p) return p;
+  if (counted) p->work = "counted";
+  for (const std::string& name : split_names(binding_ceilings(*p))) {  // the roofs that bind it
+    if (swapped.count(name)) p->roof_clock = "sustained";
+    for (const auto& [c, view] : roofs.sustained)
+      if (c->name == name && p->roof_clock.empty()) p->roof_clock = "burst";
+  }
+  // The gate holds it to the highest roofs the machine showed: above a sustained roof and not
+  // above the burst one, it ran at a clock between the two passes'.
+  if (p->implausible && !swapped.empty())
+    if (const auto burst = place_on(b, roofs, nullptr)) p->implausible = burst->implausible;
   // Timed warm, its bytes may have come from a cache: its level's roof is then no upper bound, and
   // only the fastest roof of the levels they could have come from can refuse it.
   if (p && p->implausible && !b.measurement->cold_cache)
@@ -482,6 +538,15 @@ void apply_model(Results& r) {
           pl.roof_pct, binding_ceilings(pl),
           w ? fmt::format(" (against the fastest cache's, {}, it is at {:.0f}%)", binding_ceilings(*w), w->roof_pct)
             : ""));
+    } else if (pl.roof_pct > 100.0 * (1.0 + plausibility_allowance(pl)) && pl.roof_clock == "sustained") {
+      // Not refused by the burst roofs (place()): read at the sustained roof of its clock, it ran
+      // faster than that pass, at a clock between the two passes'.
+      const auto counted = with_counted_work(b);
+      const auto burst = place_on(counted ? *counted : b, roofs, nullptr);
+      b.warnings.push_back(fmt::format(
+          "roofline: at {:.0f}% of the sustained roof of its clock ({}), but {:.0f}% of the burst roof: its "
+          "samples ran at a clock between the two passes', and the burst roof, the upper bound, holds",
+          pl.roof_pct, binding_ceilings(pl), burst ? burst->roof_pct : 0.0));
     } else if (pl.roof_pct > 100.0 * (1.0 + kRoofSlack)) {
       b.warnings.push_back(fmt::format(
           "roofline: at {:.0f}% of its roof ({}), above it by less than the run's own noise (±{:.1f}%): within "

@@ -25,7 +25,9 @@
 // the best FLOP rate of each precision on each unit, and the best call rate of each math function.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,9 +42,24 @@ struct Roofs {
   std::map<std::pair<Precision, Unit>, const Ceiling*> compute;  // by (precision, unit)
   std::map<std::string, const Ceiling*> transcendental;          // by function
   std::map<std::string, const Ceiling*> launch;                  // by launch path
+  // Each roof measured sustained as well (Ceiling::value_sustained): its sustained view, a copy
+  // whose value and pass are the sustained pass's. clock_matched() puts it in the roof's place.
+  std::map<const Ceiling*, std::shared_ptr<const Ceiling>> sustained;
 };
 
 Roofs select_roofs(const std::vector<Ceiling>& ceilings);
+
+// The clock a measurement's samples ran at: the median of its per-sample readings, else the
+// reading after its warm-up; none where neither was read.
+std::optional<double> samples_clock_hz(const Measurement& m);
+
+// The roofs for a kernel whose samples ran at `clock_hz`: each roof with a sustained pass whose
+// clock read more than kClockStep below its burst pass's is replaced by its sustained view when
+// the kernel's clock is nearer the sustained pass's than the burst's. A roof is read at the clock
+// the kernel ran at; the plausibility gate still holds the kernel to the burst roofs (place()).
+inline constexpr double kClockStep = 0.02;
+// `swapped`, where given, gets the names of the roofs replaced.
+Roofs clock_matched(const Roofs& roofs, std::optional<double> clock_hz, std::set<std::string>* swapped = nullptr);
 
 // Places a measured kernel; nullopt (with the reason in *why) when a roof it needs is missing.
 // A kernel that declares no bytes is placed by the work CUPTI counted for it (its counters' bytes

@@ -69,6 +69,11 @@ struct CeilingSpec {
   // from a file (--ceilings-from): a rate that depends on the process's own state (launches per
   // second: its driver queues, its OpenMP pool), which another process's figure does not bound.
   bool per_process = false;
+  // Measured twice: the burst pass at the start of the run, from a device that has been idle, and
+  // a sustained pass held back to back for `run --sustain S` seconds first, so that its clock has
+  // settled where the power cap and the heat put it. The chart draws both roofs, and a kernel is
+  // placed against the one whose clock its own samples ran at (docs/measurement.md).
+  bool sustained = false;
 };
 
 struct Variant {

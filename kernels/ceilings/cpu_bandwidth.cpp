@@ -301,6 +301,7 @@ Variant make(StreamOp op) {
   v.sizes = vector_sizes({n});
   v.quick_sizes = v.sizes;
   v.test_sizes = vector_sizes({16, 4096 + 16, (1 << 20) + 48});
+  v.ceiling->sustained = op == StreamOp::read;
   v.make = [op](const Params& p) { return std::make_unique<CpuStream>(op, p); };
   return v;
 }

@@ -2,6 +2,7 @@
 // in registers, with no memory traffic. Run only these: roofbench ceilings --device cpu
 #include <cmath>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -185,6 +186,7 @@ Variant make() {
   v.ceiling = CeilingSpec{v.variant, CeilingKind::compute, Level::dram,
                           "OpenMP on all cores, " + cpu.isa + " FMA intrinsics, " + std::to_string(s.chains) +
                               " independent accumulators per thread"};
+  v.ceiling->sustained = std::is_same_v<T, float>;
   v.make = [](const Params& p) { return std::make_unique<CpuFma<T>>(p); };
   return v;
 }

@@ -152,6 +152,7 @@ Variant make(StreamOp op) {
   v.sizes = vector_sizes({1LL << 28});
   v.quick_sizes = vector_sizes({1LL << 26});
   v.test_sizes = vector_sizes({4, 4096 + 4, 1 << 20});
+  v.ceiling->sustained = op == StreamOp::read;  // HBM's roof, held
   v.make = [op](const Params& p) { return std::make_unique<GpuStream>(op, p); };
   return v;
 }

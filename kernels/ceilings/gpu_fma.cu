@@ -164,6 +164,7 @@ Variant make() {
   v.test_sizes = {fma_params(1, 1), fma_params(264, 100)};
   v.ceiling = CeilingSpec{Tr::kName, CeilingKind::compute, Level::dram,
                           fmt::format("{} chains in registers, 8 per thread, 65536 short blocks", Tr::kHow)};
+  v.ceiling->sustained = Tr::kPrecision == Precision::fp32;  // the SIMT roof of the FP32 GEMMs
   v.make = [](const Params& p) { return std::make_unique<GpuFma<Tr>>(p); };
   return v;
 }

@@ -154,6 +154,7 @@ Variant make() {
   v.ceiling = CeilingSpec{v.variant, CeilingKind::compute, Level::dram,
                           "mma.sync m16n8k16 on register fragments loaded once, 8 accumulators per warp: the "
                           "instruction ceiling of WMMA and sm_80-style kernels"};
+  v.ceiling->sustained = kBf16;  // the roof of the BF16 WMMA GEMMs, which throttle under the power cap
   v.make = [](const Params& p) { return std::make_unique<GpuMma<kBf16>>(p); };
   return v;
 }

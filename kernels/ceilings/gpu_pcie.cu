@@ -11,6 +11,7 @@
 
 #include "roofbench/cuda.h"
 #include "roofbench/host_buffer.h"
+#include "kernels/ceilings/pcie_names.h"
 #include "kernels/ceilings/stream_ceilings.h"
 
 namespace roofbench::ceilings {
@@ -114,7 +115,7 @@ class GpuDuplex final : public Instance {
 
 // ---------------------------------------------------------------- registration
 Variant make_duplex() {
-  Variant v = bandwidth_ceiling_variant("pcie_duplex_pinned", Backend::cuda, Level::pcie,
+  Variant v = bandwidth_ceiling_variant(kPcieDuplexPinned, Backend::cuda, Level::pcie,
                                         "a cudaMemcpyAsync of n floats to the GPU and one of n floats from it, on two "
                                         "streams at once, pinned host memory, timed with events on the default stream");
   v.ceiling->level_roof = false;
@@ -134,7 +135,10 @@ ROOFBENCH_REGISTER(make_duplex());
 
 Variant make(bool to_device, bool pinned) {
   const std::string dir = to_device ? "h2d" : "d2h", mem = pinned ? "pinned" : "pageable";
-  Variant v = bandwidth_ceiling_variant("pcie_" + dir + "_" + mem, Backend::cuda, Level::pcie,
+  Variant v = bandwidth_ceiling_variant(
+      pcie_ceiling_name(to_device ? Direction::to_device : Direction::from_device,
+                        pinned ? HostMemory::pinned : HostMemory::pageable),
+      Backend::cuda, Level::pcie,
                                         "one cudaMemcpy of n floats " + std::string(to_device ? "to" : "from") +
                                             " the GPU, " + mem + " host memory, timed with events on the default stream");
   v.work = Work().read<float>(std::string("n floats over the host link, ") + (to_device ? "to" : "from") + " the GPU",

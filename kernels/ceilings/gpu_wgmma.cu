@@ -151,6 +151,7 @@ Variant make() {
   v.ceiling = CeilingSpec{v.variant, CeilingKind::compute, Level::dram,
                           "back-to-back wgmma m64n256k16 from shared memory, 16 per commit group: the tensor peak "
                           "Hopper's datasheet quotes"};
+  v.ceiling->sustained = kBf16;  // the roof of the BF16 wgmma GEMMs and cuBLAS
   v.make = [](const Params& p) { return std::make_unique<GpuWgmma<kBf16>>(p); };
   return v;
 }

@@ -28,6 +28,8 @@
 #include <cmath>
 #include <initializer_list>
 #include <string>
+
+#include "kernels/ceilings/pcie_names.h"
 #include <vector>
 
 #include "bench/registry.h"
@@ -90,19 +92,20 @@ inline Variant overlap_variant(Form f) {
   v.reference = "x + (iters/2)/4096, negated for odd iters, in FP64 (exact)";
   const Count n = Count::param("n");
   Work w;
-  w.phase("H2D: x to the GPU", "pcie_h2d_pinned")
+  using ceilings::Direction, ceilings::HostMemory, ceilings::pcie_ceiling_name;
+  w.phase("H2D: x to the GPU", pcie_ceiling_name(Direction::to_device, HostMemory::pinned))
       .read<float>("x over PCIe", n)
       .phase("kernel: iters FMAs per element")
       .read<float>("x", n)
       .write<float>("y", n)
       .flops(2 * n * Count::param("iters"), "an FMA is 2")
-      .phase("D2H: y to the host", "pcie_d2h_pinned")
+      .phase("D2H: y to the host", pcie_ceiling_name(Direction::from_device, HostMemory::pinned))
       .write<float>("y over PCIe", n);
   // Chunk i runs on stream i mod S: with S = 2 a stream's next copy in waits for its last copy out.
   // The copies in and out of a pipeline run at once, both ways over one link: together no faster
   // than the link with both directions busy (pcie_duplex_pinned), which is less than twice the
   // slower one-way ceiling where the link is not full duplex.
-  if (f != Form::serial) w.pipelined(Count::param("chunks"), Count(streams_of(f))).shared_link("pcie_duplex_pinned");
+  if (f != Form::serial) w.pipelined(Count::param("chunks"), Count(streams_of(f))).shared_link(ceilings::kPcieDuplexPinned);
   v.work = w;
   if (f != Form::serial) v.compared_with = "overlap/serial/fp32";
   // run() waits for the pageable copies; for one timing method across the lesson, every form's

@@ -456,6 +456,20 @@ TEST(Measure, TheLeastSamplingTimeIsWallTimeSoATinyKernelStopsByItsNoiseRuleNotT
   EXPECT_LT(m.samples_s.size(), 100000u);
 }
 
+TEST(Measure, ASustainedPassRunsTheKernelBackToBackForItsHoldBeforeItsWarmUp) {
+  ScriptedDevice dev;
+  auto inst = toy("good", Defect::none).make({{"n", 16}});
+  MeasureOptions o = scripted_options();
+  o.hold_s = 0.05;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Measurement m = measure(dev, *inst, o);
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.05);
+  EXPECT_GE(m.held_s, 0.05);
+  EXPECT_EQ(dev.flushes, m.stats.n + 1);  // none while held: the hold does not let it cool
+  EXPECT_GT(dev.runs, m.stats.n + 1);     // held runs, then the warm-up and the samples
+  EXPECT_EQ(measure(dev, *inst, scripted_options()).held_s, 0.0);
+}
+
 TEST(Measure, StopsOnceTheNoiseTargetIsMetAfterTheMinimumSamples) {
   ScriptedDevice dev;
   auto inst = toy("good", Defect::none).make({{"n", 16}});
@@ -708,11 +722,13 @@ TEST(GbenchRunner, UnknownGoogleBenchmarkFlagIsAnInputError) {
 }
 
 TEST(Devices, UnknownDeviceSpecsAreInputErrors) {
-  EXPECT_THROW(open_device("gpu"), InputError);
-  EXPECT_THROW(open_device("cuda:"), InputError);
-  EXPECT_THROW(open_device("cuda:x"), InputError);
-  EXPECT_THROW(open_device("cuda:99"), InputError);
-  EXPECT_EQ(open_device("cpu")->backend(), Backend::cpu);
+  for (const char* bad : {"gpu", "cuda:", "cuda:x", "cuda:12345", "cuda:-1", "CPU", " cpu", ""})
+    EXPECT_THROW(DeviceSpec::parse(bad), InputError) << bad;
+  for (const char* good : {"auto", "cpu", "cuda:0", "cuda:17", "all"}) EXPECT_EQ(DeviceSpec::parse(good).text(), good);
+  EXPECT_EQ(DeviceSpec::parse("cuda:0003").index, 3);
+  EXPECT_THROW(open_device(DeviceSpec::parse("cuda:99")), InputError);
+  EXPECT_THROW(open_device(DeviceSpec::parse("all")), InputError);
+  EXPECT_EQ(open_device(DeviceSpec::parse("cpu"))->backend(), Backend::cpu);
 }
 
 TEST(Devices, CpuDeviceDescribesItselfAndReadsItsClock) {

@@ -1,6 +1,8 @@
 // Which benchmarks a run takes and how long it may take (bench/plan.h), from the registry alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "bench/plan.h"
 
 using namespace roofbench;
@@ -68,4 +70,52 @@ TEST(Plan, TheEstimateChargesEachBenchmarkItsBudgetWarmUpAndHostWork) {
   EXPECT_NE(e.explain().find("3 benchmarks sampling up to their budget"), std::string::npos) << e.explain();
   // More threads, less host time; the budget is the same.
   EXPECT_LT(estimate_run(p, o, false, 16).checks_s, e.checks_s);
+}
+
+TEST(Plan, SustainedCeilingsGetASecondPassHeldUnderLoadRightAfterTheStartCeilings) {
+  PlanOptions o{true, "stream/saxpy", "", true, true};
+  // A quick run, and any run on the CPU, holds none unless --sustain asks; a full GPU run does.
+  EXPECT_EQ(o.sustain_for(Backend::cuda), 0.0);
+  EXPECT_EQ(PlanOptions{}.sustain_for(Backend::cuda), kDefaultSustainS);
+  EXPECT_EQ(PlanOptions{}.sustain_for(Backend::cpu), 0.0);
+  const RunPlan none = plan_run(Target{Backend::cpu, ""}, o);
+  for (const auto& j : none.jobs) EXPECT_NE(j.tag, kSustainedPass) << j.name();
+
+  o.sustain_s = 0.5;
+  const RunPlan held = plan_run(Target{Backend::cpu, ""}, o);
+  ASSERT_EQ(held.start_ceilings, none.start_ceilings);
+  std::vector<std::string> sustained;
+  for (std::size_t i = held.start_ceilings; i < held.jobs.size() && held.jobs[i].tag == kSustainedPass; ++i) {
+    EXPECT_TRUE(held.jobs[i].variant->ceiling->sustained) << held.jobs[i].name();
+    EXPECT_EQ(held.jobs[i].hold_s, 0.5);
+    sustained.push_back(held.jobs[i].variant->ceiling->name);
+  }
+  // The CPU's FP32 FMA and DRAM read roofs, each once, and then the kernels.
+  std::vector<std::string> want;
+  for (std::size_t i = 0; i < held.start_ceilings; ++i)
+    if (held.jobs[i].variant->ceiling->sustained) want.push_back(held.jobs[i].variant->ceiling->name);
+  EXPECT_EQ(want.size(), 2u);
+  EXPECT_EQ(sustained, want);
+  EXPECT_EQ(held.jobs[held.start_ceilings + sustained.size()].variant->base_name(), "stream/saxpy/fp32");
+  EXPECT_EQ(held.jobs.size(), none.jobs.size() + sustained.size());
+  // The estimate charges the holds.
+  MeasureOptions m;
+  EXPECT_GE(estimate_run(held, m, false, 1).sampling_s - estimate_run(none, m, false, 1).sampling_s,
+            sustained.size() * (0.5 + m.max_time_s));
+}
+
+TEST(Plan, OnAGpuTheFp32FmaTensorAndHbmRoofsAreHeldByDefault) {
+#ifndef ROOFBENCH_HAVE_CUDA
+  GTEST_SKIP() << "built without CUDA: no GPU ceiling is registered";
+#else
+  const RunPlan p = plan_run(Target{Backend::cuda, "9.0"}, PlanOptions{false, "", "", true, false});
+  std::vector<std::string> held;
+  for (const auto& j : p.jobs)
+    if (j.tag == kSustainedPass) {
+      EXPECT_EQ(j.hold_s, kDefaultSustainS);
+      held.push_back(j.variant->ceiling->name);
+    }
+  std::sort(held.begin(), held.end());
+  EXPECT_EQ(held, (std::vector<std::string>{"bf16_mma_sync", "bf16_wgmma", "dram_read", "fp32_fma"}));
+#endif
 }

@@ -615,3 +615,37 @@ TEST(ResultsJson, APipelineAndItsPassesCeilingsRoundTrip) {
   unpiped["benchmarks"][0]["pipeline_streams"] = nullptr;
   EXPECT_THROW(unpiped.get<Results>(), InputError);
 }
+
+TEST(ResultsJson, ASustainedPassAndTheClockOfThePlacementRoundTripAndAreChecked) {
+  Results r = full_sample();
+  Ceiling& fma = r.ceilings[2];
+  fma.measurement.sample_clock_hz = {1.98e9};
+  Measurement held = measurement_of({1.25, 1.26});
+  held.held_s = 10.5;
+  held.sample_clock_hz = {1.6e9, 1.6e9};
+  held.sample_power_w = {650, 655};
+  fma.measurement_sustained = held;
+  fma.value_sustained = 0.8e12;
+  r.benchmarks[1].measurement->sample_clock_hz = {1.6e9, 1.6e9, 1.6e9};
+  apply_model(r);
+  ASSERT_EQ(r.benchmarks[1].placement->roof_clock, "sustained");
+  const Results back = json::parse(dump_results(r)).get<Results>();
+  EXPECT_EQ(dump_results(back), dump_results(r));
+  ASSERT_TRUE(back.ceilings[2].measurement_sustained);
+  EXPECT_DOUBLE_EQ(back.ceilings[2].measurement_sustained->held_s, 10.5);
+  EXPECT_DOUBLE_EQ(*back.ceilings[2].value_sustained, 0.8e12);
+  EXPECT_EQ(back.benchmarks[1].placement->roof_clock, "sustained");
+  EXPECT_EQ(back.benchmarks[0].placement->roof_clock, "");
+  EXPECT_EQ(back.benchmarks[0].placement->work, "declared");
+  // One without the other, a negative hold, a negative rate: refused.
+  json j = json::parse(dump_results(r));
+  for (auto plant : std::vector<std::function<void(json&)>>{
+           [](json& c) { c["measurement_sustained"] = nullptr; },
+           [](json& c) { c["value_sustained"] = nullptr; },
+           [](json& c) { c["measurement_sustained"]["held_s"] = -1; },
+           [](json& c) { c["value_sustained"] = -5; }}) {
+    json bad = j;
+    plant(bad["ceilings"][2]);
+    EXPECT_THROW(bad.get<Results>(), InputError) << bad["ceilings"][2].dump().substr(0, 200);
+  }
+}

@@ -285,7 +285,8 @@ TEST(Cli, ListNamesEveryRegisteredBenchmark) {
 TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
   const fs::path d = fresh("rb_cli_run");
   const auto t0 = std::chrono::steady_clock::now();
-  const CmdResult r = rb("run --device cpu --quick --budget 0.4 --out " + d.string());
+  // With sustained passes held 0.3 s: the whole pipeline of burst and sustained roofs.
+  const CmdResult r = rb("run --device cpu --quick --budget 0.4 --sustain 0.3 --out " + d.string());
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("[1/"), std::string::npos);
@@ -295,10 +296,21 @@ TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
   const roofbench::Results res = roofbench::load_results((d / "results.json").string());
   EXPECT_EQ(res.device.at("kind"), "cpu");
   EXPECT_GE(res.ceilings.size(), 6u);
+  int sustained = 0;
   for (const auto& c : res.ceilings) {  // measured at the start and again at the end; the roof is the best
     ASSERT_TRUE(c.measurement_end) << c.name;
-    EXPECT_DOUBLE_EQ(c.value, std::max({c.value_start, *c.value_end, c.value_again.value_or(0)})) << c.name;
+    EXPECT_DOUBLE_EQ(c.value, std::max({c.value_start, *c.value_end, c.value_again.value_or(0),
+                                        c.value_sustained.value_or(0)}))
+        << c.name;
+    if (!c.measurement_sustained) continue;
+    ++sustained;  // and the FP32 FMA and DRAM read roofs held under load first
+    EXPECT_GE(c.measurement_sustained->held_s, 0.3) << c.name;
+    EXPECT_NE(c.method.find("sustained"), std::string::npos) << c.method;
   }
+  EXPECT_EQ(sustained, 2);
+  EXPECT_NE(r.out.find("sustained: FP32 FMA"), std::string::npos) << r.out;
+  EXPECT_NE(slurp(d / "summary.md").find("**Burst and sustained roofs**"), std::string::npos);
+  EXPECT_NE(slurp(d / "roofline.svg").find("class=\"sustained-roof\""), std::string::npos);
   int placed = 0;
   for (const auto& b : res.benchmarks) {
     ASSERT_TRUE(b.verified()) << b.name << ": " << b.error;

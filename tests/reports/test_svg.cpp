@@ -464,3 +464,41 @@ TEST(Svg, APipelinedFormsOverlapRoofIsItsOwnDashedSegment) {
             tinyxml2::XML_SUCCESS);
   EXPECT_NEAR(one.RootElement()->DoubleAttribute("y1"), layout_chart(r).px_y(2e11 / 0.25), 0.01);
 }
+
+TEST(Svg, ASustainedRoofIsADottedLineUnderItsBurstRoofWithItsValueAndClock) {
+  Results r = chart_sample();
+  Ceiling& fma = r.ceilings[2];
+  fma.measurement.sample_clock_hz = {1.98e9};
+  Measurement held = measurement_of({1.25});
+  held.held_s = 10;
+  held.sample_clock_hz = {1.6e9};
+  fma.measurement_sustained = held;
+  fma.value_sustained = 0.8e12;
+  apply_model(r);
+  const std::string svg = render_svg(r);
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(svg.c_str()), tinyxml2::XML_SUCCESS) << doc.ErrorStr();
+  std::vector<const tinyxml2::XMLElement*> lines, burst;
+  std::function<void(const tinyxml2::XMLElement*)> find = [&](const tinyxml2::XMLElement* e) {
+    for (; e; e = e->NextSiblingElement()) {
+      const char* cls = e->Attribute("class");
+      const char* name = e->Attribute("data-ceiling");
+      if (cls && name && std::string(name) == "fp32_fma") {
+        if (std::string(cls) == "sustained-roof") lines.push_back(e);
+        if (std::string(cls) == "ceiling") burst.push_back(e);
+      }
+      find(e->FirstChildElement());
+    }
+  };
+  find(doc.RootElement());
+  ASSERT_EQ(lines.size(), 1u);
+  ASSERT_EQ(burst.size(), 1u);
+  // 0.8 TFLOP/s: y = 530 − 470·log10(80)/3 = 231.85, below the burst roof's 1 TFLOP/s (216.67).
+  EXPECT_NEAR(lines[0]->DoubleAttribute("y1"), 231.85, 0.01);
+  EXPECT_NEAR(burst[0]->DoubleAttribute("y1"), 216.67, 0.01);
+  EXPECT_NE(svg.find("FP32 FMA (simd) sustained 800 GFLOP/s at 1.60 GHz"), std::string::npos);
+  EXPECT_NE(svg.find("sustained roof (held under load)"), std::string::npos);
+  // Without a sustained pass, none and no legend entry.
+  const std::string plain = render_svg(chart_sample());
+  EXPECT_EQ(plain.find("sustained"), std::string::npos);
+}

@@ -697,3 +697,96 @@ TEST(Model, WorkDeclaredAndCountedThatDifferByMoreThanTenPercentShowBothAndWarn)
   failed.counters->error = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
   EXPECT_EQ(work_mismatch(failed), "");
 }
+
+namespace {
+// sample_results() with fp32_fma measured twice: the burst pass at 1e12 FLOP/s with its samples at
+// 1.98 GHz, and a sustained one at 0.8e12 at 1.60 GHz (a GPU settled under its power cap).
+Results with_sustained_fma(double held_hz = 1.60e9) {
+  Results r = sample_results();
+  Ceiling& fma = r.ceilings[2];
+  fma.measurement.sample_clock_hz = {1.98e9};
+  Measurement held = measurement_of({1.25});
+  held.sample_clock_hz = {held_hz};
+  held.held_s = 10;
+  fma.measurement_sustained = held;
+  fma.value_sustained = 0.8e12;
+  return r;
+}
+// A compute-bound kernel (40 FLOP/B) whose samples' clock read `hz`: 4e10 FLOPs in 0.05 s is
+// 0.8 TFLOP/s.
+BenchmarkResult compute_bound_at(double hz, double seconds = 0.05) {
+  BenchmarkResult b = kernel("b", 4e10, 1e9, seconds);
+  b.measurement->sample_clock_hz = {hz, hz, hz};
+  return b;
+}
+}  // namespace
+
+TEST(Model, AKernelIsPlacedAgainstTheRoofOfTheClockItsSamplesRanAt) {
+  Results r = with_sustained_fma();
+  r.benchmarks = {compute_bound_at(1.98e9), compute_bound_at(1.62e9)};
+  apply_model(r);
+  // At the burst clock: the burst roof, 80%.
+  const Placement& cool = *r.benchmarks[0].placement;
+  EXPECT_EQ(cool.roof_clock, "burst");
+  EXPECT_DOUBLE_EQ(cool.roof_pct, 80.0);
+  // At the clock the power cap settles at: the sustained roof, 100%, as the GEMM-vs-cuBLAS rows
+  // need (both sides at the same clock).
+  const Placement& hot = *r.benchmarks[1].placement;
+  EXPECT_EQ(hot.roof_clock, "sustained");
+  EXPECT_DOUBLE_EQ(hot.roof_pct, 100.0);
+  EXPECT_EQ(hot.compute_ceiling, "fp32_fma");
+  // A memory-bound kernel's roof has no sustained pass: no clock to say.
+  r.benchmarks = {kernel("a", 2e9, 1e9, 0.02)};
+  r.benchmarks[0].measurement->sample_clock_hz = {1.6e9};
+  apply_model(r);
+  EXPECT_EQ(r.benchmarks[0].placement->roof_clock, "");
+  // No clock read for the kernel: the burst roof, the upper bound.
+  BenchmarkResult unclocked = compute_bound_at(1.6e9);
+  unclocked.measurement->sample_clock_hz.clear();
+  unclocked.measurement->clock_reference_hz.reset();
+  r.benchmarks = {unclocked};
+  apply_model(r);
+  EXPECT_EQ(r.benchmarks[0].placement->roof_clock, "burst");
+  EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->roof_pct, 80.0);
+}
+
+TEST(Model, ASustainedPassAtTheBurstClockIsNoSecondRoof) {
+  // Held 10 s and still at 1.96 GHz (within kClockStep): nothing throttled, and the lower value is
+  // the pass's noise, not a roof of another clock.
+  Results r = with_sustained_fma(1.96e9);
+  r.benchmarks = {compute_bound_at(1.96e9)};
+  apply_model(r);
+  EXPECT_EQ(r.benchmarks[0].placement->roof_clock, "burst");
+  EXPECT_DOUBLE_EQ(r.benchmarks[0].placement->roof_pct, 80.0);
+}
+
+TEST(Model, TheGateHoldsAKernelToTheBurstRoofWhateverItsClock) {
+  Results r = with_sustained_fma();
+  // 4e10 FLOPs in 0.0444 s: 0.9 TFLOP/s, 113% of the sustained roof its clock matches and 90% of
+  // the burst roof. Above the sustained one it is read there, and warned; refused it is not.
+  r.benchmarks = {compute_bound_at(1.62e9, 0.04444444)};
+  apply_model(r);
+  const BenchmarkResult& b = r.benchmarks[0];
+  EXPECT_EQ(b.placement->roof_clock, "sustained");
+  EXPECT_NEAR(b.placement->roof_pct, 112.5, 0.01);
+  EXPECT_FALSE(b.implausible());
+  ASSERT_EQ(b.warnings.size(), 1u);
+  EXPECT_NE(b.warnings[0].find("at 113% of the sustained roof of its clock (fp32_fma), but 90% of the burst roof"),
+            std::string::npos)
+      << b.warnings[0];
+  // Above the burst roof too: refused.
+  r.benchmarks = {compute_bound_at(1.62e9, 0.035)};
+  apply_model(r);
+  EXPECT_TRUE(r.benchmarks[0].implausible());
+}
+
+TEST(Model, ASustainedRoofIsMeasuredAndOnlyTheBestPassIsTheRoof) {
+  Results r = with_sustained_fma();
+  const Roofs roofs = select_roofs(r.ceilings);
+  ASSERT_EQ(roofs.sustained.size(), 1u);
+  const Ceiling& view = *roofs.sustained.begin()->second;
+  EXPECT_EQ(view.name, "fp32_fma");
+  EXPECT_DOUBLE_EQ(view.value, 0.8e12);
+  EXPECT_DOUBLE_EQ(roofs.compute.at({Precision::fp32, Unit::simd})->value, 1e12);
+  EXPECT_EQ(samples_clock_hz(view.measurement), 1.6e9);
+}
