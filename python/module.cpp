@@ -20,7 +20,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "bench/commands.h"
+#include "cli/commands.h"
 #include "bench/registry.h"
 #include "roofbench/verify.h"
 

@@ -320,333 +320,373 @@ std::pair<std::string, std::string> sustained_roofs(const ChartLayout& L, const 
 }
 }  // namespace
 
-std::string render_svg(const Results& r) {
-  const ChartLayout L = layout_chart(r);
-  const Roofs roofs = select_roofs(r.ceilings);
-  std::string s;  // everything after the head, whose size is known only at the end
-  auto out = [&s](const std::string& line) {
-    s += line;
-    s += '\n';
-  };
-  s += plot_frame(L, true);
-  std::vector<Box> taken;  // every label and point drawn so far: no label may cover another
-
-  // Ceilings. The bandwidth lines rise until they meet the highest compute roof; compute roofs
-  // start where they meet the highest bandwidth roof.
-  double top_peak = 0, top_bw = 0;
-  for (const auto& [k, c] : roofs.compute) top_peak = std::max(top_peak, c->value);
-  for (const auto& [k, c] : roofs.bandwidth) top_bw = std::max(top_bw, c->value);
-  auto is_roof = [&](const Ceiling& c) {
-    for (const auto& [k, p] : roofs.compute)
-      if (p == &c) return true;
-    for (const auto& [k, p] : roofs.bandwidth)
-      if (p == &c) return true;
-    return false;
-  };
-  const double slope_deg = -std::atan((L.bottom - L.top) / std::log10(L.y_max / L.y_min) /
-                                      ((L.right - L.left) / std::log10(L.x_max / L.x_min))) *
-                           180.0 / M_PI;
-  out(R"svg(<g class="ceilings" clip-path="url(#plot-area)" fill="none" stroke-linecap="round">)svg");
-  std::string labels;
-  std::vector<const Ceiling*> by_value;
-  for (const auto& c : r.ceilings)
-    if (c.value > 0) by_value.push_back(&c);
-  std::stable_sort(by_value.begin(), by_value.end(), [](auto* a, auto* b) { return a->value > b->value; });
-  int bw_label = 0;
-  for (const Ceiling* cp : by_value) {
-    const Ceiling& c = *cp;
-    // calls/s and launches/s: each kernel's math or launch roof is drawn below, at its own FLOPs
-    if (c.kind == CeilingKind::transcendental || c.kind == CeilingKind::launch) continue;
-    const bool roof = is_roof(c);
-    const std::string style = roof ? R"(stroke="#222222" stroke-width="2.2")"
-                                   : R"(stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4")";
-    if (c.kind == CeilingKind::bandwidth) {
-      const double x_end = top_peak > 0 ? std::min(L.x_max, top_peak / c.value) : L.x_max;
-      out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)",
-                      xml_escape(c.name), L.px_x(L.x_min), L.px_y(c.value * L.x_min), L.px_x(x_end),
-                      L.px_y(c.value * x_end), style));
-      // A roof carries its full label on its line, a lower ceiling a short tag (its value is in
-      // the legend); each takes the first spot along its line that no label took before.
-      const std::string text = roof ? ceiling_label(c) + " " + ceiling_value(c) : c.name.substr(c.name.find('_') + 1);
-      const double size = roof ? 11 : 9, width = text_width(text, size);
-      const double x_first = std::max(L.x_min * 1.25, 1.6 * L.y_min / c.value);
-      for (int tries = 0; tries < 40; ++tries) {
-        const double x_lab = x_first * std::pow(10.0, 0.1 * ((3 * bw_label + tries) % 40));
-        if (x_lab > x_end / 2.5) continue;  // not up against the compute roofs
-        const double px = L.px_x(x_lab), py = L.px_y(c.value * x_lab) - 5;
-        const Box whole = text_box(px, py, width, size, slope_deg);
-        if (whole.x0 < L.left || whole.x1 > L.right || whole.y0 < L.top || whole.y1 > L.bottom) continue;
-        const std::vector<Box> pieces = text_boxes(px, py, width, size, slope_deg);
-        const bool free = std::none_of(pieces.begin(), pieces.end(), [&](const Box& b) {
-          return std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(b); });
-        });
-        if (!free) continue;
-        taken.insert(taken.end(), pieces.begin(), pieces.end());
-        labels += fmt::format(
-            R"svg(<text class="ceiling-label" x="{0:.2f}" y="{1:.2f}" transform="rotate({2:.2f} {0:.2f} {1:.2f})" )svg"
-            R"(fill="{3}" font-size="{4}">{5}</text>)",
-            px, py, slope_deg, roof ? "#222222" : "#666666", size, xml_escape(text));
-        labels += '\n';
-        break;
-      }
-      ++bw_label;
-    } else {
-      const double x_start = top_bw > 0 ? std::max(L.x_min, c.value / top_bw) : L.x_min;
-      const double y = L.px_y(c.value);
-      out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)",
-                      xml_escape(c.name), L.px_x(x_start), y, L.px_x(L.x_max), y, style));
-      // Right-aligned above its line, or below it, or lower still: the first free spot.
-      const std::string text = ceiling_label(c) + " " + ceiling_value(c);
-      const double width = text_width(text, 11);
-      for (double ly : {y - 5, y + 14, y - 19, y + 28}) {
-        const Box b = text_box(L.right - 6 - width, ly, width, 11);
-        if (b.y0 < L.top || b.y1 > L.bottom) continue;
-        if (std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(b); })) continue;
-        taken.push_back(b);
-        labels += fmt::format(
-            R"(<text class="ceiling-label" x="{:.2f}" y="{:.2f}" text-anchor="end" fill="{}" font-size="11">{}</text>)",
-            L.right - 6, ly, roof ? "#222222" : "#666666", xml_escape(text));
-        labels += '\n';
-        break;
-      }
-    }
-  }
-  const auto [held_lines, held_labels] = sustained_roofs(L, roofs, top_peak, top_bw, taken);
-  out(held_lines);
-  out("</g>");
-  s += labels + held_labels;
-
-  // A kernel's own roofs, beside the machine's lines: its math roof (FLOPs / Σ calls_f / rate_f,
-  // from the transcendental ceilings), its launch roof (FLOPs / Σ launches_p / rate_p, from
-  // the launch ceilings) and a pipelined form's overlap roof. Each depends on the kernel's mix of calls (launches) and FLOPs, so it
-  // is drawn as a dashed segment across the kernel's own intensity (±4×), once per kernel and mix,
-  // labelled with the ceilings whose rates make it; thicker where it binds.
-  struct OwnRoof {
-    const char* kind;  // "math", "launch": the classes math-roofs, math-roof, math-roof-label
-    const char *colour, *dash, *bound;
-    std::optional<double> (*roof)(const BenchmarkResult&);  // the FLOP rate it allows, if any
-    const std::string Placement::*ceiling;
-  };
-  const OwnRoof own_roofs[] = {
-      {"math", "#7F3C8D", "3 3", "transcendental",
-       [](const BenchmarkResult& b) { return b.placement->transcendental_flop_per_s; },
-       &Placement::transcendental_ceiling},
-      {"launch", "#B8860B", "2 4", "launch",
-       [](const BenchmarkResult& b) {
-         return b.placement->launch_time_s > 0 && b.flops > 0
-                    ? std::optional<double>(b.flops / b.placement->launch_time_s)
-                    : std::nullopt;
-       },
-       &Placement::launch_ceiling},
-      // A pipelined form (copies and kernels overlapped over chunks): the FLOP rate its pipeline
-      // model allows, FLOPs / (Σ t_k / C + (C - 1) / C · max t_k), labelled with its passes' ceilings.
-      {"pipeline", "#2E8B57", "6 3", "memory",
-       [](const BenchmarkResult& b) {
-         return b.pipeline_chunks > 0 && b.flops > 0 && b.placement->model_time_s > 0
-                    ? std::optional<double>(b.flops / b.placement->model_time_s)
-                    : std::nullopt;
-       },
-       &Placement::bandwidth_ceiling},
-  };
-  for (const OwnRoof& own : own_roofs) {
-    out(fmt::format(R"svg(<g class="{}-roofs" clip-path="url(#plot-area)" fill="none">)svg", own.kind));
-    std::set<std::tuple<std::string, long long, long long>> drawn;
-    for (const auto& b : r.benchmarks) {
-      if (!plotted(b)) continue;
-      const std::optional<double> roof = own.roof(b);
-      if (!roof) continue;
-      const Placement& p = *b.placement;
-      const std::string& ceiling = p.*own.ceiling;
-      const double x = *p.intensity;
-      if (!drawn.insert({ceiling, std::llround(std::log10(*roof) * 200), std::llround(std::log10(x) * 20)}).second)
-        continue;
-      const double x0 = std::max(L.x_min, x / 4), x1 = std::min(L.x_max, x * 4), y = L.px_y(*roof);
-      out(fmt::format(R"(<line class="{}-roof" data-ceiling="{}" data-benchmark="{}" x1="{:.2f}" y1="{:.2f}" )"
-                      R"(x2="{:.2f}" y2="{:.2f}" stroke="{}" stroke-width="{}" stroke-dasharray="{}"/>)",
-                      own.kind, xml_escape(ceiling), xml_escape(b.name), L.px_x(x0), y, L.px_x(x1), y, own.colour,
-                      p.bound == own.bound ? "2" : "1.2", own.dash));
-      const std::string text = std::string(own.kind) + ": " + ceiling;
-      if (auto at = place_label(L.px_x(x1), y, text_width(text, 9), L, taken))
-        out(fmt::format(R"(<text class="{}-roof-label" x="{:.2f}" y="{:.2f}" font-size="9" fill="{}">{}</text>)",
-                        own.kind, at->first, at->second, own.colour, xml_escape(text)));
-    }
-    out("</g>");
+namespace {
+// The roofline chart of one run, drawn in named steps, each a layer over the ones before: the
+// machine's ceilings, the kernels' own roofs, the ridge points, the kernels, and the legend. Every
+// label takes the first free spot: `taken` holds what is drawn so far.
+class RooflineChart {
+ public:
+  explicit RooflineChart(const Results& results)
+      : r(results), L(layout_chart(results)), roofs(select_roofs(results.ceilings)) {
+    s += plot_frame(L, true);
   }
 
-  // Ridge points: where each compute roof meets each bandwidth roof. With a roof per cache level
-  // there are many; only those against DRAM (where the kernels' bytes are declared) carry a
-  // label, the others a tooltip.
-  auto find_ceiling = [&r](const std::string& name) -> const Ceiling* {
-    for (const auto& c : r.ceilings)
-      if (c.name == name) return &c;
-    return nullptr;
-  };
-  for (const auto& rp : r.ridge_points) {
-    const Ceiling* peak = find_ceiling(rp.compute_ceiling);
-    const Ceiling* bw = find_ceiling(rp.bandwidth_ceiling);
-    if (!peak) continue;
-    const double x = L.px_x(rp.intensity), y = L.px_y(peak->value);
-    out(fmt::format(
-        R"(<g class="ridge" data-compute="{}" data-bandwidth="{}"><title>ridge {} FLOP/B: {} meets {}</title>)"
-        R"(<path d="M {:.2f} {:.2f} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222" stroke-width="1.5"/>)",
-        xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), intensity(rp.intensity),
-        xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), x, y - 5));
-    taken.push_back({x - 6, y - 6, x + 6, y + 6});
-    if (!bw || bw->level == Level::dram) {
-      const std::string text = "ridge " + intensity(rp.intensity) + " FLOP/B";
-      if (auto at = place_label(x, y, text_width(text, 10), L, taken))
-        out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="10" fill="#222222">{}</text>)", at->first,
-                        at->second, xml_escape(text)));
-    }
-    out("</g>");
+  std::string draw() {
+    ceilings();
+    own_roofs();
+    ridge_points();
+    points();
+    legend();
+    return sized_chart(L, ly, lx + widest, "Roofline: " + xml_escape(r.device.value("name", "device")),
+                       "Roofline: " + xml_escape(device_line(r)), xml_escape(provenance_line(r)), s);
   }
 
-  // Points: one series per kernel (family/variant, in the order they ran), its colour (the second
-  // eight hollow), its precisions' shapes, its sizes joined by a thin line in order of work.
+ private:
+  // One series per kernel (family/variant, in the order they ran): its colour, the second eight
+  // hollow.
   struct Series {
     std::string key;
     const char* colour;
     bool hollow;
   };
+
+  const Results& r;
+  const ChartLayout L;
+  const Roofs roofs;
+  std::string s;                         // all after the head, whose size is known only at the end
+  std::vector<Box> taken;                // every label and point drawn so far: no label may cover another
+  std::vector<const Ceiling*> by_value;  // the measured ceilings, highest first
   std::vector<Series> series;
-  auto series_of = [&series](const BenchmarkResult& b) -> const Series& {
+  std::set<Precision> precisions;
+  const double lx = L.right + 24;  // the legend's left edge
+  double ly = 0, widest = 0;       // its next line, and its widest text so far
+
+  void out(const std::string& line) {
+    s += line;
+    s += '\n';
+  }
+  bool is_roof(const Ceiling& c) const {
+    for (const auto& [k, p] : roofs.compute)
+      if (p == &c) return true;
+    for (const auto& [k, p] : roofs.bandwidth)
+      if (p == &c) return true;
+    return false;
+  }
+  const Series& series_of(const BenchmarkResult& b) {
     const std::string key = b.family + "/" + b.variant;
     for (const auto& x : series)
       if (x.key == key) return x;
     series.push_back({key, series_colour(series.size()), series_hollow(series.size())});
     return series.back();
-  };
-  std::set<Precision> precisions;
-  std::map<std::pair<std::string, Precision>, std::vector<const BenchmarkResult*>> lines;
-  for (const auto& b : r.benchmarks)
-    if (plotted(b)) {
-      series_of(b);
-      precisions.insert(b.precision);
-      lines[{b.family + "/" + b.variant, b.precision}].push_back(&b);
-      const double x = L.px_x(*b.placement->intensity), y = L.px_y(b.placement->flop_per_s);
-      taken.push_back({x - 6, y - 6, x + 6, y + 6});  // points first: no label covers a point
-    }
-  out(R"svg(<g class="series" clip-path="url(#plot-area)" fill="none" stroke-width="1" opacity="0.55">)svg");
-  for (auto& [key, pts] : lines) {
-    if (pts.size() < 2) continue;
-    std::stable_sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->flops < b->flops; });
-    std::string d;
-    for (const auto* b : pts)
-      d += fmt::format("{} {:.2f} {:.2f} ", d.empty() ? "M" : "L", L.px_x(*b->placement->intensity),
-                       L.px_y(b->placement->flop_per_s));
-    out(fmt::format(R"(<path d="{}" stroke="{}"/>)", d, series_of(*pts.front()).colour));
   }
-  out("</g>");
-  out(R"(<g class="points">)");
-  for (const auto& b : r.benchmarks) {
-    if (!plotted(b)) continue;
-    const Placement& p = *b.placement;
-    const Series& ser = series_of(b);
-    const double x = L.px_x(*p.intensity), y = L.px_y(p.flop_per_s);
-    const bool above_roof = p.roof_pct > 100.0 * (1.0 + kRoofSlack);
-    // A timing-only kernel (its author declared no reference) is placed but says so, in its
-    // tooltip and its label: nothing checked that its number comes from a right answer.
-    out(fmt::format(R"(<g class="point" data-name="{}" data-x="{:.2f}" data-y="{:.2f}"{}>)", xml_escape(b.name), x, y,
-                    b.timing_only ? R"( data-unverified="timing only")" : ""));
-    out(fmt::format("<title>{}: {}, {}, I = {} FLOP/B, {:.0f}% of roof ({}-bound){}</title>", xml_escape(b.name),
-                    si(p.flop_per_s, "FLOP/s"), si(p.bytes_per_s, "B/s"), intensity(*p.intensity), p.roof_pct,
-                    xml_escape(p.bound), b.timing_only ? "; UNVERIFIED: timing only, no reference" : ""));
-    const std::string stroke = above_roof ? R"(stroke="#d00000" stroke-width="2.5")"
-                                          : ser.hollow ? fmt::format(R"(stroke="{}" stroke-width="2")", ser.colour)
-                                                       : R"(stroke="#ffffff" stroke-width="1")";
-    out(shape(b.precision, x, y, ser.hollow ? "#ffffff" : ser.colour, stroke));
-    const std::string label = point_label(b) + (b.timing_only ? " (unverified)" : "");
-    if (auto at = place_label(x, y, text_width(label, 9), L, taken))
-      out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="9" fill="#333333">{}</text>)", at->first, at->second,
-                      xml_escape(label)));
-    out("</g>");
-  }
-  out("</g>");
-
-  // Legend, right of the plot; the chart grows to hold it.
-  double ly = L.top + 4, widest = 0;
-  const double lx = L.right + 24;
-  auto legend_text = [&](double x, const std::string& text, const std::string& attrs, double size = 12) {
+  std::string legend_text(double x, const std::string& text, const std::string& attrs, double size = 12) {
     widest = std::max(widest, x - lx + text_width(text, size));
     return fmt::format(R"(<text x="{}" y="{}"{}>{}</text>)", x, ly, attrs, xml_escape(text));
-  };
-  out(R"(<g class="legend">)");
-  out(legend_text(lx, "Kernel (family/variant)", R"( font-weight="bold")"));
-  for (const auto& ser : series) {
-    ly += 18;
-    out(fmt::format(R"(<rect x="{}" y="{}" width="11" height="11" fill="{}" stroke="{}" stroke-width="{}"/>)", lx + 0.5,
-                    ly - 9.5, ser.hollow ? "#ffffff" : ser.colour, ser.colour, ser.hollow ? 2 : 0) +
-        legend_text(lx + 18, ser.key, ""));
   }
-  ly += 30;
-  out(legend_text(lx, "Precision", R"( font-weight="bold")"));
-  for (Precision p : precisions) {
-    ly += 18;
-    out(shape(p, lx + 6, ly - 4, "#555555", "") + legend_text(lx + 18, to_string(p), ""));
+
+  // The machine's ceilings. The bandwidth lines rise until they meet the highest compute roof;
+  // compute roofs start where they meet the highest bandwidth roof; a sustained roof is dotted
+  // under its burst roof.
+  void ceilings() {
+    double top_peak = 0, top_bw = 0;
+    for (const auto& [k, c] : roofs.compute) top_peak = std::max(top_peak, c->value);
+    for (const auto& [k, c] : roofs.bandwidth) top_bw = std::max(top_bw, c->value);
+    const double slope_deg = -std::atan((L.bottom - L.top) / std::log10(L.y_max / L.y_min) /
+                                        ((L.right - L.left) / std::log10(L.x_max / L.x_min))) *
+                             180.0 / M_PI;
+    out(R"svg(<g class="ceilings" clip-path="url(#plot-area)" fill="none" stroke-linecap="round">)svg");
+    std::string labels;
+    for (const auto& c : r.ceilings)
+      if (c.value > 0) by_value.push_back(&c);
+    std::stable_sort(by_value.begin(), by_value.end(), [](auto* a, auto* b) { return a->value > b->value; });
+    int bw_label = 0;
+    for (const Ceiling* cp : by_value) {
+      const Ceiling& c = *cp;
+      // calls/s and launches/s: each kernel's math or launch roof is drawn below, at its own FLOPs
+      if (c.kind == CeilingKind::transcendental || c.kind == CeilingKind::launch) continue;
+      const bool roof = is_roof(c);
+      const std::string style = roof ? R"(stroke="#222222" stroke-width="2.2")"
+                                     : R"(stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4")";
+      if (c.kind == CeilingKind::bandwidth) {
+        const double x_end = top_peak > 0 ? std::min(L.x_max, top_peak / c.value) : L.x_max;
+        out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)",
+                        xml_escape(c.name), L.px_x(L.x_min), L.px_y(c.value * L.x_min), L.px_x(x_end),
+                        L.px_y(c.value * x_end), style));
+        // A roof carries its full label on its line, a lower ceiling a short tag (its value is in
+        // the legend); each takes the first spot along its line that no label took before.
+        const std::string text = roof ? ceiling_label(c) + " " + ceiling_value(c) : c.name.substr(c.name.find('_') + 1);
+        const double size = roof ? 11 : 9, width = text_width(text, size);
+        const double x_first = std::max(L.x_min * 1.25, 1.6 * L.y_min / c.value);
+        for (int tries = 0; tries < 40; ++tries) {
+          const double x_lab = x_first * std::pow(10.0, 0.1 * ((3 * bw_label + tries) % 40));
+          if (x_lab > x_end / 2.5) continue;  // not up against the compute roofs
+          const double px = L.px_x(x_lab), py = L.px_y(c.value * x_lab) - 5;
+          const Box whole = text_box(px, py, width, size, slope_deg);
+          if (whole.x0 < L.left || whole.x1 > L.right || whole.y0 < L.top || whole.y1 > L.bottom) continue;
+          const std::vector<Box> pieces = text_boxes(px, py, width, size, slope_deg);
+          const bool free = std::none_of(pieces.begin(), pieces.end(), [&](const Box& b) {
+            return std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(b); });
+          });
+          if (!free) continue;
+          taken.insert(taken.end(), pieces.begin(), pieces.end());
+          labels += fmt::format(
+              R"svg(<text class="ceiling-label" x="{0:.2f}" y="{1:.2f}" transform="rotate({2:.2f} {0:.2f} {1:.2f})" )svg"
+              R"(fill="{3}" font-size="{4}">{5}</text>)",
+              px, py, slope_deg, roof ? "#222222" : "#666666", size, xml_escape(text));
+          labels += '\n';
+          break;
+        }
+        ++bw_label;
+      } else {
+        const double x_start = top_bw > 0 ? std::max(L.x_min, c.value / top_bw) : L.x_min;
+        const double y = L.px_y(c.value);
+        out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" {}/>)",
+                        xml_escape(c.name), L.px_x(x_start), y, L.px_x(L.x_max), y, style));
+        // Right-aligned above its line, or below it, or lower still: the first free spot.
+        const std::string text = ceiling_label(c) + " " + ceiling_value(c);
+        const double width = text_width(text, 11);
+        for (double ly : {y - 5, y + 14, y - 19, y + 28}) {
+          const Box b = text_box(L.right - 6 - width, ly, width, 11);
+          if (b.y0 < L.top || b.y1 > L.bottom) continue;
+          if (std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(b); })) continue;
+          taken.push_back(b);
+          labels += fmt::format(
+              R"(<text class="ceiling-label" x="{:.2f}" y="{:.2f}" text-anchor="end" fill="{}" font-size="11">{}</text>)",
+              L.right - 6, ly, roof ? "#222222" : "#666666", xml_escape(text));
+          labels += '\n';
+          break;
+        }
+      }
+    }
+    const auto [held_lines, held_labels] = sustained_roofs(L, roofs, top_peak, top_bw, taken);
+    if (!held_lines.empty()) s += held_lines;
+    out("</g>");
+    s += labels + held_labels;
   }
-  ly += 30;
-  out(legend_text(lx, "Ceilings", R"( font-weight="bold")"));
-  out(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#222222" stroke-width="2.2"/>)", lx, ly + 14,
-                  lx + 14, ly + 14));
-  ly += 18;
-  out(legend_text(lx + 18, "roof (best measured)", ""));
-  out(fmt::format(
-      R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4"/>)", lx,
-      ly + 14, lx + 14, ly + 14));
-  ly += 18;
-  out(legend_text(lx + 18, "lower ceiling", ""));
-  if (!roofs.sustained.empty()) {
+
+  void own_roofs() {
+    // A kernel's own roofs, beside the machine's lines: its math roof (FLOPs / Σ calls_f / rate_f,
+    // from the transcendental ceilings), its launch roof (FLOPs / Σ launches_p / rate_p, from
+    // the launch ceilings) and a pipelined form's overlap roof. Each depends on the kernel's mix of calls (launches) and FLOPs, so it
+    // is drawn as a dashed segment across the kernel's own intensity (±4×), once per kernel and mix,
+    // labelled with the ceilings whose rates make it; thicker where it binds.
+    struct OwnRoof {
+      const char* kind;  // "math", "launch": the classes math-roofs, math-roof, math-roof-label
+      const char *colour, *dash, *bound;
+      std::optional<double> (*roof)(const BenchmarkResult&);  // the FLOP rate it allows, if any
+      const std::string Placement::*ceiling;
+    };
+    const OwnRoof own_roofs[] = {
+        {"math", "#7F3C8D", "3 3", "transcendental",
+         [](const BenchmarkResult& b) { return b.placement->transcendental_flop_per_s; },
+         &Placement::transcendental_ceiling},
+        {"launch", "#B8860B", "2 4", "launch",
+         [](const BenchmarkResult& b) {
+           return b.placement->launch_time_s > 0 && b.flops > 0
+                      ? std::optional<double>(b.flops / b.placement->launch_time_s)
+                      : std::nullopt;
+         },
+         &Placement::launch_ceiling},
+        // A pipelined form (copies and kernels overlapped over chunks): the FLOP rate its pipeline
+        // model allows, FLOPs / (Σ t_k / C + (C - 1) / C · max t_k), labelled with its passes' ceilings.
+        {"pipeline", "#2E8B57", "6 3", "memory",
+         [](const BenchmarkResult& b) {
+           return b.pipeline_chunks > 0 && b.flops > 0 && b.placement->model_time_s > 0
+                      ? std::optional<double>(b.flops / b.placement->model_time_s)
+                      : std::nullopt;
+         },
+         &Placement::bandwidth_ceiling},
+    };
+    for (const OwnRoof& own : own_roofs) {
+      out(fmt::format(R"svg(<g class="{}-roofs" clip-path="url(#plot-area)" fill="none">)svg", own.kind));
+      std::set<std::tuple<std::string, long long, long long>> drawn;
+      for (const auto& b : r.benchmarks) {
+        if (!plotted(b)) continue;
+        const std::optional<double> roof = own.roof(b);
+        if (!roof) continue;
+        const Placement& p = *b.placement;
+        const std::string& ceiling = p.*own.ceiling;
+        const double x = *p.intensity;
+        if (!drawn.insert({ceiling, std::llround(std::log10(*roof) * 200), std::llround(std::log10(x) * 20)}).second)
+          continue;
+        const double x0 = std::max(L.x_min, x / 4), x1 = std::min(L.x_max, x * 4), y = L.px_y(*roof);
+        out(fmt::format(R"(<line class="{}-roof" data-ceiling="{}" data-benchmark="{}" x1="{:.2f}" y1="{:.2f}" )"
+                        R"(x2="{:.2f}" y2="{:.2f}" stroke="{}" stroke-width="{}" stroke-dasharray="{}"/>)",
+                        own.kind, xml_escape(ceiling), xml_escape(b.name), L.px_x(x0), y, L.px_x(x1), y, own.colour,
+                        p.bound == own.bound ? "2" : "1.2", own.dash));
+        const std::string text = std::string(own.kind) + ": " + ceiling;
+        if (auto at = place_label(L.px_x(x1), y, text_width(text, 9), L, taken))
+          out(fmt::format(R"(<text class="{}-roof-label" x="{:.2f}" y="{:.2f}" font-size="9" fill="{}">{}</text>)",
+                          own.kind, at->first, at->second, own.colour, xml_escape(text)));
+      }
+      out("</g>");
+    }
+  }
+
+  void ridge_points() {
+    // Ridge points: where each compute roof meets each bandwidth roof. With a roof per cache level
+    // there are many; only those against DRAM (where the kernels' bytes are declared) carry a
+    // label, the others a tooltip.
+    auto find_ceiling = [this](const std::string& name) -> const Ceiling* {
+      for (const auto& c : r.ceilings)
+        if (c.name == name) return &c;
+      return nullptr;
+    };
+    for (const auto& rp : r.ridge_points) {
+      const Ceiling* peak = find_ceiling(rp.compute_ceiling);
+      const Ceiling* bw = find_ceiling(rp.bandwidth_ceiling);
+      if (!peak) continue;
+      const double x = L.px_x(rp.intensity), y = L.px_y(peak->value);
+      out(fmt::format(
+          R"(<g class="ridge" data-compute="{}" data-bandwidth="{}"><title>ridge {} FLOP/B: {} meets {}</title>)"
+          R"(<path d="M {:.2f} {:.2f} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222" stroke-width="1.5"/>)",
+          xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), intensity(rp.intensity),
+          xml_escape(rp.compute_ceiling), xml_escape(rp.bandwidth_ceiling), x, y - 5));
+      taken.push_back({x - 6, y - 6, x + 6, y + 6});
+      if (!bw || bw->level == Level::dram) {
+        const std::string text = "ridge " + intensity(rp.intensity) + " FLOP/B";
+        if (auto at = place_label(x, y, text_width(text, 10), L, taken))
+          out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="10" fill="#222222">{}</text>)", at->first,
+                          at->second, xml_escape(text)));
+      }
+      out("</g>");
+    }
+  }
+
+  void points() {
+    // Points: one series per kernel (family/variant, in the order they ran), its colour (the second
+    // eight hollow), its precisions' shapes, its sizes joined by a thin line in order of work.
+    std::map<std::pair<std::string, Precision>, std::vector<const BenchmarkResult*>> lines;
+    for (const auto& b : r.benchmarks)
+      if (plotted(b)) {
+        series_of(b);
+        precisions.insert(b.precision);
+        lines[{b.family + "/" + b.variant, b.precision}].push_back(&b);
+        const double x = L.px_x(*b.placement->intensity), y = L.px_y(b.placement->flop_per_s);
+        taken.push_back({x - 6, y - 6, x + 6, y + 6});  // points first: no label covers a point
+      }
+    out(R"svg(<g class="series" clip-path="url(#plot-area)" fill="none" stroke-width="1" opacity="0.55">)svg");
+    for (auto& [key, pts] : lines) {
+      if (pts.size() < 2) continue;
+      std::stable_sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->flops < b->flops; });
+      std::string d;
+      for (const auto* b : pts)
+        d += fmt::format("{} {:.2f} {:.2f} ", d.empty() ? "M" : "L", L.px_x(*b->placement->intensity),
+                         L.px_y(b->placement->flop_per_s));
+      out(fmt::format(R"(<path d="{}" stroke="{}"/>)", d, series_of(*pts.front()).colour));
+    }
+    out("</g>");
+    out(R"(<g class="points">)");
+    for (const auto& b : r.benchmarks) {
+      if (!plotted(b)) continue;
+      const Placement& p = *b.placement;
+      const Series& ser = series_of(b);
+      const double x = L.px_x(*p.intensity), y = L.px_y(p.flop_per_s);
+      const bool above_roof = p.roof_pct > 100.0 * (1.0 + kRoofSlack);
+      // A timing-only kernel (its author declared no reference) is placed but says so, in its
+      // tooltip and its label: nothing checked that its number comes from a right answer.
+      out(fmt::format(R"(<g class="point" data-name="{}" data-x="{:.2f}" data-y="{:.2f}"{}>)", xml_escape(b.name), x, y,
+                      b.timing_only ? R"( data-unverified="timing only")" : ""));
+      out(fmt::format("<title>{}: {}, {}, I = {} FLOP/B, {:.0f}% of roof ({}-bound){}</title>", xml_escape(b.name),
+                      si(p.flop_per_s, "FLOP/s"), si(p.bytes_per_s, "B/s"), intensity(*p.intensity), p.roof_pct,
+                      xml_escape(p.bound), b.timing_only ? "; UNVERIFIED: timing only, no reference" : ""));
+      const std::string stroke = above_roof ? R"(stroke="#d00000" stroke-width="2.5")"
+                                            : ser.hollow ? fmt::format(R"(stroke="{}" stroke-width="2")", ser.colour)
+                                                         : R"(stroke="#ffffff" stroke-width="1")";
+      out(shape(b.precision, x, y, ser.hollow ? "#ffffff" : ser.colour, stroke));
+      const std::string label = point_label(b) + (b.timing_only ? " (unverified)" : "");
+      if (auto at = place_label(x, y, text_width(label, 9), L, taken))
+        out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="9" fill="#333333">{}</text>)", at->first, at->second,
+                        xml_escape(label)));
+      out("</g>");
+    }
+    out("</g>");
+  }
+
+  void legend() {
+    // Legend, right of the plot; the chart grows to hold it.
+    ly = L.top + 4;
+    widest = 0;
+    out(R"(<g class="legend">)");
+    out(legend_text(lx, "Kernel (family/variant)", R"( font-weight="bold")"));
+    for (const auto& ser : series) {
+      ly += 18;
+      out(fmt::format(R"(<rect x="{}" y="{}" width="11" height="11" fill="{}" stroke="{}" stroke-width="{}"/>)", lx + 0.5,
+                      ly - 9.5, ser.hollow ? "#ffffff" : ser.colour, ser.colour, ser.hollow ? 2 : 0) +
+          legend_text(lx + 18, ser.key, ""));
+    }
+    ly += 30;
+    out(legend_text(lx, "Precision", R"( font-weight="bold")"));
+    for (Precision p : precisions) {
+      ly += 18;
+      out(shape(p, lx + 6, ly - 4, "#555555", "") + legend_text(lx + 18, to_string(p), ""));
+    }
+    ly += 30;
+    out(legend_text(lx, "Ceilings", R"( font-weight="bold")"));
+    out(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#222222" stroke-width="2.2"/>)", lx, ly + 14,
+                    lx + 14, ly + 14));
+    ly += 18;
+    out(legend_text(lx + 18, "roof (best measured)", ""));
     out(fmt::format(
-        R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#B35806" stroke-width="1.6" stroke-dasharray="2 3"/>)", lx,
+        R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4"/>)", lx,
         ly + 14, lx + 14, ly + 14));
     ly += 18;
-    out(legend_text(lx + 18, "sustained roof (held under load)", ""));
-  }
-  out(fmt::format(
-      R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#7F3C8D" stroke-width="2" stroke-dasharray="3 3"/>)", lx,
-      ly + 14, lx + 14, ly + 14));
-  ly += 18;
-  out(legend_text(lx + 18, "a kernel's math roof (its calls)", ""));
-  out(fmt::format(R"(<path d="M {} {} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222"/>)", lx + 7, ly + 8));
-  ly += 18;
-  out(legend_text(lx + 18, "ridge point", ""));
-  out(fmt::format(R"(<circle cx="{}" cy="{}" r="5" fill="#ffffff" stroke="#d00000" stroke-width="2.5"/>)", lx + 7,
-                  ly + 14));
-  ly += 18;
-  out(legend_text(lx + 18, "above its roof, within the noise", ""));
-  std::vector<const BenchmarkResult*> refused;
-  for (const auto& b : r.benchmarks)
-    if (b.implausible()) refused.push_back(&b);
-  if (!refused.empty()) {
+    out(legend_text(lx + 18, "lower ceiling", ""));
+    if (!roofs.sustained.empty()) {
+      out(fmt::format(
+          R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#B35806" stroke-width="1.6" stroke-dasharray="2 3"/>)", lx,
+          ly + 14, lx + 14, ly + 14));
+      ly += 18;
+      out(legend_text(lx + 18, "sustained roof (held under load)", ""));
+    }
+    out(fmt::format(
+        R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#7F3C8D" stroke-width="2" stroke-dasharray="3 3"/>)", lx,
+        ly + 14, lx + 14, ly + 14));
+    ly += 18;
+    out(legend_text(lx + 18, "a kernel's math roof (its calls)", ""));
+    out(fmt::format(R"(<path d="M {} {} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222"/>)", lx + 7, ly + 8));
+    ly += 18;
+    out(legend_text(lx + 18, "ridge point", ""));
+    out(fmt::format(R"(<circle cx="{}" cy="{}" r="5" fill="#ffffff" stroke="#d00000" stroke-width="2.5"/>)", lx + 7,
+                    ly + 14));
+    ly += 18;
+    out(legend_text(lx + 18, "above its roof, within the noise", ""));
+    std::vector<const BenchmarkResult*> refused;
+    for (const auto& b : r.benchmarks)
+      if (b.implausible()) refused.push_back(&b);
+    if (!refused.empty()) {
+      ly += 30;
+      out(legend_text(lx, fmt::format("IMPLAUSIBLE, not drawn ({})", refused.size()),
+                      R"( font-weight="bold" fill="#d00000" class="implausible")"));
+      for (std::size_t i = 0; i < refused.size() && i < 8; ++i) {
+        ly += 15;
+        out(legend_text(lx, fmt::format("{}: {:.0f}% of its roof", refused[i]->name, refused[i]->placement->roof_pct),
+                        R"( font-size="11" fill="#d00000")", 11));
+      }
+      if (refused.size() > 8) {
+        ly += 15;
+        out(legend_text(lx, fmt::format("and {} more (report.html)", refused.size() - 8), R"( font-size="11")", 11));
+      }
+    }
     ly += 30;
-    out(legend_text(lx, fmt::format("IMPLAUSIBLE, not drawn ({})", refused.size()),
-                    R"( font-weight="bold" fill="#d00000" class="implausible")"));
-    for (std::size_t i = 0; i < refused.size() && i < 8; ++i) {
+    out(legend_text(lx, "Measured in this run", R"( font-weight="bold")"));
+    for (const Ceiling* c : by_value) {
       ly += 15;
-      out(legend_text(lx, fmt::format("{}: {:.0f}% of its roof", refused[i]->name, refused[i]->placement->roof_pct),
-                      R"( font-size="11" fill="#d00000")", 11));
+      out(legend_text(lx, ceiling_label(*c) + " " + ceiling_value(*c), is_roof(*c) ? R"( font-size="11" font-weight="bold")"
+                                                                                    : R"( font-size="11")",
+                      11));
     }
-    if (refused.size() > 8) {
-      ly += 15;
-      out(legend_text(lx, fmt::format("and {} more (report.html)", refused.size() - 8), R"( font-size="11")", 11));
-    }
+    out("</g>");
+    if (series.empty())
+      out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" fill="#888888">no verified kernel to place</text>)",
+                      (L.left + L.right) / 2, (L.top + L.bottom) / 2));
+    out("</svg>");
   }
-  ly += 30;
-  out(legend_text(lx, "Measured in this run", R"( font-weight="bold")"));
-  for (const Ceiling* c : by_value) {
-    ly += 15;
-    out(legend_text(lx, ceiling_label(*c) + " " + ceiling_value(*c), is_roof(*c) ? R"( font-size="11" font-weight="bold")"
-                                                                                  : R"( font-size="11")",
-                    11));
-  }
-  out("</g>");
-  if (series.empty())
-    out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" fill="#888888">no verified kernel to place</text>)",
-                    (L.left + L.right) / 2, (L.top + L.bottom) / 2));
-  out("</svg>");
+};
+}  // namespace
 
-  return sized_chart(L, ly, lx + widest, "Roofline: " + xml_escape(r.device.value("name", "device")),
-                     "Roofline: " + xml_escape(device_line(r)), xml_escape(provenance_line(r)), s);
+std::string render_svg(const Results& r) {
+  return RooflineChart(r).draw();
 }
 
 std::string render_svg_machines(const std::vector<const Results*>& runs, const std::vector<std::string>& labels) {

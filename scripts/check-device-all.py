@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks what `roofbench run --device all` wrote on a GPU machine: one folder per visible GPU,
-named <host>-gpu<i>-<the first 8 hex digits of its UUID> (bench/device_all.cpp), each holding a
+named <host>-gpu<i>-<the first 8 hex digits of its UUID> (cli/device_all.cpp), each holding a
 whole CUDA results file of the GPU its name says, no GPU twice. A folder's console log beside it
 (--concurrent) is not a folder. Exit 0 when all holds, 1 (naming what does not) otherwise.
 Usage: check-device-all.py OUT_DIR GPUS_VISIBLE"""

@@ -5,6 +5,7 @@
 #include "roofbench/host_buffer.h"  // HostBuffer<T>: page-aligned host arrays
 #include "roofbench/random.h"       // fill_uniform: inputs that depend on the seed alone
 #include "roofbench/types.h"        // Precision, Unit, Level, Params, InputError
+#include "roofbench/cpu.h"          // CpuInfo, cpu_info(): the host CPU, for a CPU kernel
 #include "roofbench/variant.h"      // Variant, Instance, ROOFBENCH_REGISTER
 #include "roofbench/verify.h"       // Verification, Tolerance, Checker, check_all
 #include "roofbench/work.h"         // Work, Count: declared FLOPs and bytes

@@ -16,7 +16,7 @@
 #include <immintrin.h>
 #endif
 
-#include "bench/cpu_info.h"
+#include "roofbench/cpu.h"
 #include "roofbench/host_buffer.h"
 #include "kernels/ceilings/stream_ceilings.h"
 

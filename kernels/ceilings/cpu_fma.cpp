@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include "bench/cpu_info.h"
-#include "bench/registry.h"
+#include "roofbench/cpu.h"
+#include "roofbench/variant.h"
 #include "kernels/ceilings/fma_chain.h"
 #include "roofbench/verify.h"
 

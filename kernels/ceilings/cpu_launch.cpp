@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "bench/cpu_info.h"
-#include "bench/registry.h"
+#include "roofbench/cpu.h"
+#include "roofbench/variant.h"
 #include "roofbench/verify.h"
 
 namespace roofbench::ceilings {

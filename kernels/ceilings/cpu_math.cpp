@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "bench/cpu_info.h"
-#include "bench/registry.h"
+#include "roofbench/cpu.h"
+#include "roofbench/variant.h"
 #include "kernels/elementwise/vmath.h"
 #include "roofbench/host_buffer.h"
 #include "roofbench/random.h"

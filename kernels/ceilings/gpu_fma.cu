@@ -9,7 +9,7 @@
 #include <string>
 #include <type_traits>
 
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "kernels/ceilings/fma_chain.h"
 #include "roofbench/cuda.h"
 #include "roofbench/verify.h"

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "roofbench/cuda.h"
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "kernels/launch/captured_graph.h"
 #include "kernels/launch/launch.h"
 #include "roofbench/verify.h"

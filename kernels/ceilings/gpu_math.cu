@@ -14,7 +14,7 @@
 #include <cmath>
 #include <memory>
 
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "roofbench/cuda.h"
 #include "roofbench/verify.h"
 

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "roofbench/cuda.h"
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "roofbench/verify.h"
 #include "kernels/ceilings/mma_operands.h"
 

@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "roofbench/cuda.h"
-#include "bench/registry.h"
-#include "bench/sm90a.cuh"
+#include "roofbench/variant.h"
+#include "kernels/sm90a.cuh"
 #include "roofbench/verify.h"
 #include "kernels/ceilings/mma_operands.h"
 

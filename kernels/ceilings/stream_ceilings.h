@@ -11,7 +11,7 @@
 #include <string>
 
 #include "roofbench/random.h"
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "roofbench/verify.h"
 
 namespace roofbench::ceilings {

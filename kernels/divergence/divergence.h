@@ -15,7 +15,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "roofbench/verify.h"
 
 namespace roofbench::divergence {

@@ -14,7 +14,7 @@
 #include <limits>
 #include <string>
 
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "kernels/ceilings/stream_ceilings.h"
 #include "roofbench/half.h"
 #include "roofbench/random.h"

@@ -4,7 +4,7 @@
 
 #include <sleef.h>
 
-#include "bench/cpu_info.h"
+#include "roofbench/cpu.h"
 
 namespace roofbench::vmath {
 

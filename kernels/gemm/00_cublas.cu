@@ -1,7 +1,7 @@
 // cuBLAS, the reference every GEMM rung is compared with in the same run: SGEMM for FP32, and
 // cublasGemmEx with FP16/BF16 inputs, FP32 output and FP32 compute for the 16-bit types.
 // Run only this: roofbench run --device cuda:0 --filter 'gemm/cublas'
-#include "bench/cublas_check.h"
+#include "kernels/gemm/cublas_check.h"
 #include "kernels/gemm/gpu_gemm.cuh"
 
 namespace roofbench::gemm {

@@ -7,7 +7,7 @@
 #include <cudaTypedefs.h>
 #include <fmt/format.h>
 
-#include "bench/sm90a.cuh"
+#include "kernels/sm90a.cuh"
 #include "kernels/gemm/gpu_gemm.cuh"
 
 namespace roofbench::gemm {
@@ -51,7 +51,7 @@ static_assert(kTileABytes % 1024 == 0 && kBoxBytes % 1024 == 0, "tiles stay 1024
 
 template <int BN>
 struct Tile {
-  static_assert(BN == 128 || BN == 256, "wgmma shapes wrapped in bench/sm90a.cuh: n128 and n256");
+  static_assert(BN == 128 || BN == 256, "wgmma shapes wrapped in kernels/sm90a.cuh: n128 and n256");
   static constexpr int kBoxes = BN / kBoxN;
   static constexpr int kStageBytes = kTileABytes + kBoxes * kBoxBytes;
   static constexpr std::size_t kSmemBytes =
@@ -59,7 +59,7 @@ struct Tile {
   static_assert(kSmemBytes <= 227 * 1024, "the stages fit in an SM's 227 KiB of opt-in shared memory");
 };
 
-// For other entries of the architecture list the kernel is a trap (bench/sm90a.cuh); the launcher
+// For other entries of the architecture list the kernel is a trap (kernels/sm90a.cuh); the launcher
 // refuses GPUs other than sm_90 before it gets there.
 #ifndef ROOFBENCH_NO_SM90A
 __device__ __forceinline__ unsigned smem_u32(const void* p) {

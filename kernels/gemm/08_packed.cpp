@@ -20,7 +20,7 @@
 #include <immintrin.h>
 #endif
 
-#include "bench/cpu_info.h"
+#include "roofbench/cpu.h"
 #include "kernels/gemm/cpu_gemm.h"
 #include "kernels/gemm/packed.h"
 

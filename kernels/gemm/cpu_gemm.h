@@ -5,7 +5,7 @@
 
 #include "roofbench/host_buffer.h"
 #include "roofbench/random.h"
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "roofbench/verify.h"
 #include "kernels/gemm/reference.h"
 

@@ -12,7 +12,7 @@
 #include "roofbench/device_types.cuh"
 #include "roofbench/half.h"
 #include "roofbench/random.h"
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "kernels/gemm/reference.h"
 
 namespace roofbench::gemm {

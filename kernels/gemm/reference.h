@@ -6,8 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bench/registry.h"
-#include "bench/results.h"
+#include "roofbench/variant.h"
 #include "roofbench/types.h"
 
 namespace roofbench::gemm {

@@ -20,7 +20,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "roofbench/random.h"
 #include "roofbench/verify.h"
 

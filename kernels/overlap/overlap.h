@@ -32,7 +32,7 @@
 #include "kernels/ceilings/pcie_names.h"
 #include <vector>
 
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "roofbench/random.h"
 #include "roofbench/verify.h"
 

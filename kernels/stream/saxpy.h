@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "bench/registry.h"
+#include "roofbench/variant.h"
 #include "roofbench/verify.h"
 
 namespace roofbench::stream {

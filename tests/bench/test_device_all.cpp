@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "bench/device_all.h"
+#include "cli/device_all.h"
 #include "roofbench/types.h"
 
 using namespace roofbench;

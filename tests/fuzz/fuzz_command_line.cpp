@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/commands.h"
+#include "cli/commands.h"
 #include "bench/user_regex.h"
 #include "reports/compare.h"
 #include "roofline/cupti/metrics.h"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/check-device-all.py, the GPU visit's check of `roofbench run --device all`, on folders
-# laid out as bench/device_all.cpp names them (<host>-gpu<i>-<first 8 hex digits of the UUID>)
+# laid out as cli/device_all.cpp names them (<host>-gpu<i>-<first 8 hex digits of the UUID>)
 # holding results files whose device fields are a GPU's: it passes one folder per GPU, each of the
 # GPU its name says, and names every departure. (On a GPU the step runs on roofbench's own files.)
 set -uo pipefail

@@ -6,7 +6,7 @@
 #include <map>
 #include <regex>
 
-#include "bench/commands.h"
+#include "cli/commands.h"
 #include "bench/user_regex.h"
 #include "bench/plan.h"
 #include "roofline/cupti/metrics.h"

@@ -1,5 +1,5 @@
 // The command line: every subcommand and option, parsed into CommandLine without running
-// anything (tests/fuzz/fuzz_command_line.cpp feeds it arbitrary arguments); bench/driver.cpp runs the
+// anything (tests/fuzz/fuzz_command_line.cpp feeds it arbitrary arguments); cli/driver.cpp runs the
 // command it names.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "bench/commands.h"
+#include "cli/commands.h"
 #include "roofbench/version.h"
 #include "roofline/cupti/metrics.h"
 

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "bench/commands.h"
+#include "cli/commands.h"
 #include "bench/openblas_core.h"
 
 namespace roofbench {

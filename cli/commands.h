@@ -1,7 +1,7 @@
 #pragma once
-// The `roofbench` subcommands, one function each; bench/driver.cpp parses the command line and
-// calls them. Each returns the process exit code (see driver.h) and throws InputError for bad
-// input, which the driver prints on one line with exit 2.
+// The `roofbench` subcommands, one function each; cli/driver.cpp parses the command line and
+// calls them. Each returns the process exit code (kExitOk and the others, below) and throws
+// InputError for bad input, which the driver prints on one line with exit 2.
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -76,7 +76,7 @@ struct HistoryArgs {
 };
 int cmd_history(const HistoryArgs& a);
 
-// roofbench fleet PATHS... [--out DIR] [--threshold PCT] [--mad K] (bench/cmd_results.cpp).
+// roofbench fleet PATHS... [--out DIR] [--threshold PCT] [--mad K] (cli/cmd_results.cpp).
 struct FleetArgs {
   std::vector<std::string> paths;
   std::string out;
@@ -85,7 +85,7 @@ struct FleetArgs {
 };
 int cmd_fleet(const FleetArgs& a);
 
-// roofbench evidence PATHS... [--markdown FILE] [--json FILE] (bench/cmd_results.cpp): each results
+// roofbench evidence PATHS... [--markdown FILE] [--json FILE] (cli/cmd_results.cpp): each results
 // file held to the model (reports/evidence.h); exit 1 when any fails.
 struct EvidenceArgs {
   std::vector<std::string> paths;
@@ -95,7 +95,7 @@ struct EvidenceArgs {
 };
 int cmd_evidence(const EvidenceArgs& a);
 
-// roofbench ab BASE_BIN NEW_BIN [options] -- [run options] (bench/cmd_ab.cpp).
+// roofbench ab BASE_BIN NEW_BIN [options] -- [run options] (cli/cmd_ab.cpp).
 struct AbArgs {
   std::string base_bin, new_bin;
   std::vector<std::string> run_args;  // after --: what each `run` gets
@@ -127,7 +127,7 @@ struct MetricsArgs {
 int cmd_metrics(const MetricsArgs& a);
 int cmd_list(bool builtin);  // builtin false: roofbench's own families left out, the ceilings kept
 
-// What the command line asks for, parsed (bench/cmd_line.cpp) and not yet run.
+// What the command line asks for, parsed (cli/cmd_line.cpp) and not yet run.
 struct CommandLine {
   int exit_code = -1;   // >= 0: parsing ended it (help or version printed, or a usage error said): exit so
   std::string command;  // the subcommand: run, ceilings, report, merge, ...

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "bench/atomic_write.h"
-#include "bench/commands.h"
+#include "cli/commands.h"
 #include "bench/merge.h"
 #include "bench/provenance.h"
 #include "reports/ab.h"

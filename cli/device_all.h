@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/commands.h"
+#include "cli/commands.h"
 
 namespace roofbench::cli {
 

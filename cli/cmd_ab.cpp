@@ -19,7 +19,7 @@
 #include <iostream>
 
 #include "bench/atomic_write.h"
-#include "bench/commands.h"
+#include "cli/commands.h"
 #include "bench/harness.h"
 #include "reports/ab.h"
 #include "roofbench/splitmix.h"

@@ -9,16 +9,17 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
 
 #include "bench/atomic_write.h"
-#include "bench/commands.h"
+#include "cli/commands.h"
 #include "bench/counters.h"
 #include "bench/cpu_info.h"
 #include "bench/device.h"
-#include "bench/device_all.h"
+#include "cli/device_all.h"
 #include "bench/gbench_runner.h"
 #include "bench/merge.h"
 #include "bench/openblas_core.h"
@@ -205,11 +206,171 @@ int dry_run(const RunArgs& a, bool ceilings_only, const MeasureOptions& opt) {
 
 }  // namespace
 
+namespace {
+
+// --ceilings-from: the file's ceilings into `r`, less those this process measures itself (the
+// plan's start ceilings, CeilingSpec::per_process); returns the note results.json keeps of them.
+nlohmann::json take_ceilings_from(const RunArgs& a, const RunPlan& plan, Results& r) {
+  nlohmann::json note;
+  if (a.ceilings_from.empty()) return note;
+  r.ceilings = borrowed_ceilings(a.ceilings_from, r, &note);
+  std::vector<std::string> here;
+  for (std::size_t i = 0; i < plan.start_ceilings; ++i) here.push_back(plan.jobs[i].variant->ceiling->name);
+  r.ceilings.erase(
+      std::remove_if(r.ceilings.begin(), r.ceilings.end(),
+                     [&](const Ceiling& c) { return std::find(here.begin(), here.end(), c.name) != here.end(); }),
+      r.ceilings.end());
+  if (!here.empty()) note["measured_here"] = here;
+  return note;
+}
+
+// results.json's `settings`: how this run measures.
+nlohmann::json run_settings(const RunArgs& a, const MeasureOptions& opt, Device& dev, const nlohmann::json& ceilings_note) {
+  nlohmann::json s = opt.to_json();
+  s["quick"] = a.quick;
+  s["profile"] = a.profile;
+  s["filter"] = a.filter;
+  s["skip"] = a.skip;
+  s["builtin"] = !a.no_builtin;
+  // The hold of the sustained ceiling passes (0: none held).
+  s["sustain_s"] = plan_options(a, false).sustain_for(dev.backend());
+  s["flush_bytes"] = dev.flush_bytes();
+  s["timer"] = dev.timer();
+  if (const std::string launch = dev.launch_method(opt.hide_launch ? Launch::hidden : Launch::synchronous);
+      !launch.empty())
+    s["launch"] = launch;
+  if (!ceilings_note.is_null()) s["ceilings_from"] = ceilings_note;
+  return s;
+}
+
+// Before anything is measured: what runs, on what, for how long at most, and what is left out.
+void print_run_header(const RunArgs& a, bool ceilings_only, const RunPlan& plan, const MeasureOptions& opt,
+                      Device& dev, const Results& r, const nlohmann::json& ceilings_note, CounterCollector* counters,
+                      const nlohmann::json& counter_status, bool counters_asked) {
+  const Estimate estimate = estimate_run(plan, opt, counters_asked, omp_get_max_threads());
+  const auto warm_jobs = std::count_if(plan.jobs.begin(), plan.jobs.end(), [](const Job& j) { return j.variant->warm; });
+  std::cout << fmt::format("roofbench {} on {}: {} benchmarks ({}), cache {}\n", ROOFBENCH_VERSION, device_line(r),
+                           plan.jobs.size(), ceilings_text(plan, a, ceilings_only),
+                           opt.cold_cache
+                               ? fmt::format("flushed with {} before every sample{}", si(dev.flush_bytes(), "B"),
+                                             warm_jobs ? fmt::format(" (not for the {} declared warm)", warm_jobs) : "")
+                               : "warm");
+  std::cout << "estimate: at most " << estimate.explain() << "\n";
+  if (ceilings_note.contains("partial"))
+    std::cout << fmt::format("warning: --ceilings-from {} is a partial run ({}): a kernel whose roof it did not "
+                             "measure is left unplaced\n",
+                             ceilings_note["path"].get<std::string>(), ceilings_note["partial"].get<std::string>());
+  for (const auto& n : r.not_run) std::cout << fmt::format("left out: {} ({})\n", n.benchmark, n.why);
+  if (counters && counter_status.value("available", false)) {
+    std::cout << "counters: CUPTI Range Profiler on " << counter_status.value("chip", std::string("?"))
+              << ", in a pass of their own after each benchmark's timed samples\n";
+    print_counter_plan(*counters, plan.jobs, std::cout);
+  } else if (counters_asked) {
+    std::cout << "counters: none (" << counter_status.value("reason", std::string("unavailable"))
+              << "); the run goes on " << (counters ? "with timing and CUPTI's kernel trace" : "with timing only")
+              << "\n";
+    if (counter_status.contains("hint")) std::cout << "  to fix: " << counter_status["hint"].get<std::string>() << "\n";
+  }
+}
+
+// What the jobs of a run gave: the planned ones, and the ceilings measured once more after them.
+struct Measured {
+  JobsOutput ran, again;
+  std::vector<const JobResult*> done() const {
+    std::vector<const JobResult*> d;
+    for (const auto& jr : ran.results) d.push_back(&jr);
+    for (const auto& jr : again.results) d.push_back(&jr);
+    return d;
+  }
+};
+
+// Runs the plan, writing the results so far after every benchmark (whole, marked partial: a run
+// killed later still leaves them), then measures once more each roof a kernel came out above.
+Measured measure_plan(const RunArgs& a, const RunPlan& plan, const MeasureOptions& opt, Device& dev, Results& r,
+                      CounterCollector* counters, OutputFolder& folder, const std::function<void(Results&)>& stamp_wall) {
+  std::vector<std::optional<JobResult>> finished(plan.jobs.size());
+  auto snapshot = [&](std::size_t i, const JobResult& jr) {
+    finished[i] = jr;
+    std::vector<const JobResult*> d;
+    for (const auto& f : finished)
+      if (f) d.push_back(&*f);
+    Results partial = assemble(r, d);
+    partial.partial = Partial{d.size(), plan.jobs.size(), "running"};
+    stamp_wall(partial);
+    FileSet files(folder);
+    files.add("results.json", dump_results(partial));
+    files.commit();
+  };
+  ConsoleProgress progress(std::cout);
+  Measured m;
+  m.ran = run_jobs(dev, plan.jobs, opt, a.gbench_args, progress, counters, snapshot);
+  if (counters) r.counters = counters->status();
+  if (r.settings.contains("launch"))  // as it ended: a hold given up on during the run is said there
+    r.settings["launch"] = dev.launch_method(opt.hide_launch ? Launch::hidden : Launch::synchronous);
+  // A roof a kernel came out above, beyond the noise, is measured once more before the kernel is
+  // refused: a pass taken while the machine was loaded is no roof (on a shared 2-core VM a math
+  // ceiling's passes both read 7x slow beside another job). What stays above the best of three
+  // passes is IMPLAUSIBLE.
+  if (!stop_signal()) {
+    const std::vector<Job> jobs = again_jobs(plan, assemble(r, m.done()));
+    if (!jobs.empty()) {
+      std::cout << fmt::format("measuring {} ceiling(s) again: a kernel came out above them\n", jobs.size());
+      // (without --benchmark_*: a filter over the run's names would match none of these)
+      m.again = run_jobs(dev, jobs, opt, {}, progress, nullptr, {});
+    }
+  }
+  return m;
+}
+
+// The run's files, written whole into the folder, its console report and its exit code.
+int write_run(const RunArgs& a, const RunPlan& plan, const Results& r, const Measured& m, OutputFolder& folder,
+              const std::string& out_dir, const std::function<void(Results&)>& stamp_wall) {
+  const int sig = stop_signal();
+  if (sig && !folder.committed()) {  // no benchmark finished: the folder keeps what it held
+    std::cerr << fmt::format("roofbench: {} before any benchmark finished; nothing was written to {}\n",
+                             stopped_by(sig), out_dir);
+    return 128 + sig;
+  }
+  const std::vector<const JobResult*> done = m.done();
+  Results final = assemble(r, done);
+  const std::size_t planned = plan.jobs.size() + m.again.results.size();
+  if (sig) final.partial = Partial{done.size(), planned, stopped_by(sig)};
+
+  stamp_wall(final);
+  FileSet files(folder);
+  files.add("results.json", dump_results(final));
+  files.add("gbench.json", m.ran.gbench_json);
+  for (auto& [name, content] : render_reports(final)) files.add(name, std::move(content));
+  files.commit();
+
+  std::cout << render_console(final, a.verbose);
+  std::cout << "\nwrote:\n";
+  for (const auto& p : files.paths()) std::cout << "  " << p << "\n";
+  int failed = 0;
+  for (const auto& b : final.benchmarks) failed += b.measured() ? 0 : 1;
+  const int implausible = count_implausible(final);
+  std::cout << fmt::format("roofbench: {} benchmarks measured, {} failed, {} implausible, {} ceilings{}{}\n",
+                           final.benchmarks.size() - failed, failed, implausible, final.ceilings.size(),
+                           a.ceilings_from.empty() ? "" : " (from --ceilings-from)",
+                           final.partial ? "; " + partial_text(*final.partial) : std::string());
+  if (sig) {
+    std::cerr << fmt::format("roofbench: {}; {} of {} benchmarks finished and were written, marked partial\n",
+                             final.partial->reason, done.size(), planned);
+    return 128 + sig;
+  }
+  if (failed) std::cerr << fmt::format("roofbench: {} benchmark(s) failed; they carry no numbers\n", failed);
+  if (implausible) std::cerr << implausible_text(implausible);
+  return failed || implausible ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+// run and ceilings: plan, open the folder, say what runs, measure, write.
 int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
   // Seconds from the start of the command to the file being written: how long a run takes, in
   // the file it wrote (a partial file: how far it had come).
-  auto stamp_wall = [started](Results& res) {
+  const std::function<void(Results&)> stamp_wall = [started](Results& res) {
     res.provenance["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   const MeasureOptions opt = measure_options(a);
@@ -226,19 +387,9 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   r.device = dev->describe();
   r.provenance = provenance(argc, argv);
   const Target target{dev->backend(), r.device.value("compute_capability", std::string())};
-  nlohmann::json ceilings_note;
-  if (!a.ceilings_from.empty()) r.ceilings = borrowed_ceilings(a.ceilings_from, r, &ceilings_note);
   const RunPlan plan = plan_run(target, plan_options(a, ceilings_only));
   r.not_run = plan.not_run;
-  if (!a.ceilings_from.empty()) {  // what this process measures itself replaces the file's figure
-    std::vector<std::string> here;
-    for (std::size_t i = 0; i < plan.start_ceilings; ++i) here.push_back(plan.jobs[i].variant->ceiling->name);
-    r.ceilings.erase(
-        std::remove_if(r.ceilings.begin(), r.ceilings.end(),
-                       [&](const Ceiling& c) { return std::find(here.begin(), here.end(), c.name) != here.end(); }),
-        r.ceilings.end());
-    if (!here.empty()) ceilings_note["measured_here"] = here;
-  }
+  const nlohmann::json ceilings_note = take_ceilings_from(a, plan, r);
   check_gbench_args(a.gbench_args, plan.jobs);  // a bad --benchmark_* flag: before any folder or measurement
   const std::string out_dir =
       !a.out.empty() ? a.out
@@ -252,126 +403,15 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   if (!a.metrics.empty()) creq.metrics = cupti::parse_metric_list(a.metrics);
   nlohmann::json counter_status;
   std::unique_ptr<CounterCollector> counters = open_counters(*dev, creq, &counter_status);
-
-  r.settings = opt.to_json();
-  r.settings["quick"] = a.quick;
-  r.settings["profile"] = a.profile;
-  r.settings["filter"] = a.filter;
-  r.settings["skip"] = a.skip;
-  r.settings["builtin"] = !a.no_builtin;
-  // The hold of the sustained ceiling passes (0: none held).
-  r.settings["sustain_s"] = plan_options(a, false).sustain_for(dev->backend());
-  r.settings["flush_bytes"] = dev->flush_bytes();
-  r.settings["timer"] = dev->timer();
-  if (const std::string launch = dev->launch_method(opt.hide_launch ? Launch::hidden : Launch::synchronous);
-      !launch.empty())
-    r.settings["launch"] = launch;
-  if (!ceilings_note.is_null()) r.settings["ceilings_from"] = ceilings_note;
+  r.settings = run_settings(a, opt, *dev, ceilings_note);
   r.counters = counters ? counters->status() : counter_status;
 
-  const Estimate estimate = estimate_run(plan, opt, creq.enabled, omp_get_max_threads());
-  const auto warm_jobs = std::count_if(plan.jobs.begin(), plan.jobs.end(), [](const Job& j) { return j.variant->warm; });
-  std::cout << fmt::format("roofbench {} on {}: {} benchmarks ({}), cache {}\n", ROOFBENCH_VERSION, device_line(r),
-                           plan.jobs.size(), ceilings_text(plan, a, ceilings_only),
-                           opt.cold_cache
-                               ? fmt::format("flushed with {} before every sample{}", si(dev->flush_bytes(), "B"),
-                                             warm_jobs ? fmt::format(" (not for the {} declared warm)", warm_jobs) : "")
-                               : "warm");
-  std::cout << "estimate: at most " << estimate.explain() << "\n";
-  if (ceilings_note.contains("partial"))
-    std::cout << fmt::format("warning: --ceilings-from {} is a partial run ({}): a kernel whose roof it did not "
-                             "measure is left unplaced\n",
-                             ceilings_note["path"].get<std::string>(), ceilings_note["partial"].get<std::string>());
-  for (const auto& n : r.not_run) std::cout << fmt::format("left out: {} ({})\n", n.benchmark, n.why);
-  if (counters && counter_status.value("available", false)) {
-    std::cout << "counters: CUPTI Range Profiler on " << counter_status.value("chip", std::string("?"))
-              << ", in a pass of their own after each benchmark's timed samples\n";
-    print_counter_plan(*counters, plan.jobs, std::cout);
-  } else if (creq.enabled) {
-    std::cout << "counters: none (" << counter_status.value("reason", std::string("unavailable"))
-              << "); the run goes on " << (counters ? "with timing and CUPTI's kernel trace" : "with timing only")
-              << "\n";
-    if (counter_status.contains("hint")) std::cout << "  to fix: " << counter_status["hint"].get<std::string>() << "\n";
-  }
-
-  // After every benchmark, the results so far, whole and marked partial: a run killed later
-  // still leaves them.
-  std::vector<std::optional<JobResult>> finished(plan.jobs.size());
-  auto done_so_far = [&finished] {
-    std::vector<const JobResult*> d;
-    for (const auto& f : finished)
-      if (f) d.push_back(&*f);
-    return d;
-  };
-  auto snapshot = [&](std::size_t i, const JobResult& jr) {
-    finished[i] = jr;
-    const auto d = done_so_far();
-    Results partial = assemble(r, d);
-    partial.partial = Partial{d.size(), plan.jobs.size(), "running"};
-    stamp_wall(partial);
-    FileSet files(folder);
-    files.add("results.json", dump_results(partial));
-    files.commit();
-  };
-
+  print_run_header(a, ceilings_only, plan, opt, *dev, r, ceilings_note, counters.get(), counter_status, creq.enabled);
+  // From here to the last file, SIGTERM and SIGINT stop the run between samples and it writes
+  // what finished, marked partial.
   StopSignals stop_signals;
-  ConsoleProgress progress(std::cout);
-  JobsOutput ran = run_jobs(*dev, plan.jobs, opt, a.gbench_args, progress, counters.get(), snapshot);
-  if (counters) r.counters = counters->status();
-  if (r.settings.contains("launch"))  // as it ended: a hold given up on during the run is said there
-    r.settings["launch"] = dev->launch_method(opt.hide_launch ? Launch::hidden : Launch::synchronous);
-
-  std::vector<const JobResult*> done;
-  for (const auto& jr : ran.results) done.push_back(&jr);
-  // A roof a kernel came out above, beyond the noise, is measured once more before the kernel is
-  // refused: a pass taken while the machine was loaded is no roof (on a shared 2-core VM a math
-  // ceiling's passes both read 7x slow beside another job). What stays above the best of three
-  // passes is IMPLAUSIBLE.
-  JobsOutput again;
-  if (!stop_signal()) {
-    const std::vector<Job> jobs = again_jobs(plan, assemble(r, done));
-    if (!jobs.empty()) {
-      std::cout << fmt::format("measuring {} ceiling(s) again: a kernel came out above them\n", jobs.size());
-      // (without --benchmark_*: a filter over the run's names would match none of these)
-      again = run_jobs(*dev, jobs, opt, {}, progress, nullptr, {});
-      for (const auto& jr : again.results) done.push_back(&jr);
-    }
-  }
-  const int sig = stop_signal();
-  if (sig && !folder.committed()) {  // no benchmark finished: the folder keeps what it held
-    std::cerr << fmt::format("roofbench: {} before any benchmark finished; nothing was written to {}\n",
-                             stopped_by(sig), out_dir);
-    return 128 + sig;
-  }
-  Results final = assemble(r, done);
-  if (sig)
-    final.partial = Partial{done.size(), plan.jobs.size() + again.results.size(), stopped_by(sig)};
-
-  stamp_wall(final);
-  FileSet files(folder);
-  files.add("results.json", dump_results(final));
-  files.add("gbench.json", ran.gbench_json);
-  for (auto& [name, content] : render_reports(final)) files.add(name, std::move(content));
-  files.commit();
-
-  std::cout << render_console(final, a.verbose);
-  std::cout << "\nwrote:\n";
-  for (const auto& p : files.paths()) std::cout << "  " << p << "\n";
-  int failed = 0;
-  for (const auto& b : final.benchmarks) failed += b.measured() ? 0 : 1;
-  const int implausible = count_implausible(final);
-  std::cout << fmt::format("roofbench: {} benchmarks measured, {} failed, {} implausible, {} ceilings{}{}\n",
-                           final.benchmarks.size() - failed, failed, implausible, final.ceilings.size(),
-                           a.ceilings_from.empty() ? "" : " (from --ceilings-from)",
-                           final.partial ? "; " + partial_text(*final.partial) : std::string());
-  if (sig) {
-    std::cerr << fmt::format("roofbench: {}; {} of {} benchmarks finished and were written, marked partial\n",
-                             final.partial->reason, done.size(), plan.jobs.size() + again.results.size());
-    return 128 + sig;
-  }
-  if (failed) std::cerr << fmt::format("roofbench: {} benchmark(s) failed; they carry no numbers\n", failed);
-  if (implausible) std::cerr << implausible_text(implausible);
-  return failed || implausible ? kExitFailed : kExitOk;
+  const Measured measured = measure_plan(a, plan, opt, *dev, r, counters.get(), folder, stamp_wall);
+  return write_run(a, plan, r, measured, folder, out_dir, stamp_wall);
 }
 
 }  // namespace roofbench::cli

@@ -1,4 +1,4 @@
-#include "bench/device_all.h"
+#include "cli/device_all.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
