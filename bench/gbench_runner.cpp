@@ -73,6 +73,104 @@ struct LostDevice {
   }
 };
 
+// A repetition adds its samples to the first one's measurement; the measurement's warnings are
+// recomputed over all of them, the others (counters, trace) kept.
+void add_repetition(BenchmarkResult& into, const Measurement& again, const MeasureOptions& opt) {
+  for (const auto& w : measurement_warnings(*into.measurement, opt))
+    into.warnings.erase(std::remove(into.warnings.begin(), into.warnings.end(), w), into.warnings.end());
+  merge_measurements(*into.measurement, again);
+  for (auto& w : measurement_warnings(*into.measurement, opt)) into.warnings.push_back(std::move(w));
+}
+
+// What the body of every job of one run_jobs shares.
+struct JobsRun {
+  Device& dev;
+  const MeasureOptions& opt;
+  Progress& progress;
+  CounterCollector* counters;
+  const JobFinished& finished;
+  std::size_t total;                    // the jobs Google Benchmark's filter keeps
+  std::shared_ptr<std::size_t> done;    // jobs started so far
+  std::shared_ptr<LostDevice> lost;
+};
+
+// One job, as Google Benchmark runs it (once, or once per repetition): measured by the harness
+// (run_benchmark), its counters in a pass of their own after the samples, a repetition's samples
+// added to the first's; a failure gets no number, and the device is checked after it.
+void run_job(const JobsRun& run, const Job& job, std::size_t i, JobResult* out, int* runs, benchmark::State& state) {
+  BenchmarkResult* res = &out->result;
+  if (stop_signal()) {  // the run was stopped: this job stays out of the results, as not run
+    state.SkipWithError("not run: the run was stopped");
+    return;
+  }
+  if ((*runs)++ == 0) ++*run.done;
+  const bool first = *runs == 1;
+  if (!first && !res->error.empty()) {  // a failed benchmark stays failed; no repetition measures it
+    state.SkipWithError(res->error.c_str());
+    return;
+  }
+  run.progress.started(res->name, *run.done, run.total, *runs);
+  // A failure gets no number: its error is recorded and reported, and the device is checked.
+  auto fail = [&](std::string why) {
+    res->error = std::move(why);
+    res->measurement.reset();
+    state.SkipWithError(res->error.c_str());
+    run.progress.failed(*res);
+    run.lost->check(run.dev, res->name);
+  };
+  // Right after the timed samples, while the instance lives: the progress line, then the
+  // counters in a pass of their own (nothing above was timed under the profiler).
+  const AfterMeasure after = [&](Instance& inst, BenchmarkResult& r) {
+    run.progress.measured(r);
+    if (run.counters && job.tag.empty() && first && job.variant->launches_kernels) {
+      // Profiled in the cache state it was timed in (a warm variant: warm whatever the run says).
+      run.counters->collect(run.dev, inst, r, run.opt.seed,
+                            r.measurement ? r.measurement->cold_cache : run.opt.cold_cache);
+      run.progress.counted(r);
+      if (!r.counters->error.empty()) run.lost->check(run.dev, res->name);  // a kernel fault under the profiler
+    }
+  };
+
+  if (!run.lost->why.empty()) {
+    fail(run.lost->why);
+  } else {
+    for (auto _ : state) {
+      BenchmarkResult one;
+      try {
+        MeasureOptions held = run.opt;
+        held.hold_s = job.hold_s;
+        one = run_benchmark(run.dev, *job.variant, job.params, held, after);
+      } catch (const Interrupted& e) {
+        state.SkipWithError(e.what());
+        run.progress.stopped(e.what());
+        *runs = 0;  // left out of the results, as not run
+        --*run.done;
+        return;
+      }
+      one.name = res->name;
+      if (!one.measured()) {
+        res->verification = one.verification;
+        res->recheck = one.recheck;
+        fail(one.error.empty() ? "failed" : one.error);
+        break;  // Google Benchmark's rule after SkipWithError inside the loop
+      }
+      state.SetIterationTime(one.measurement->stats.median);
+      if (!res->measurement) {
+        *res = std::move(one);
+        continue;
+      }
+      add_repetition(*res, *one.measurement, run.opt);
+    }
+  }
+  if (res->measured()) {
+    state.counters["FLOP/s"] = benchmark::Counter(res->flops, benchmark::Counter::kIsRate);
+    state.counters["bytes/s"] = benchmark::Counter(res->bytes, benchmark::Counter::kIsRate);
+    state.SetLabel(res->timing_only ? std::string("UNVERIFIED (timing only)")
+                                    : fmt::format("verified {} values", res->verification.checked));
+  }
+  if (run.finished) run.finished(i, *out);
+}
+
 }  // namespace
 
 std::size_t check_gbench_args(const std::vector<std::string>& gbench_args, const std::vector<Job>& jobs) {
@@ -106,91 +204,14 @@ JobsOutput run_jobs(Device& dev, const std::vector<Job>& jobs, const MeasureOpti
   }
   std::vector<int> ran(jobs.size(), 0);  // times each job's body ran (repetitions run it again)
 
-  auto done = std::make_shared<std::size_t>(0);
-  auto lost = std::make_shared<LostDevice>();
-
+  const JobsRun run{dev,   opt,   progress, counters, finished, total, std::make_shared<std::size_t>(0),
+                    std::make_shared<LostDevice>()};
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job job = jobs[i];
     JobResult* out = &all[i];
     BenchmarkResult* res = &out->result;
     int* runs = &ran[i];
-    auto body = [&dev, &opt, &progress, &finished, counters, job, i, out, res, runs, done, total,
-                 lost](benchmark::State& state) {
-      if (stop_signal()) {  // the run was stopped: this job stays out of the results, as not run
-        state.SkipWithError("not run: the run was stopped");
-        return;
-      }
-      if ((*runs)++ == 0) ++*done;
-      const bool first = *runs == 1;
-      if (!first && !res->error.empty()) {  // a failed benchmark stays failed; no repetition measures it
-        state.SkipWithError(res->error.c_str());
-        return;
-      }
-      progress.started(res->name, *done, total, *runs);
-      // A failure gets no number: its error is recorded and reported, and the device is checked.
-      auto fail = [&](std::string why) {
-        res->error = std::move(why);
-        res->measurement.reset();
-        state.SkipWithError(res->error.c_str());
-        progress.failed(*res);
-        lost->check(dev, res->name);
-      };
-      // Right after the timed samples, while the instance lives: the progress line, then the
-      // counters in a pass of their own (nothing above was timed under the profiler).
-      const AfterMeasure after = [&](Instance& inst, BenchmarkResult& r) {
-        progress.measured(r);
-        if (counters && job.tag.empty() && first && job.variant->launches_kernels) {
-          // Profiled in the cache state it was timed in (a warm variant: warm whatever the run says).
-          counters->collect(dev, inst, r, opt.seed, r.measurement ? r.measurement->cold_cache : opt.cold_cache);
-          progress.counted(r);
-          if (!r.counters->error.empty()) lost->check(dev, res->name);  // a kernel fault under the profiler
-        }
-      };
-
-      if (!lost->why.empty()) {
-        fail(lost->why);
-      } else {
-        for (auto _ : state) {
-          BenchmarkResult one;
-          try {
-            MeasureOptions held = opt;
-            held.hold_s = job.hold_s;
-            one = run_benchmark(dev, *job.variant, job.params, held, after);
-          } catch (const Interrupted& e) {
-            state.SkipWithError(e.what());
-            progress.stopped(e.what());
-            *runs = 0;  // left out of the results, as not run
-            --*done;
-            return;
-          }
-          one.name = res->name;
-          if (!one.measured()) {
-            res->verification = one.verification;
-            res->recheck = one.recheck;
-            fail(one.error.empty() ? "failed" : one.error);
-            break;  // Google Benchmark's rule after SkipWithError inside the loop
-          }
-          state.SetIterationTime(one.measurement->stats.median);
-          if (!res->measurement) {
-            *res = std::move(one);
-            continue;
-          }
-          // A repetition adds its samples to the first one's measurement; the measurement's
-          // warnings are recomputed over all of them, the others (counters, trace) kept.
-          for (const auto& w : measurement_warnings(*res->measurement, opt))
-            res->warnings.erase(std::remove(res->warnings.begin(), res->warnings.end(), w), res->warnings.end());
-          merge_measurements(*res->measurement, *one.measurement);
-          for (auto& w : measurement_warnings(*res->measurement, opt)) res->warnings.push_back(std::move(w));
-        }
-      }
-      if (res->measured()) {
-        state.counters["FLOP/s"] = benchmark::Counter(res->flops, benchmark::Counter::kIsRate);
-        state.counters["bytes/s"] = benchmark::Counter(res->bytes, benchmark::Counter::kIsRate);
-        state.SetLabel(res->timing_only ? std::string("UNVERIFIED (timing only)")
-                                        : fmt::format("verified {} values", res->verification.checked));
-      }
-      if (finished) finished(i, *out);
-    };
+    auto body = [run, job, i, out, runs](benchmark::State& state) { run_job(run, job, i, out, runs, state); };
     benchmark::RegisterBenchmark(res->name.c_str(), body)
         ->UseManualTime()
         ->Iterations(1)

@@ -48,11 +48,17 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths) {
   return runs;
 }
 
-History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
-  (void)opt.threshold_for("");  // a bad threshold pattern is an InputError before any work
-  History h;
-  h.options = opt;
-  // The device of the latest run; runs of other devices are left out and listed.
+namespace {
+// One test of a history, waiting for the false-discovery control over all of them: a step of a
+// kernel's series (`step`), or its latest run against its best (-1).
+struct Pending {
+  std::size_t bench;
+  int step;
+  Evidence e;
+};
+
+// The runs of the device of the latest run; the others are left out, and listed.
+void keep_one_device(History& h, std::vector<HistoryRun> runs) {
   h.device = device_id(runs.back().results);
   for (auto& r : runs) {
     if (device_id(r.results) == h.device)
@@ -62,73 +68,66 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
   }
   if (h.runs.size() < 2)
     throw InputError(fmt::format("history needs two runs of one device; only one run is of {}", h.device));
+}
+
+// One kernel's series over the runs: its rate in each (its share of the roof with --by-roof),
+// its best and latest runs, and the tests of each step and of the latest against the best, added
+// to `pending` as the kernel `idx` of the history. nullopt when fewer than two runs have numbers.
+std::optional<BenchmarkHistory> kernel_history(const History& h, const std::string& name, const BenchmarkResult* any,
+                                               const CompareOptions& opt, std::size_t idx,
+                                               std::vector<Pending>& pending) {
   const int n = static_cast<int>(h.runs.size());
-
-  // Every kernel seen in any run, in name order.
-  std::map<std::string, const BenchmarkResult*> names;
-  for (const auto& r : h.runs)
-    for (const auto& b : r.results.benchmarks) names.emplace(b.name, &b);
-
-  struct Pending {
-    std::size_t bench;
-    int step;  // -1: latest against best
-    Evidence e;
-  };
-  std::vector<Pending> pending;
-  for (const auto& [name, any] : names) {
-    BenchmarkHistory bh;
-    bh.name = name;
-    bh.family = any->family;
-    bh.threshold = opt.calibrated_threshold(name);
-    bh.rate.resize(static_cast<std::size_t>(n));
-    std::vector<const BenchmarkResult*> at(static_cast<std::size_t>(n), nullptr), with_numbers;
-    for (int i = 0; i < n; ++i) {
-      const BenchmarkResult* b = find_benchmark(h.runs[static_cast<std::size_t>(i)].results, name);
-      // An implausible number (above its roof beyond its run's noise) is no point of a trend:
-      // it could only make a false best, or a false step.
-      if (has_number(b) && !b->implausible()) at[static_cast<std::size_t>(i)] = b, with_numbers.push_back(b);
-    }
-    bh.metric = shared_rate_metric(with_numbers.empty() ? std::vector<const BenchmarkResult*>{any} : with_numbers);
-    const std::string rate_metric_name = bh.metric;
-    // --by-roof: its share of the roof of each run, where every run with a number placed it.
-    bool share = opt.by_roof;
-    for (const auto* b : at) share = share && (!b || roof_share_work(*b));
-    if (share) bh.metric = "roof share";
-    const auto work = [share, rate_metric_name](const BenchmarkResult& b) {
-      return share ? *roof_share_work(b) : work_for(b, rate_metric_name);
-    };
-    for (int i = 0; i < n; ++i)
-      if (const auto* b = at[static_cast<std::size_t>(i)])
-        bh.rate[static_cast<std::size_t>(i)] = work(*b) / b->measurement->stats.median;
-    for (int i = n - 1; i >= 0 && bh.latest < 0; --i)
-      if (at[static_cast<std::size_t>(i)]) bh.latest = i;
-    for (int i = 0; i < bh.latest; ++i)
-      if (at[static_cast<std::size_t>(i)] &&
-          (bh.best < 0 || *bh.rate[static_cast<std::size_t>(i)] > *bh.rate[static_cast<std::size_t>(bh.best)]))
-        bh.best = i;
-    if (bh.best < 0) continue;  // fewer than two runs with numbers: no history to speak of
-    const std::size_t idx = h.benchmarks.size();
-    const std::uint64_t seed = name_seed(name);
-    int prev = -1;
-    for (int i = 0; i < n; ++i) {
-      if (!at[static_cast<std::size_t>(i)]) continue;
-      if (prev >= 0) {
-        const BenchmarkResult &a = *at[static_cast<std::size_t>(prev)], &b = *at[static_cast<std::size_t>(i)];
-        bh.steps.push_back({prev, i, Verdict::unsure, 0});
-        pending.push_back({idx, static_cast<int>(bh.steps.size()) - 1,
-                           gather_evidence(*a.measurement, work(a), *b.measurement, work(b), opt, seed + i)});
-      }
-      prev = i;
-    }
-    const BenchmarkResult &best = *at[static_cast<std::size_t>(bh.best)], &latest = *at[static_cast<std::size_t>(bh.latest)];
-    pending.push_back({idx, -1,
-                       gather_evidence(*best.measurement, work(best), *latest.measurement, work(latest), opt,
-                                       seed)});
-    h.benchmarks.push_back(std::move(bh));
+  BenchmarkHistory bh;
+  bh.name = name;
+  bh.family = any->family;
+  bh.threshold = opt.calibrated_threshold(name);
+  bh.rate.resize(static_cast<std::size_t>(n));
+  std::vector<const BenchmarkResult*> at(static_cast<std::size_t>(n), nullptr), with_numbers;
+  for (int i = 0; i < n; ++i) {
+    const BenchmarkResult* b = find_benchmark(h.runs[static_cast<std::size_t>(i)].results, name);
+    // An implausible number (above its roof beyond its run's noise) is no point of a trend:
+    // it could only make a false best, or a false step.
+    if (has_number(b) && !b->implausible()) at[static_cast<std::size_t>(i)] = b, with_numbers.push_back(b);
   }
-  if (h.benchmarks.empty()) throw InputError("no benchmark has numbers in two of the runs");
+  bh.metric = shared_rate_metric(with_numbers.empty() ? std::vector<const BenchmarkResult*>{any} : with_numbers);
+  const std::string rate_metric_name = bh.metric;
+  // --by-roof: its share of the roof of each run, where every run with a number placed it.
+  bool share = opt.by_roof;
+  for (const auto* b : at) share = share && (!b || roof_share_work(*b));
+  if (share) bh.metric = "roof share";
+  const auto work = [share, rate_metric_name](const BenchmarkResult& b) {
+    return share ? *roof_share_work(b) : work_for(b, rate_metric_name);
+  };
+  for (int i = 0; i < n; ++i)
+    if (const auto* b = at[static_cast<std::size_t>(i)])
+      bh.rate[static_cast<std::size_t>(i)] = work(*b) / b->measurement->stats.median;
+  for (int i = n - 1; i >= 0 && bh.latest < 0; --i)
+    if (at[static_cast<std::size_t>(i)]) bh.latest = i;
+  for (int i = 0; i < bh.latest; ++i)
+    if (at[static_cast<std::size_t>(i)] &&
+        (bh.best < 0 || *bh.rate[static_cast<std::size_t>(i)] > *bh.rate[static_cast<std::size_t>(bh.best)]))
+      bh.best = i;
+  if (bh.best < 0) return std::nullopt;  // fewer than two runs with numbers: no history to speak of
+  const std::uint64_t seed = name_seed(name);
+  int prev = -1;
+  for (int i = 0; i < n; ++i) {
+    if (!at[static_cast<std::size_t>(i)]) continue;
+    if (prev >= 0) {
+      const BenchmarkResult &a = *at[static_cast<std::size_t>(prev)], &b = *at[static_cast<std::size_t>(i)];
+      bh.steps.push_back({prev, i, Verdict::unsure, 0});
+      pending.push_back({idx, static_cast<int>(bh.steps.size()) - 1,
+                         gather_evidence(*a.measurement, work(a), *b.measurement, work(b), opt, seed + i)});
+    }
+    prev = i;
+  }
+  const BenchmarkResult &best = *at[static_cast<std::size_t>(bh.best)], &latest = *at[static_cast<std::size_t>(bh.latest)];
+  pending.push_back(
+      {idx, -1, gather_evidence(*best.measurement, work(best), *latest.measurement, work(latest), opt, seed)});
+  return bh;
+}
 
-  // One false-discovery control over every test this history makes.
+// One false-discovery control over every test this history makes, then each test's verdict.
+void decide_all(History& h, std::vector<Pending>& pending, const CompareOptions& opt) {
   std::vector<double> p;
   for (const auto& x : pending) p.push_back(x.e.p);
   const std::vector<double> q = benjamini_hochberg(p);
@@ -146,8 +145,11 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
       bh.vs_best_reason = reason;
     }
   }
-  // Steps and comparisons with the best that the kernel's roofs made too (compare's rule, on
-  // the ceilings of the same two runs). The ceilings of a pair are compared once, when needed.
+}
+
+// A step or a comparison with the best that the kernel's roofs made too (compare's rule, on the
+// ceilings of the same two runs) is UNSURE, with why. The ceilings of a pair are compared once.
+void explain_by_roofs(History& h, const CompareOptions& opt) {
   std::map<std::pair<int, int>, std::vector<CompareRow>> roofs;
   auto explain = [&](const BenchmarkHistory& bh, int from, int to, Verdict verdict,
                      double change) -> std::optional<std::string> {
@@ -183,9 +185,12 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
         bh.roofs = fmt::format("against the best: {}", *why);
       }
   }
-  // A benchmark two runs timed differently (cold in one, warm in the other: a variant declared
-  // warm since) is not compared like for like: a step or a comparison with the best across that
-  // change is UNSURE, with why.
+}
+
+// A benchmark two runs timed differently (cold in one, warm in the other: a variant declared
+// warm since) is not compared like for like: a step or a comparison with the best across that
+// change is UNSURE, with why.
+void unsure_across_timing_changes(History& h) {
   auto timed = [&h](int run, const std::string& name) {
     return find_benchmark(h.runs[static_cast<std::size_t>(run)].results, name)->measurement->cold_cache;
   };
@@ -209,6 +214,11 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
         bh.roofs = *why;
       }
   }
+}
+
+// Each kernel's flag (a slower last step, a regression since its best with a step or without one)
+// and the flagged ones first.
+void flag(History& h) {
   for (auto& bh : h.benchmarks) {
     bh.flag = "ok";
     const bool last_step_slower = !bh.steps.empty() && bh.steps.back().verdict == Verdict::slower;
@@ -224,6 +234,27 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
   std::stable_sort(h.benchmarks.begin(), h.benchmarks.end(), [](const BenchmarkHistory& a, const BenchmarkHistory& b) {
     return (a.flag != "ok") > (b.flag != "ok");
   });
+}
+}  // namespace
+
+History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
+  (void)opt.threshold_for("");  // a bad threshold pattern is an InputError before any work
+  History h;
+  h.options = opt;
+  keep_one_device(h, std::move(runs));
+  // Every kernel seen in any run, in name order.
+  std::map<std::string, const BenchmarkResult*> names;
+  for (const auto& r : h.runs)
+    for (const auto& b : r.results.benchmarks) names.emplace(b.name, &b);
+  std::vector<Pending> pending;
+  for (const auto& [name, any] : names)
+    if (auto bh = kernel_history(h, name, any, opt, h.benchmarks.size(), pending))
+      h.benchmarks.push_back(std::move(*bh));
+  if (h.benchmarks.empty()) throw InputError("no benchmark has numbers in two of the runs");
+  decide_all(h, pending, opt);
+  explain_by_roofs(h, opt);
+  unsure_across_timing_changes(h);
+  flag(h);
   return h;
 }
 
