@@ -173,73 +173,51 @@ std::optional<Placement> place(const BenchmarkResult& declared, const Roofs& roo
 }
 
 namespace {
-std::optional<Placement> place_on(const BenchmarkResult& b, const Roofs& roofs, std::string* why) {
-  auto fail = [&](std::string reason) -> std::optional<Placement> {
-    if (why) *why = std::move(reason);
-    return std::nullopt;
-  };
-  if (!b.measured() || !b.measurement) return fail("not verified");
-  const double t = b.measurement->stats.median;
-  if (t <= 0) return fail("median time is zero");
-  if (b.bytes <= 0)
-    return fail(fmt::format("declares no bytes, and no counters counted any at {} (declare its work, or run it "
-                            "with --counters on a GPU)",
-                            to_string(b.level)));
-  auto bw_it = roofs.bandwidth.find(b.level);
-  if (bw_it == roofs.bandwidth.end()) return fail("no " + to_string(b.level) + " bandwidth ceiling was measured");
-  const Ceiling& bw = *bw_it->second;
-
-  Placement p;
-  p.flop_per_s = b.flops / t;
-  p.bytes_per_s = b.bytes / t;
-  p.bandwidth_ceiling = bw.name;
-  // Each roof as the time it allows for the declared work; the longest binds. A form declared
-  // as passes run one after another gets that per pass, and the passes' times add up.
-  const Ceiling* peak = nullptr;
-  if (b.flops > 0) {
-    auto cp_it = roofs.compute.find({b.roof_precision(), b.unit});
-    if (cp_it == roofs.compute.end())
-      return fail(
-          fmt::format("no {} {} compute ceiling was measured", to_string(b.roof_precision()), to_string(b.unit)));
-    peak = cp_it->second;
-    p.intensity = b.flops / b.bytes;
-    p.compute_ceiling = peak->name;
-  }
-  std::set<std::string> math_ceilings;
-  double math_total = 0;
-  // Seconds of model time each roof binds: the bound is the roof that binds the most of it.
+// The model's time for one kernel, built up pass by pass.
+struct ModelTime {
+  double total = 0;
+  // Seconds of it each kind of roof binds: the bound is the kind that binds the most of it.
   std::map<std::string, double> bound_time;
-  double model_time = 0;
-  const std::vector<WorkPhase> one = {{"", b.flops, b.bytes, b.transcendentals, ""}};
-  std::vector<std::pair<double, std::string>> pass_times;  // each pass's time and the roof that binds it
+  std::vector<std::pair<double, std::string>> passes;  // each pass's time and the roof that binds it
   // The ceilings whose values make the model's time: each pass's binding roof, the link, the
   // launch paths when they bind. Their noise goes into the placement's.
   std::vector<const Ceiling*> binding;
   // The bandwidth ceilings of the passes, in pass order: all of them, and those of the passes
   // their bytes bind (what `bandwidth_ceiling` names when any does).
   std::vector<std::string> bandwidth_names, binding_names;
-  auto add_name = [](std::vector<std::string>& names, const std::string& name) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  };
+  std::set<std::string> math_ceilings;
+  double math_total = 0;
+};
+
+void add_name(std::vector<std::string>& names, const std::string& name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+}
+
+// Each pass's time under its own roofs (a form not declared as passes is one): its bytes over its
+// bandwidth ceiling (the level's, or the one it names), its FLOPs over the compute peak, its math
+// calls over their rates; the longest binds the pass. "" or why a roof it needs is missing.
+std::string time_passes(const BenchmarkResult& b, const Roofs& roofs, const Ceiling& bw, const Ceiling* peak,
+                        ModelTime& m) {
+  const std::vector<WorkPhase> one = {{"", b.flops, b.bytes, b.transcendentals, ""}};
   for (const WorkPhase& ph : b.phases.empty() ? one : b.phases) {
     const Ceiling* pass_bw = &bw;
     if (!ph.ceiling.empty()) {
       auto it = roofs.bandwidth_by_name.find(ph.ceiling);
-      if (it == roofs.bandwidth_by_name.end()) return fail("no " + ph.ceiling + " bandwidth ceiling was measured");
+      if (it == roofs.bandwidth_by_name.end()) return "no " + ph.ceiling + " bandwidth ceiling was measured";
       pass_bw = it->second;
     }
-    add_name(bandwidth_names, pass_bw->name);
+    add_name(m.bandwidth_names, pass_bw->name);
     double math_time = 0;
     std::vector<const Ceiling*> pass_math;
     for (const auto& [function, calls] : ph.transcendentals) {
       if (calls <= 0) continue;
       auto it = roofs.transcendental.find(function);
-      if (it == roofs.transcendental.end()) return fail("no " + function + " transcendental ceiling was measured");
+      if (it == roofs.transcendental.end()) return "no " + function + " transcendental ceiling was measured";
       math_time += calls / it->second->value;
-      math_ceilings.insert(it->second->name);
+      m.math_ceilings.insert(it->second->name);
       pass_math.push_back(it->second);
     }
-    math_total += math_time;
+    m.math_total += math_time;
     double t_phase = ph.bytes / pass_bw->value;
     std::string bound = "memory";
     if (ph.flops > 0 && peak && ph.flops / peak->value >= t_phase) {  // at the ridge exactly: compute
@@ -250,16 +228,21 @@ std::optional<Placement> place_on(const BenchmarkResult& b, const Roofs& roofs, 
       t_phase = math_time;
       bound = "transcendental";
     }
-    if (bound == "memory") add_name(binding_names, pass_bw->name);
-    if (bound == "memory") binding.push_back(pass_bw);
-    if (bound == "compute") binding.push_back(peak);
-    if (bound == "transcendental") binding.insert(binding.end(), pass_math.begin(), pass_math.end());
-    pass_times.emplace_back(t_phase, bound);
+    if (bound == "memory") add_name(m.binding_names, pass_bw->name);
+    if (bound == "memory") m.binding.push_back(pass_bw);
+    if (bound == "compute") m.binding.push_back(peak);
+    if (bound == "transcendental") m.binding.insert(m.binding.end(), pass_math.begin(), pass_math.end());
+    m.passes.emplace_back(t_phase, bound);
   }
-  // One after another, the passes' times add up. Pipelined over C chunks, one chunk goes through
-  // every pass and the other C - 1 follow at the pipeline's pace: the slowest pass's chunk, or
-  // with S streams each running its chunks' passes in turn, at least Σ t_k / S per chunk:
-  // Σ t_k / C + (C - 1) / C · max(max t_k, Σ t_k / S), each pass's share charged to its roof.
+  return "";
+}
+
+// The passes' times together. One after another, they add up. Pipelined over C chunks, one chunk
+// goes through every pass and the other C - 1 follow at the pipeline's pace: the slowest pass's
+// chunk, or with S streams each running its chunks' passes in turn, at least Σ t_k / S per chunk:
+// Σ t_k / C + (C - 1) / C · max(max t_k, Σ t_k / S), each pass's share charged to its roof.
+void combine_passes(const BenchmarkResult& b, const Roofs& roofs, ModelTime& m) {
+  const auto& pass_times = m.passes;
   const double chunks = b.pipeline_chunks >= 1 && pass_times.size() > 1 ? b.pipeline_chunks : 1;
   std::size_t slowest = 0;
   double sum = 0;
@@ -294,50 +277,91 @@ std::optional<Placement> place_on(const BenchmarkResult& b, const Roofs& roofs, 
     const auto& [t_k, bound] = pass_times[k];
     const double steady = link_bound ? 0.0 : stream_bound ? t_k / b.pipeline_streams : (k == slowest ? t_k : 0.0);
     const double share = t_k / chunks + (chunks - 1) / chunks * steady;
-    model_time += share;
-    bound_time[bound] += share;
+    m.total += share;
+    m.bound_time[bound] += share;
   }
   if (link_bound) {  // the link paces the pipeline: named first, as what binds the most of its time
-    binding.push_back(link);
+    m.binding.push_back(link);
     const double share = (chunks - 1) / chunks * link_pace;
-    model_time += share;
-    bound_time["memory"] += share;
-    binding_names.insert(binding_names.begin(), link->name);
+    m.total += share;
+    m.bound_time["memory"] += share;
+    m.binding_names.insert(m.binding_names.begin(), link->name);
   }
-  p.bandwidth_ceiling.clear();
-  for (const auto& name : binding_names.empty() ? bandwidth_names : binding_names)
-    p.bandwidth_ceiling += (p.bandwidth_ceiling.empty() ? "" : ", ") + name;
-  // Launches: each path's count at its measured rate. Launches are queued while earlier work runs
-  // (a GPU stream) or cost their time whatever the work (a fork and a join), so their time is one
-  // more lower bound on the whole form's: the larger of it and the work's model time binds.
+}
+
+// Launches: each path's count at its measured rate. Launches are queued while earlier work runs
+// (a GPU stream) or cost their time whatever the work (a fork and a join), so their time is one
+// more lower bound on the whole form's: the larger of it and the work's model time binds. "" or
+// why a launch ceiling it needs is missing.
+std::string add_launches(const BenchmarkResult& b, const Roofs& roofs, Placement& p, ModelTime& m) {
   double launch_time = 0;
   std::vector<const Ceiling*> launch_paths;
   for (const auto& [path, count] : b.launches) {
     if (count <= 0) continue;
     auto it = roofs.launch.find(path);
-    if (it == roofs.launch.end()) return fail("no " + path + " launch ceiling was measured");
+    if (it == roofs.launch.end()) return "no " + path + " launch ceiling was measured";
     launch_time += count / it->second->value;
     p.launch_ceiling += (p.launch_ceiling.empty() ? "" : ", ") + it->second->name;
     launch_paths.push_back(it->second);
   }
   p.launch_time_s = launch_time;
-  if (launch_time > model_time) {
-    binding = launch_paths;
-    bound_time.clear();
-    bound_time["launch"] = launch_time;
-    model_time = launch_time;
+  if (launch_time > m.total) {
+    m.binding = launch_paths;
+    m.bound_time.clear();
+    m.bound_time["launch"] = launch_time;
+    m.total = launch_time;
   }
-  for (const auto& name : math_ceilings)
+  return "";
+}
+
+std::optional<Placement> place_on(const BenchmarkResult& b, const Roofs& roofs, std::string* why) {
+  auto fail = [&](std::string reason) -> std::optional<Placement> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (!b.measured() || !b.measurement) return fail("not verified");
+  const double t = b.measurement->stats.median;
+  if (t <= 0) return fail("median time is zero");
+  if (b.bytes <= 0)
+    return fail(fmt::format("declares no bytes, and no counters counted any at {} (declare its work, or run it "
+                            "with --counters on a GPU)",
+                            to_string(b.level)));
+  auto bw_it = roofs.bandwidth.find(b.level);
+  if (bw_it == roofs.bandwidth.end()) return fail("no " + to_string(b.level) + " bandwidth ceiling was measured");
+  const Ceiling& bw = *bw_it->second;
+
+  Placement p;
+  p.flop_per_s = b.flops / t;
+  p.bytes_per_s = b.bytes / t;
+  // Each roof as the time it allows for the declared work; the longest binds. A form declared
+  // as passes run one after another gets that per pass, and the passes' times add up.
+  const Ceiling* peak = nullptr;
+  if (b.flops > 0) {
+    auto cp_it = roofs.compute.find({b.roof_precision(), b.unit});
+    if (cp_it == roofs.compute.end())
+      return fail(
+          fmt::format("no {} {} compute ceiling was measured", to_string(b.roof_precision()), to_string(b.unit)));
+    peak = cp_it->second;
+    p.intensity = b.flops / b.bytes;
+    p.compute_ceiling = peak->name;
+  }
+  ModelTime m;
+  if (std::string missing = time_passes(b, roofs, bw, peak, m); !missing.empty()) return fail(missing);
+  combine_passes(b, roofs, m);
+  for (const auto& name : m.binding_names.empty() ? m.bandwidth_names : m.binding_names)
+    p.bandwidth_ceiling += (p.bandwidth_ceiling.empty() ? "" : ", ") + name;
+  if (std::string missing = add_launches(b, roofs, p, m); !missing.empty()) return fail(missing);
+  for (const auto& name : m.math_ceilings)
     p.transcendental_ceiling += (p.transcendental_ceiling.empty() ? "" : ", ") + name;
-  if (b.flops > 0 && math_total > 0) p.transcendental_flop_per_s = b.flops / math_total;
+  if (b.flops > 0 && m.math_total > 0) p.transcendental_flop_per_s = b.flops / m.math_total;
   p.bound = "memory";
   for (const char* k : {"memory", "compute", "transcendental", "launch"})
-    if (bound_time[k] > bound_time[p.bound]) p.bound = k;
-  p.model_time_s = model_time;
-  if (b.flops > 0) p.attainable_flop_per_s = b.flops / model_time;
-  p.roof_pct = 100.0 * model_time / t;
+    if (m.bound_time[k] > m.bound_time[p.bound]) p.bound = k;
+  p.model_time_s = m.total;
+  if (b.flops > 0) p.attainable_flop_per_s = b.flops / m.total;
+  p.roof_pct = 100.0 * m.total / t;
   double ceiling_noise = 0;
-  for (const Ceiling* c : binding) ceiling_noise = std::max(ceiling_noise, ceiling_upside(*c));
+  for (const Ceiling* c : m.binding) ceiling_noise = std::max(ceiling_noise, ceiling_upside(*c));
   p.noise = b.measurement->stats.rel_iqr() + ceiling_noise;
   p.implausible = p.roof_pct > 100.0 * (1.0 + plausibility_allowance(p));
   return p;
