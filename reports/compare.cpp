@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "reports/format.h"
 #include "roofline/model.h"
@@ -101,8 +102,15 @@ CompareRow make_row(const std::string& name, const std::string& metric, const Me
   if (std::fabs(wb - wn) > 1e-9 * std::max(std::fabs(wb), std::fabs(wn)))
     row.notes.push_back(fmt::format("the declared work changed ({:g} → {:g}): compared as rates", wb, wn));
   const Evidence& e = *row.evidence;
-  if (e.base_throttled) row.notes.push_back(fmt::format("BASE: {} of {} samples throttled", e.base_throttled, e.n_base));
-  if (e.new_throttled) row.notes.push_back(fmt::format("NEW: {} of {} samples throttled", e.new_throttled, e.n_new));
+  for (const auto& [side, read, held] : {std::tuple<const char*, int, int>{"BASE", e.n_base, e.base_samples},
+                                         std::tuple<const char*, int, int>{"NEW", e.n_new, e.new_samples}})
+    if (read < held)
+      row.notes.push_back(fmt::format("{}: the statistics read {} of its {} samples, evenly spaced (at most {} a side)",
+                                      side, read, held, kMaxComparedSamples));
+  if (e.base_throttled)
+    row.notes.push_back(fmt::format("BASE: {} of {} samples throttled", e.base_throttled, e.base_samples));
+  if (e.new_throttled)
+    row.notes.push_back(fmt::format("NEW: {} of {} samples throttled", e.new_throttled, e.new_samples));
   for (const auto& l : mn->clock_limits) row.notes.push_back("NEW: clock limited by " + l);
   if (mb->cold_cache != mn->cold_cache)
     row.notes.push_back(fmt::format("BASE was timed {}, NEW {}: not like for like", mb->cold_cache ? "cold" : "warm",
@@ -309,16 +317,28 @@ double CompareOptions::threshold_for(const std::string& name) const {
 
 Evidence gather_evidence(const Measurement& base, double base_work, const Measurement& fresh, double new_work,
                          const CompareOptions& opt, std::uint64_t seed) {
-  auto rates = [](const Measurement& m, double work) {
+  // Every k-th sample (and its clock), k the least that keeps kMaxComparedSamples at most.
+  auto stride = [](const Measurement& m) {
+    return std::max<std::size_t>(1, (m.samples_s.size() + kMaxComparedSamples - 1) / kMaxComparedSamples);
+  };
+  const std::size_t ka = stride(base), kb = stride(fresh);
+  auto rates = [](const Measurement& m, double work, std::size_t k) {
     std::vector<double> r;
-    r.reserve(m.samples_s.size());
-    for (double t : m.samples_s) r.push_back(work / t);
+    r.reserve(m.samples_s.size() / k + 1);
+    for (std::size_t i = 0; i < m.samples_s.size(); i += k) r.push_back(work / m.samples_s[i]);
     return r;
   };
-  const std::vector<double> a = rates(base, base_work), b = rates(fresh, new_work);
+  auto clocks = [](const Measurement& m, std::size_t k) {
+    std::vector<double> c;
+    for (std::size_t i = 0; i < m.sample_clock_hz.size(); i += k) c.push_back(m.sample_clock_hz[i]);
+    return c;
+  };
+  const std::vector<double> a = rates(base, base_work, ka), b = rates(fresh, new_work, kb);
   Evidence e;
   e.n_base = static_cast<int>(a.size());
   e.n_new = static_cast<int>(b.size());
+  e.base_samples = static_cast<int>(base.samples_s.size());
+  e.new_samples = static_cast<int>(fresh.samples_s.size());
   e.base_median = median(a);
   e.new_median = median(b);
   e.change = e.new_median / e.base_median - 1;
@@ -330,14 +350,15 @@ Evidence gather_evidence(const Measurement& base, double base_work, const Measur
   e.p_min = min_two_sided_p(e.n_base, e.n_new);
   e.base_throttled = static_cast<int>(base.throttled.size());
   e.new_throttled = static_cast<int>(fresh.throttled.size());
-  if (!base.sample_clock_hz.empty() && !fresh.sample_clock_hz.empty()) {
+  const std::vector<double> hz_a = clocks(base, ka), hz_b = clocks(fresh, kb);
+  if (hz_a.size() == a.size() && hz_b.size() == b.size() && !a.empty() && !b.empty()) {
     // Work per cycle: rate / clock, sample by sample.
     std::vector<double> ca, cb;
-    for (std::size_t i = 0; i < a.size(); ++i) ca.push_back(a[i] / base.sample_clock_hz[i]);
-    for (std::size_t i = 0; i < b.size(); ++i) cb.push_back(b[i] / fresh.sample_clock_hz[i]);
+    for (std::size_t i = 0; i < a.size(); ++i) ca.push_back(a[i] / hz_a[i]);
+    for (std::size_t i = 0; i < b.size(); ++i) cb.push_back(b[i] / hz_b[i]);
     e.cycle_change = median(cb) / median(ca) - 1;
-    e.base_clock_hz = median(base.sample_clock_hz);
-    e.new_clock_hz = median(fresh.sample_clock_hz);
+    e.base_clock_hz = median(hz_a);
+    e.new_clock_hz = median(hz_b);
   }
   return e;
 }
