@@ -275,13 +275,16 @@ bool series_hollow(std::size_t i) {
 }
 
 namespace {
+// How a sustained roof is drawn, and its legend line.
+constexpr const char* kSustainedStroke = R"(stroke="#B35806" stroke-width="1.6" stroke-dasharray="2 3")";
+
 // Each roof measured sustained as well (CeilingSpec::sustained) as a dotted line under it, where
 // the clock settles under the power cap, with its value and clock on the right for a compute roof
 // and in its title for a bandwidth roof. Returns the lines and the labels.
 std::pair<std::string, std::string> sustained_roofs(const ChartLayout& L, const Roofs& roofs, double top_peak,
                                                     double top_bw, std::vector<Box>& taken) {
   std::string lines, labels;
-  const char* style = R"(stroke="#B35806" stroke-width="1.6" stroke-dasharray="2 3")";
+  const char* style = kSustainedStroke;
   for (const auto& [burst, view] : roofs.sustained) {
     const Ceiling& c = *view;
     const std::optional<double> hz = samples_clock_hz(c.measurement);
@@ -382,6 +385,12 @@ class RooflineChart {
   std::string legend_text(double x, const std::string& text, const std::string& attrs, double size = 12) {
     widest = std::max(widest, x - lx + text_width(text, size));
     return fmt::format(R"(<text x="{}" y="{}"{}>{}</text>)", x, ly, attrs, xml_escape(text));
+  }
+  // A legend line: a short stroke drawn in `style`, then its text on the next line's baseline.
+  void legend_line(const std::string& style, const std::string& text) {
+    out(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" {}/>)", lx, ly + 14, lx + 14, ly + 14, style));
+    ly += 18;
+    out(legend_text(lx + 18, text, ""));
   }
 
   // The machine's ceilings. The bandwidth lines rise until they meet the highest compute roof;
@@ -623,27 +632,11 @@ class RooflineChart {
     }
     ly += 30;
     out(legend_text(lx, "Ceilings", R"( font-weight="bold")"));
-    out(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#222222" stroke-width="2.2"/>)", lx, ly + 14,
-                    lx + 14, ly + 14));
-    ly += 18;
-    out(legend_text(lx + 18, "roof (best measured)", ""));
-    out(fmt::format(
-        R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4"/>)", lx,
-        ly + 14, lx + 14, ly + 14));
-    ly += 18;
-    out(legend_text(lx + 18, "lower ceiling", ""));
-    if (!roofs.sustained.empty()) {
-      out(fmt::format(
-          R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#B35806" stroke-width="1.6" stroke-dasharray="2 3"/>)", lx,
-          ly + 14, lx + 14, ly + 14));
-      ly += 18;
-      out(legend_text(lx + 18, "sustained roof (held under load)", ""));
-    }
-    out(fmt::format(
-        R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#7F3C8D" stroke-width="2" stroke-dasharray="3 3"/>)", lx,
-        ly + 14, lx + 14, ly + 14));
-    ly += 18;
-    out(legend_text(lx + 18, "a kernel's math roof (its calls)", ""));
+    legend_line(R"(stroke="#222222" stroke-width="2.2")", "roof (best measured)");
+    legend_line(R"(stroke="#777777" stroke-width="1.2" stroke-dasharray="6 4")", "lower ceiling");
+    if (!roofs.sustained.empty())
+      legend_line(kSustainedStroke, "sustained roof (held under load)");
+    legend_line(R"(stroke="#7F3C8D" stroke-width="2" stroke-dasharray="3 3")", "a kernel's math roof (its calls)");
     out(fmt::format(R"(<path d="M {} {} l 5 5 l -5 5 l -5 -5 z" fill="#ffffff" stroke="#222222"/>)", lx + 7, ly + 8));
     ly += 18;
     out(legend_text(lx + 18, "ridge point", ""));

@@ -57,9 +57,7 @@ std::optional<double> samples_clock_hz(const Measurement& m) {
   for (double f : m.sample_clock_hz)
     if (f > 0) hz.push_back(f);
   if (hz.empty()) return m.clock_reference_hz;
-  std::sort(hz.begin(), hz.end());
-  const std::size_t n = hz.size();
-  return n % 2 ? hz[n / 2] : 0.5 * (hz[n / 2 - 1] + hz[n / 2]);
+  return quantile(std::move(hz), 0.5);
 }
 
 Roofs clock_matched(const Roofs& roofs, std::optional<double> clock_hz, std::set<std::string>* swapped) {
@@ -167,7 +165,7 @@ std::optional<Placement> place(const BenchmarkResult& declared, const Roofs& roo
     if (const auto burst = place_on(b, roofs, nullptr)) p->implausible = burst->implausible;
   // Timed warm, its bytes may have come from a cache: its level's roof is then no upper bound, and
   // only the fastest roof of the levels they could have come from can refuse it.
-  if (p && p->implausible && !b.measurement->cold_cache)
+  if (p->implausible && !b.measurement->cold_cache)
     if (const auto w = place_on(b, warm_roofs(roofs, b.level), nullptr)) p->implausible = w->implausible;
   return p;
 }
@@ -432,12 +430,12 @@ Cause likely_cause(const BenchmarkResult& b, const Roofs& roofs) {
             true};
   if (b.counters && b.counters->ok()) {  // counted work beside the declared: the first witness
     const auto counted = b.counters->bytes.find(b.level);
-    if (counted != b.counters->bytes.end() && counted->second > 0 && b.bytes > 1.1 * counted->second)
+    if (counted != b.counters->bytes.end() && counted->second > 0 && b.bytes > (1 + kWorkMismatch) * counted->second)
       return {
           fmt::format("CUPTI counted {:.4g} bytes at {} against {:.4g} declared: the work is declared above what the "
                       "kernel does",
                       counted->second, to_string(b.level), b.bytes)};
-    if (b.counters->flops && *b.counters->flops > 0 && b.flops > 1.1 * *b.counters->flops)
+    if (b.counters->flops && *b.counters->flops > 0 && b.flops > (1 + kWorkMismatch) * *b.counters->flops)
       return {
           fmt::format("CUPTI counted {:.4g} FLOPs against {:.4g} declared: the work is declared above what the "
                       "kernel does",
