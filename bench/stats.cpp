@@ -6,6 +6,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+
 #include "roofbench/splitmix.h"
 
 namespace roofbench {
@@ -85,7 +88,7 @@ double exact_u_sf(double k, int m, int n) {
 }
 
 double normal_sf(double z) {
-  return 0.5 * std::erfc(z / std::sqrt(2.0));
+  return boost::math::cdf(boost::math::complement(boost::math::normal_distribution<double>(), z));
 }
 
 double median_of(std::vector<double>& v) {
@@ -187,52 +190,15 @@ Interval bootstrap_median_ratio(const std::vector<double>& base, const std::vect
   return {quantile(ratios, tail), quantile(ratios, 1 - tail)};
 }
 
-namespace {
-// The regularized incomplete beta I_x(a, b) by its continued fraction (modified Lentz), using the
-// symmetry I_x(a, b) = 1 - I_{1-x}(b, a) where the fraction converges slowly.
-double incomplete_beta(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  if (x > (a + 1) / (a + b + 2)) return 1 - incomplete_beta(b, a, 1 - x);
-  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-                                b * std::log1p(-x)) / a;
-  constexpr double tiny = 1e-300;
-  double f = 1, c = 1, d = 0;
-  for (int i = 0; i <= 400; ++i) {
-    const int m = i / 2;
-    double num;
-    if (i == 0)
-      num = 1;
-    else if (i % 2 == 0)
-      num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
-    else
-      num = -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1));
-    d = 1 + num * d;
-    d = 1 / (std::fabs(d) < tiny ? tiny : d);
-    c = 1 + num / c;
-    if (std::fabs(c) < tiny) c = tiny;
-    const double cd = c * d;
-    f *= cd;
-    if (std::fabs(1 - cd) < 1e-14) break;
-  }
-  return front * (f - 1);
-}
-}  // namespace
-
 double student_t_sf(double t, double df) {
   if (!(df > 0)) throw std::invalid_argument("t distribution needs df > 0");
-  const double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
-  return t >= 0 ? tail : 1 - tail;
+  return boost::math::cdf(boost::math::complement(boost::math::students_t_distribution<double>(df), t));
 }
 
 double student_t_quantile(double upper_tail, double df) {
   if (!(upper_tail > 0 && upper_tail < 1)) throw std::invalid_argument("t quantile needs a tail in (0, 1)");
-  double lo = -1e3, hi = 1e3;  // bisection: sf falls monotonically in t
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (student_t_sf(mid, df) > upper_tail ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
+  if (!(df > 0)) throw std::invalid_argument("t distribution needs df > 0");
+  return boost::math::quantile(boost::math::complement(boost::math::students_t_distribution<double>(df), upper_tail));
 }
 
 PairedT paired_t(const std::vector<double>& d, double confidence) {

@@ -71,7 +71,7 @@ struct PairedT {
 };
 PairedT paired_t(const std::vector<double>& differences, double confidence);  // throws on n < 1
 // Student's t distribution: P(T > t) with `df` degrees of freedom, and its inverse (the t with
-// that upper tail), through the regularized incomplete beta function.
+// that upper tail), from Boost.Math. Both throw std::invalid_argument outside their domain.
 double student_t_sf(double t, double df);
 double student_t_quantile(double upper_tail, double df);
 

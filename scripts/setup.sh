@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ git pkg-config
           libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev libopenblas-dev libopenblas-openmp-dev
+          # bench/stats.cpp: the t and normal distributions (header-only)
+          libboost-math-dev
           libgtest-dev libgmock-dev libtinyxml2-dev
           # the CPU elementwise families' vectorized transcendentals
           libsleef-dev

@@ -79,6 +79,27 @@ TEST(MannWhitney, ExactSmallSamplesMatchScipy) {
   EXPECT_NEAR(eight.p, 2.0 / 12870, 1e-15);
 }
 
+// The exact U tail against scipy.stats.mannwhitneyu(a, b, method="exact") of SciPy 1.10.1, to full
+// precision: unequal sizes, a small sample against a large one, and mixed orders.
+TEST(MannWhitney, ExactTailMatchesScipyToFullPrecision) {
+  struct Case {
+    std::vector<double> a, b;
+    double p;
+  };
+  const std::vector<Case> cases = {
+      {{1, 2, 3, 4, 5}, {6, 7, 8, 9, 10, 11}, 0.004329004329004329},
+      {{3.1, 1.2, 7.7, 4.4}, {2.0, 5.5, 6.1, 8.3, 9.0, 0.7, 4.9}, 0.5272727272727272},
+      {{1, 2, 3, 4, 5, 6, 7, 8}, {4.5, 9, 10, 11, 12, 13, 14, 15.5}, 0.0018648018648018648},
+      {{1, 2, 3}, {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}, 0.001129305477131564},
+      {{5, 1, 9, 3, 7, 2}, {4, 8, 6, 10, 12, 11, 0.5}, 0.23426573426573427},
+  };
+  for (const Case& c : cases) {
+    const auto r = roofbench::mann_whitney(c.a, c.b);
+    EXPECT_TRUE(r.exact);
+    EXPECT_NEAR(r.p, c.p, 1e-14 * c.p) << "sizes " << c.a.size() << " and " << c.b.size();
+  }
+}
+
 TEST(MannWhitney, NormalApproximationMatchesScipy) {
   const auto r = roofbench::mann_whitney({1.1, 2.2, 3.3, 4.4, 5.5, 6.6, 7.7, 8.8, 9.9, 10.5},
                                          {3.1, 4.1, 5.9, 6.2, 11.1, 12.2, 13.3, 14.4, 15.5, 16.6});
@@ -183,6 +204,48 @@ TEST(PairedT, StudentTDistributionMatchesKnownValues) {
   EXPECT_NEAR(student_t_quantile(0.025, 1), 12.7062047, 1e-5);
   EXPECT_NEAR(student_t_quantile(0.025, 1e6), 1.959966, 1e-4);  // the normal's, far out
   EXPECT_THROW(student_t_sf(1, 0), std::invalid_argument);
+}
+
+// Reference values from SciPy 1.10.1 (Debian's python3-scipy): scipy.stats.t.isf and t.sf. SciPy's
+// own t quantile (Cephes' stdtri) holds 8 to 11 digits (at df 3, tail 0.005, its t is 1.7e-9 off
+// the closed form below), so these hold to 1e-8 relative; the closed forms hold to 1e-12. Together they hold the calls' argument order
+// and tails (upper, not lower), far into the tail, and at a fractional df.
+TEST(PairedT, StudentTQuantileAndTailMatchScipy) {
+  struct Q {
+    double tail, df, t;
+  };
+  for (const Q& q : {Q{0.025, 10, 2.2281388519649385}, Q{0.025, 1, 12.706204736432102}, Q{0.005, 3, 5.840909299756432},
+                     Q{0.05, 29, 1.6991270265334977}, Q{0.1, 2.5, 1.7302509288071768}, Q{1e-6, 4, 41.577854150453575}}) {
+    EXPECT_NEAR(student_t_quantile(q.tail, q.df), q.t, 1e-8 * q.t) << "tail " << q.tail << ", df " << q.df;
+    EXPECT_NEAR(student_t_sf(q.t, q.df), q.tail, 1e-8 * q.tail) << "t " << q.t << ", df " << q.df;
+  }
+  EXPECT_NEAR(student_t_sf(3.5, 7), 0.004996520440942772, 1e-12);
+  EXPECT_NEAR(student_t_sf(-1.3, 12), 0.8909914144582428, 1e-12);
+  EXPECT_NEAR(student_t_sf(10, 2), 0.004926228511662846, 1e-12);
+  EXPECT_NEAR(student_t_sf(40, 30) / 6.863022597203181e-28, 1.0, 1e-9);  // relative: far in the tail
+  EXPECT_THROW(student_t_quantile(0, 5), std::invalid_argument);
+  EXPECT_THROW(student_t_quantile(1, 5), std::invalid_argument);
+  EXPECT_THROW(student_t_quantile(0.1, -1), std::invalid_argument);
+}
+
+// Closed forms. df 1 is the Cauchy: P(T > t) = 1/2 - atan(t)/pi, so the t with upper tail p is
+// cot(pi p). df 2: P(T > t) = 1/2 - t / (2 sqrt(2 + t^2)), so t = (1 - 2p) / sqrt(2p (1 - p)).
+// df 3: P(T > t) = 1/2 - (atan(t/sqrt 3) + (t/sqrt 3) / (1 + t^2/3)) / pi.
+TEST(PairedT, StudentTMatchesItsClosedFormsToFullPrecision) {
+  const double pi = std::acos(-1.0);
+  for (double p : {0.4, 0.1, 0.025, 0.005, 1e-4, 1e-8}) {
+    const double cauchy = 1 / std::tan(pi * p);
+    EXPECT_NEAR(student_t_quantile(p, 1), cauchy, 1e-13 * cauchy) << "df 1, tail " << p;
+    EXPECT_NEAR(student_t_sf(cauchy, 1), p, 1e-13 * p) << "df 1, t " << cauchy;
+    const double two = (1 - 2 * p) / std::sqrt(2 * p * (1 - p));
+    EXPECT_NEAR(student_t_quantile(p, 2), two, 1e-13 * two) << "df 2, tail " << p;
+    EXPECT_NEAR(student_t_sf(two, 2), p, 1e-12 * p) << "df 2, t " << two;
+  }
+  for (double t : {0.5, 2.0, 5.840909309733357, 30.0}) {
+    const double x = t / std::sqrt(3.0), three = 0.5 - (std::atan(x) + x / (1 + x * x)) / pi;
+    EXPECT_NEAR(student_t_sf(t, 3), three, 1e-12 * three) << "df 3, t " << t;
+    EXPECT_NEAR(student_t_quantile(three, 3), t, 1e-12 * t) << "df 3, tail " << three;
+  }
 }
 
 TEST(PairedT, OneSampleTestOfTheDifferences) {
