@@ -67,12 +67,40 @@ std::string point_label(const BenchmarkResult& b) {
   return who + " " + s;
 }
 
-// The width a line of text takes, about: Helvetica's average advance is 0.6 of its size.
-double text_width(const std::string& utf8, double font_size) {
-  std::size_t chars = 0;
-  for (unsigned char c : utf8) chars += (c & 0xC0) != 0x80;  // code points, not bytes
-  return 0.6 * font_size * static_cast<double>(chars);
+// The width a line of text takes: DejaVu Sans' advances (what Debian's fontconfig gives for
+// "Helvetica, Arial, sans-serif"; Helvetica and Arial are narrower, so the estimate errs wide), in
+// ems, by character; bold is about a tenth wider. The browser test measures the real text.
+}  // namespace
+
+double text_width(const std::string& utf8, double font_size, bool bold) {
+  static const std::map<char, double> kEm = {
+      {' ', 0.318}, {'.', 0.318}, {',', 0.318}, {':', 0.337}, {';', 0.337}, {'/', 0.337}, {'|', 0.337},
+      {'(', 0.390}, {')', 0.390}, {'[', 0.390}, {']', 0.390}, {'-', 0.361}, {'_', 0.500}, {'^', 0.838},
+      {'%', 0.950}, {'=', 0.838}, {'+', 0.838}, {'<', 0.838}, {'>', 0.838}, {'*', 0.500}, {'&', 0.780},
+      {'\'', 0.275}, {'"', 0.460}, {'#', 0.838}, {'@', 1.000}, {'!', 0.400}, {'?', 0.531},
+      {'a', 0.613}, {'b', 0.635}, {'c', 0.550}, {'d', 0.635}, {'e', 0.615}, {'f', 0.352}, {'g', 0.635},
+      {'h', 0.634}, {'i', 0.278}, {'j', 0.278}, {'k', 0.579}, {'l', 0.278}, {'m', 0.974}, {'n', 0.634},
+      {'o', 0.612}, {'p', 0.635}, {'q', 0.635}, {'r', 0.411}, {'s', 0.521}, {'t', 0.392}, {'u', 0.634},
+      {'v', 0.592}, {'w', 0.818}, {'x', 0.592}, {'y', 0.592}, {'z', 0.525},
+      {'A', 0.684}, {'B', 0.686}, {'C', 0.698}, {'D', 0.770}, {'E', 0.632}, {'F', 0.575}, {'G', 0.775},
+      {'H', 0.752}, {'I', 0.295}, {'J', 0.295}, {'K', 0.656}, {'L', 0.557}, {'M', 0.863}, {'N', 0.748},
+      {'O', 0.787}, {'P', 0.603}, {'Q', 0.787}, {'R', 0.695}, {'S', 0.635}, {'T', 0.611}, {'U', 0.732},
+      {'V', 0.684}, {'W', 0.989}, {'X', 0.685}, {'Y', 0.611}, {'Z', 0.685}};
+  double ems = 0;
+  for (std::size_t i = 0; i < utf8.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(utf8[i]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: counted with its lead
+    if (c >= '0' && c <= '9')
+      ems += 0.636;
+    else if (auto it = kEm.find(static_cast<char>(c)); it != kEm.end())
+      ems += it->second;
+    else
+      ems += c < 0x80 ? 0.7 : 0.85;  // anything else, and any non-ASCII character (×, ², µ): wide
+  }
+  return ems * font_size * (bold ? 1.1 : 1.0);
 }
+
+namespace {
 
 // Greedy label placement: the first candidate spot beside the point whose box overlaps no label
 // placed before and stays inside the plot; no label (the tooltip remains) when none is free.
@@ -101,11 +129,12 @@ std::vector<Box> text_boxes(double x, double y, double width, double font_size, 
 
 std::optional<std::pair<double, double>> place_label(double x, double y, double width, const ChartLayout& L,
                                                      std::vector<Box>& taken) {
-  const double h = 10;
-  const std::pair<double, double> offsets[] = {{8, 3},           {8, -7},          {8, 13},          {-8 - width, 3},
-                                               {-8 - width, -7}, {-8 - width, 13}, {-width / 2, -9}, {-width / 2, 19}};
+  const double h = 11;  // a 9 or 10 px text's ascent and descent
+  // Beside the point, right then left, one text height apart; then above and below it.
+  const std::pair<double, double> offsets[] = {{8, 4},           {8, -8},          {8, 16},          {-8 - width, 4},
+                                               {-8 - width, -8}, {-8 - width, 16}, {-width / 2, -10}, {-width / 2, 20}};
   for (const auto& [dx, dy] : offsets) {
-    const Box b{x + dx, y + dy - h + 2, x + dx + width, y + dy + 2};
+    const Box b{x + dx, y + dy - h + 2.5, x + dx + width, y + dy + 2.5};
     if (b.x0 < L.left || b.x1 > L.right || b.y0 < L.top || b.y1 > L.bottom) continue;
     bool free = true;
     for (const auto& t : taken) free = free && !b.overlaps(t);
@@ -153,9 +182,11 @@ std::string chart_head(const ChartLayout& L, const std::string& title, const std
 // A chart's head and body, the chart as tall and wide as its legend needs (down to `bottom`,
 // across to `right`): a long legend is never cut off.
 std::string sized_chart(ChartLayout L, double bottom, double right, const std::string& title,
-                        const std::string& headline, const std::string& subtitle, const std::string& body) {
+                        const std::string& headline, const std::string& subtitle, const std::string& body,
+                        std::pair<double, double>* size = nullptr) {
   L.height = std::max(L.height, bottom + 24);
-  L.width = std::max({L.width, right + 16, L.left + text_width(headline, 17) + 16, L.left + text_width(subtitle, 11) + 16});
+  L.width = std::max({L.width, right + 16, L.left + text_width(headline, 16, true) + 16, L.left + text_width(subtitle, 11) + 16});
+  if (size) *size = {L.width, L.height};
   return chart_head(L, title, headline, subtitle) + body;
 }
 
@@ -177,8 +208,8 @@ std::string plot_frame(const ChartLayout& L, bool minor,
     s += '\n';
   };
   const int steps = minor ? 9 : 1;
-  out(fmt::format(R"(<defs><clipPath id="plot-area"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath></defs>)",
-                  L.left, L.top, L.right - L.left, L.bottom - L.top));
+  out(fmt::format(R"(<defs><clipPath id="{}"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath></defs>)",
+                  L.clip_id, L.left, L.top, L.right - L.left, L.bottom - L.top));
   out(R"(<g class="grid" stroke="#e4e4e4" stroke-width="1">)");
   for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
     for (int m = 1; m <= steps; ++m) {
@@ -198,12 +229,12 @@ std::string plot_frame(const ChartLayout& L, bool minor,
   out(fmt::format(R"(<rect class="axes" x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#333333"/>)", L.left,
                   L.top, L.right - L.left, L.bottom - L.top));
   for (double d = L.x_min; d <= L.x_max * 1.0001; d *= 10)
-    out(fmt::format(R"(<text x="{:.2f}" y="{}" text-anchor="middle">{}</text>)", L.px_x(d), L.bottom + 16,
+    out(fmt::format(R"(<text x="{:.2f}" y="{}" text-anchor="middle">{}</text>)", L.px_x(d), L.bottom + 20,
                     decade_label(d, "")));
   for (double d = L.y_min; d <= L.y_max * 1.0001; d *= 10)
     out(fmt::format(R"(<text x="{}" y="{:.2f}" text-anchor="end">{}</text>)", L.left - 6, L.px_y(d) + 4,
                     decade_label(d, "FLOP/s")));
-  out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)", (L.left + L.right) / 2, L.bottom + 40,
+  out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)", (L.left + L.right) / 2, L.bottom + 44,
                   xml_escape(x_title)));
   out(fmt::format(
       R"svg(<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">Performance (FLOP/s)</text>)svg",
@@ -246,10 +277,14 @@ ChartLayout layout_around(std::vector<double> xs, std::vector<double> ys) {
 }
 }  // namespace
 
-ChartLayout layout_chart(const Results& r) {
+namespace {
+// The layout around the kernels that `keep` selects (placed ones only), every ridge point and
+// every compute ceiling.
+template <typename Keep>
+ChartLayout layout_of(const Results& r, Keep keep) {
   std::vector<double> xs, ys;
   for (const auto& b : r.benchmarks)
-    if (plotted(b)) {
+    if (plotted(b) && keep(b)) {
       xs.push_back(*b.placement->intensity);
       ys.push_back(b.placement->flop_per_s);
       if (b.placement->transcendental_flop_per_s) ys.push_back(*b.placement->transcendental_flop_per_s);
@@ -261,6 +296,11 @@ ChartLayout layout_chart(const Results& r) {
   for (const auto& c : r.ceilings)
     if (c.kind == CeilingKind::compute && c.value > 0) ys.push_back(c.value);
   return layout_around(std::move(xs), std::move(ys));
+}
+}  // namespace
+
+ChartLayout layout_chart(const Results& r) {
+  return layout_of(r, [](const BenchmarkResult&) { return true; });
 }
 
 // Okabe-Ito (colour-blind safe): series i has colour i mod 8; the second eight are drawn hollow,
@@ -329,19 +369,41 @@ namespace {
 // label takes the first free spot: `taken` holds what is drawn so far.
 class RooflineChart {
  public:
-  explicit RooflineChart(const Results& results)
-      : r(results), L(layout_chart(results)), roofs(select_roofs(results.ceilings)) {
+  // The whole run's chart, or panel `index` of `count`, holding the kernels of `keys` (family/variant).
+  RooflineChart(const Results& results, const std::vector<std::string>& keys, std::size_t index, std::size_t count)
+      : r(results),
+        L(panel_layout(results, keys, index)),
+        roofs(select_roofs(results.ceilings)),
+        keys(keys.begin(), keys.end()),
+        index(index),
+        count(count) {
     s += plot_frame(L, true);
+    // The points are known before any label is placed: no label may cover a point.
+    for (const auto& b : r.benchmarks)
+      if (here(b)) {
+        const double x = L.px_x(*b.placement->intensity), y = L.px_y(b.placement->flop_per_s);
+        taken.push_back({x - 7, y - 7, x + 7, y + 7});
+      }
   }
 
-  std::string draw() {
+  // The chart, and its width and height in pixels.
+  std::string draw(std::pair<double, double>* size = nullptr) {
     ceilings();
     own_roofs();
     ridge_points();
     points();
     legend();
-    return sized_chart(L, ly, lx + widest, "Roofline: " + xml_escape(r.device.value("name", "device")),
-                       "Roofline: " + xml_escape(device_line(r)), xml_escape(provenance_line(r)), s);
+    measured();
+    std::string headline = "Roofline: " + device_line(r);
+    if (count > 1) {
+      std::set<std::string> families;
+      std::string names;
+      for (const auto& k : keys_in_order())
+        if (families.insert(k.substr(0, k.find('/'))).second) names += (names.empty() ? "" : ", ") + k.substr(0, k.find('/'));
+      headline = fmt::format("Roofline ({} of {}: {}): {}", index + 1, count, names, device_line(r));
+    }
+    return sized_chart(L, std::max(ly, below), lx + widest, "Roofline: " + xml_escape(r.device.value("name", "device")),
+                       xml_escape(headline), xml_escape(provenance_line(r)), s, size);
   }
 
  private:
@@ -356,6 +418,9 @@ class RooflineChart {
   const Results& r;
   const ChartLayout L;
   const Roofs roofs;
+  const std::set<std::string> keys;      // the panel's series; empty: every kernel
+  const std::size_t index, count;        // which panel, of how many
+  double below = 0;                      // the bottom of what is drawn under the plot
   std::string s;                         // all after the head, whose size is known only at the end
   std::vector<Box> taken;                // every label and point drawn so far: no label may cover another
   std::vector<const Ceiling*> by_value;  // the measured ceilings, highest first
@@ -364,6 +429,24 @@ class RooflineChart {
   const double lx = L.right + 24;  // the legend's left edge
   double ly = 0, widest = 0;       // its next line, and its widest text so far
 
+  // A panel's axes hold its own kernels (and every roof's ridge and top).
+  static ChartLayout panel_layout(const Results& r, const std::vector<std::string>& keys, std::size_t index) {
+    const std::set<std::string> mine(keys.begin(), keys.end());
+    ChartLayout L = layout_of(r, [&](const BenchmarkResult& b) { return mine.empty() || mine.count(b.family + "/" + b.variant) > 0; });
+    if (index > 0) L.clip_id = fmt::format("plot-area-{}", index + 1);
+    return L;
+  }
+  // A placed kernel of this panel.
+  bool here(const BenchmarkResult& b) const {
+    return plotted(b) && (keys.empty() || keys.count(b.family + "/" + b.variant) > 0);
+  }
+  std::vector<std::string> keys_in_order() const {
+    std::vector<std::string> v;
+    for (const auto& b : r.benchmarks)
+      if (here(b) && std::find(v.begin(), v.end(), b.family + "/" + b.variant) == v.end())
+        v.push_back(b.family + "/" + b.variant);
+    return v;
+  }
   void out(const std::string& line) {
     s += line;
     s += '\n';
@@ -383,7 +466,7 @@ class RooflineChart {
     return series.back();
   }
   std::string legend_text(double x, const std::string& text, const std::string& attrs, double size = 12) {
-    widest = std::max(widest, x - lx + text_width(text, size));
+    widest = std::max(widest, x - lx + text_width(text, size, attrs.find("bold") != std::string::npos));
     return fmt::format(R"(<text x="{}" y="{}"{}>{}</text>)", x, ly, attrs, xml_escape(text));
   }
   // A legend line: a short stroke drawn in `style`, then its text on the next line's baseline.
@@ -403,7 +486,7 @@ class RooflineChart {
     const double slope_deg = -std::atan((L.bottom - L.top) / std::log10(L.y_max / L.y_min) /
                                         ((L.right - L.left) / std::log10(L.x_max / L.x_min))) *
                              180.0 / M_PI;
-    out(R"svg(<g class="ceilings" clip-path="url(#plot-area)" fill="none" stroke-linecap="round">)svg");
+    out(fmt::format(R"svg(<g class="ceilings" clip-path="url(#{})" fill="none" stroke-linecap="round">)svg", L.clip_id));
     std::string labels;
     for (const auto& c : r.ceilings)
       if (c.value > 0) by_value.push_back(&c);
@@ -507,10 +590,10 @@ class RooflineChart {
          &Placement::bandwidth_ceiling},
     };
     for (const OwnRoof& own : own_roofs) {
-      out(fmt::format(R"svg(<g class="{}-roofs" clip-path="url(#plot-area)" fill="none">)svg", own.kind));
+      out(fmt::format(R"svg(<g class="{}-roofs" clip-path="url(#{})" fill="none">)svg", own.kind, L.clip_id));
       std::set<std::tuple<std::string, long long, long long>> drawn;
       for (const auto& b : r.benchmarks) {
-        if (!plotted(b)) continue;
+        if (!here(b)) continue;
         const std::optional<double> roof = own.roof(b);
         if (!roof) continue;
         const Placement& p = *b.placement;
@@ -567,14 +650,13 @@ class RooflineChart {
     // eight hollow), its precisions' shapes, its sizes joined by a thin line in order of work.
     std::map<std::pair<std::string, Precision>, std::vector<const BenchmarkResult*>> lines;
     for (const auto& b : r.benchmarks)
-      if (plotted(b)) {
+      if (here(b)) {
         series_of(b);
         precisions.insert(b.precision);
         lines[{b.family + "/" + b.variant, b.precision}].push_back(&b);
-        const double x = L.px_x(*b.placement->intensity), y = L.px_y(b.placement->flop_per_s);
-        taken.push_back({x - 6, y - 6, x + 6, y + 6});  // points first: no label covers a point
       }
-    out(R"svg(<g class="series" clip-path="url(#plot-area)" fill="none" stroke-width="1" opacity="0.55">)svg");
+    out(fmt::format(R"svg(<g class="series" clip-path="url(#{})" fill="none" stroke-width="1" opacity="0.55">)svg",
+                    L.clip_id));
     for (auto& [key, pts] : lines) {
       if (pts.size() < 2) continue;
       std::stable_sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->flops < b->flops; });
@@ -587,7 +669,7 @@ class RooflineChart {
     out("</g>");
     out(R"(<g class="points">)");
     for (const auto& b : r.benchmarks) {
-      if (!plotted(b)) continue;
+      if (!here(b)) continue;
       const Placement& p = *b.placement;
       const Series& ser = series_of(b);
       const double x = L.px_x(*p.intensity), y = L.px_y(p.flop_per_s);
@@ -646,7 +728,7 @@ class RooflineChart {
     out(legend_text(lx + 18, "above its roof, within the noise", ""));
     std::vector<const BenchmarkResult*> refused;
     for (const auto& b : r.benchmarks)
-      if (b.implausible()) refused.push_back(&b);
+      if (b.implausible() && index == 0) refused.push_back(&b);  // the run's, in its first panel
     if (!refused.empty()) {
       ly += 30;
       out(legend_text(lx, fmt::format("IMPLAUSIBLE, not drawn ({})", refused.size()),
@@ -661,31 +743,91 @@ class RooflineChart {
         out(legend_text(lx, fmt::format("and {} more (report.html)", refused.size() - 8), R"( font-size="11")", 11));
       }
     }
-    ly += 30;
-    out(legend_text(lx, "Measured in this run", R"( font-weight="bold")"));
-    for (const Ceiling* c : by_value) {
-      ly += 15;
-      out(legend_text(lx, ceiling_label(*c) + " " + ceiling_value(*c), is_roof(*c) ? R"( font-size="11" font-weight="bold")"
-                                                                                    : R"( font-size="11")",
-                      11));
+    if (index > 0) {
+      ly += 30;
+      out(legend_text(lx, "Each ceiling's value: under panel 1", R"( font-size="11")", 11));
     }
     out("</g>");
     if (series.empty())
       out(fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" fill="#888888">no verified kernel to place</text>)",
                       (L.left + L.right) / 2, (L.top + L.bottom) / 2));
+  }
+
+  // Every ceiling measured in this run, under the first panel's plot in columns as wide as the
+  // plot, highest first, the roofs in bold.
+  void measured() {
+    if (index > 0 || by_value.empty()) {
+      out("</svg>");
+      return;
+    }
+    double y = L.bottom + 76, col_width = 0;
+    for (const Ceiling* c : by_value)
+      col_width = std::max(col_width, text_width(ceiling_label(*c) + " " + ceiling_value(*c), 11, true) + 24);
+    const std::size_t cols = std::max<std::size_t>(1, static_cast<std::size_t>((L.right - L.left) / col_width));
+    const std::size_t rows = (by_value.size() + cols - 1) / cols;
+    out(R"(<g class="measured">)");
+    out(fmt::format(R"(<text x="{}" y="{}" font-weight="bold">Measured in this run</text>)", L.left, y));
+    for (std::size_t i = 0; i < by_value.size(); ++i) {
+      const Ceiling& c = *by_value[i];
+      const double x = L.left + static_cast<double>(i / rows) * col_width, yy = y + 17 + 15 * static_cast<double>(i % rows);
+      out(fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="11"{}>{}</text>)", x, yy,
+                      is_roof(c) ? R"( font-weight="bold")" : "", xml_escape(ceiling_label(c) + " " + ceiling_value(c))));
+    }
+    out("</g>");
+    below = y + 17 + 15 * static_cast<double>(rows);
     out("</svg>");
   }
 };
 }  // namespace
 
+std::vector<std::vector<std::string>> chart_panels(const Results& r) {
+  // Each family's series (family/variant) in the order they ran.
+  std::vector<std::pair<std::string, std::vector<std::string>>> families;
+  for (const auto& b : r.benchmarks) {
+    if (!plotted(b)) continue;
+    const std::string key = b.family + "/" + b.variant;
+    auto f = std::find_if(families.begin(), families.end(), [&](const auto& x) { return x.first == b.family; });
+    if (f == families.end()) f = families.insert(families.end(), {b.family, std::vector<std::string>{}});
+    if (std::find(f->second.begin(), f->second.end(), key) == f->second.end()) f->second.push_back(key);
+  }
+  std::vector<std::vector<std::string>> panels(1);
+  for (const auto& [family, keys] : families) {
+    if (panels.back().size() + keys.size() > kPanelSeries && !panels.back().empty()) panels.emplace_back();
+    for (const auto& k : keys) {  // a family larger than a panel fills panels of its own
+      if (panels.back().size() == kPanelSeries) panels.emplace_back();
+      panels.back().push_back(k);
+    }
+  }
+  return panels;
+}
+
 std::string render_svg(const Results& r) {
-  return RooflineChart(r).draw();
+  const auto panels = chart_panels(r);
+  if (panels.size() == 1) return RooflineChart(r, {}, 0, 1).draw();
+  // The panels stacked in one image: each a whole chart, nested at its offset.
+  std::string body;
+  double width = 0, height = 0;
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    std::pair<double, double> size;
+    std::string panel = RooflineChart(r, panels[i], i, panels.size()).draw(&size);
+    panel.replace(0, 4, fmt::format(R"(<svg x="0" y="{}" class="panel" data-panel="{}")", height, i + 1));
+    body += panel;
+    width = std::max(width, size.first);
+    height += size.second;
+  }
+  return fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
+                     R"(font-family="Helvetica, Arial, sans-serif" font-size="12">)"
+                     "\n<title>Roofline: {2}</title>\n"
+                     R"(<rect width="{0}" height="{1}" fill="#ffffff"/>)"
+                     "\n{3}</svg>\n",
+                     width, height, xml_escape(r.device.value("name", "device")), body);
 }
 
 std::string render_svg_machines(const std::vector<const Results*>& runs, const std::vector<std::string>& labels) {
   // One layout that holds every machine: its kernels, its ridge points and its roofs.
   ChartLayout L;
-  L.right = 700;
+  L.width = 980, L.height = 600, L.right = 700, L.bottom = 530;
+  L.clip_id = "plot-area-machines";
   std::vector<double> xs, ys;
   for (const Results* r : runs) {
     const ChartLayout one = layout_chart(*r);
@@ -719,7 +861,8 @@ std::string render_svg_machines(const std::vector<const Results*>& runs, const s
     const Ceiling* top = nullptr;
     for (const auto& [key, c] : roofs.compute)
       if (!top || c->value > top->value) top = c;
-    out(fmt::format(R"svg(<g class="machine" data-machine="{}" clip-path="url(#plot-area)">)svg", xml_escape(labels[m])));
+    out(fmt::format(R"svg(<g class="machine" data-machine="{}" clip-path="url(#{})">)svg", xml_escape(labels[m]),
+                    L.clip_id));
     if (bw) {
       const double x_end = top ? std::min(L.x_max, top->value / bw->value) : L.x_max;
       out(fmt::format(R"(<line class="ceiling" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" stroke="{}" )"
@@ -811,7 +954,8 @@ std::string render_svg_hierarchy(const Results& r) {
     for (const auto& [level, ai] : p.intensity) xs.push_back(ai);
   }
   for (const auto& [key, c] : roofs.compute) ys.push_back(c->value);
-  const ChartLayout L = layout_around(std::move(xs), std::move(ys));
+  ChartLayout L = layout_around(std::move(xs), std::move(ys));
+  L.clip_id = "plot-area-hierarchy";
 
   std::string s;
   auto out = [&s](const std::string& line) {
@@ -824,7 +968,7 @@ std::string render_svg_hierarchy(const Results& r) {
   double top_peak = 0;
   for (const auto& [k, c] : roofs.compute) top_peak = std::max(top_peak, c->value);
   static const char* kLevelColour[] = {"#0072B2", "#009E73", "#D55E00"};
-  out(R"svg(<g class="ceilings" clip-path="url(#plot-area)" fill="none">)svg");
+  out(fmt::format(R"svg(<g class="ceilings" clip-path="url(#{})" fill="none">)svg", L.clip_id));
   std::string labels;
   for (std::size_t i = 0; i < kLevels.size(); ++i) {
     const Ceiling* c = level_roof(roofs, kLevels[i].first);
@@ -854,7 +998,7 @@ std::string render_svg_hierarchy(const Results& r) {
 
   // Each kernel: its levels joined by a line, a marker per level (circle L1, square L2, triangle HBM).
   std::map<std::string, std::size_t> family_index;
-  out(R"svg(<g class="kernels" clip-path="url(#plot-area)">)svg");
+  out(fmt::format(R"svg(<g class="kernels" clip-path="url(#{})">)svg", L.clip_id));
   for (const auto& p : points) {
     const auto [it, added] = family_index.emplace(p.benchmark->family, family_index.size());
     const char* colour = series_colour(it->second);

@@ -13,8 +13,9 @@ namespace roofbench {
 
 // Where things go: data ranges (whole decades) and the plot rectangle in pixels.
 struct ChartLayout {
-  double width = 980, height = 600;
-  double left = 90, right = 740, top = 60, bottom = 530;  // plot area
+  double width = 1300, height = 720;
+  double left = 110, right = 1030, top = 60, bottom = 660;  // plot area
+  std::string clip_id = "plot-area";                       // the plot area's clip path, unique in a page
   double x_min = 0.01, x_max = 100;                       // intensity, FLOP/byte
   double y_min = 1e9, y_max = 1e12;                       // performance, FLOP/s
   double px_x(double intensity) const;
@@ -25,7 +26,16 @@ struct ChartLayout {
 // ridge point, with at least 3 decades on each axis.
 ChartLayout layout_chart(const Results& r);
 
+// One chart, or with more kernels (family/variant series) than a chart can tell apart, a stack of
+// panels, each a whole roofline over the same roofs holding whole families in the order they ran
+// (chart_panels). Within a panel no two series look the same.
 std::string render_svg(const Results& r);
+
+// The series keys ("family/variant") of each panel, in run order. A panel holds at most
+// kPanelSeries series: the distinct looks, series_colour's 8 colours each solid or hollow. A
+// family goes whole into one panel unless it alone has more series than that.
+constexpr std::size_t kPanelSeries = 16;
+std::vector<std::vector<std::string>> chart_panels(const Results& r);
 
 // Several machines' rooflines on the same axes (the CPU and the GPU, two GPUs), each in its
 // colour: its DRAM roof, its compute roofs (the highest solid), the ridge points where they
@@ -43,6 +53,11 @@ struct HierarchyPoint {
 };
 std::vector<HierarchyPoint> hierarchy_points(const Results& r);
 std::string render_svg_hierarchy(const Results& r);
+
+// The width in pixels a line of text takes at `font_size`, by DejaVu Sans' advances (Debian's
+// font for "Helvetica, Arial, sans-serif"; Helvetica and Arial are narrower). Every label is placed
+// by it; the browser test (tests/scripts/test_charts_in_browser.py) measures the text it drew.
+double text_width(const std::string& utf8, double font_size, bool bold = false);
 
 // The colour of the i-th series in every chart (the roofline's families, history's benchmarks).
 const char* series_colour(std::size_t i);

@@ -18,7 +18,9 @@ packages=(cmake ninja-build g++ git pkg-config
           # scripts/slurm/ and its test, which starts a one-node Slurm cluster on this machine
           slurm-wlm munge
           # taskset: the fleet test pins its throttled run to one CPU
-          util-linux)
+          util-linux
+          # the chart test renders the charts in headless Chromium, with a fixed font
+          chromium fonts-dejavu-core)
 
 missing=()
 for p in "${packages[@]}"; do

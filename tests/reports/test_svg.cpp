@@ -89,20 +89,20 @@ TEST(Svg, PointsSitAtHandComputedCoordinates) {
   Parsed p;
   ASSERT_EQ(p.doc.Parse(render_svg(chart_sample()).c_str()), tinyxml2::XML_SUCCESS);
   walk(p.doc.RootElement(), p);
-  // Plot area x 90..740 over 3 decades from 1; y 530..60 over 3 decades from 1e10.
-  //   a: x = 90 + 650·log10(2)/3 = 155.22;  y = 530 − 470·log10(10)/3 = 373.33
-  //   b: x = 90 + 650·log10(40)/3 = 437.11; y = 530 − 470·log10(40)/3 = 279.01
+  // Plot area x 110..1030 over 3 decades from 1; y 660..60 over 3 decades from 1e10.
+  //   a: x = 110 + 920·log10(2)/3 = 202.32;  y = 660 − 600·log10(10)/3 = 460.00
+  //   b: x = 110 + 920·log10(40)/3 = 601.30; y = 660 − 600·log10(40)/3 = 339.59
   const auto* a = p.points.at("gemm/a/fp32/n:1")->FirstChildElement("circle");
   ASSERT_TRUE(a);
-  EXPECT_NEAR(a->DoubleAttribute("cx"), 155.22, 0.01);
-  EXPECT_NEAR(a->DoubleAttribute("cy"), 373.33, 0.01);
+  EXPECT_NEAR(a->DoubleAttribute("cx"), 202.32, 0.01);
+  EXPECT_NEAR(a->DoubleAttribute("cy"), 460.00, 0.01);
   const auto* b = p.points.at("gemm/b/fp32/n:1")->FirstChildElement("circle");
-  EXPECT_NEAR(b->DoubleAttribute("cx"), 437.11, 0.01);
-  EXPECT_NEAR(b->DoubleAttribute("cy"), 279.01, 0.01);
+  EXPECT_NEAR(b->DoubleAttribute("cx"), 601.30, 0.01);
+  EXPECT_NEAR(b->DoubleAttribute("cy"), 339.59, 0.01);
   // FP64 is drawn as a square centred on the same spot as b.
   const auto* c = p.points.at("gemm/c/fp64/n:1")->FirstChildElement("rect");
   ASSERT_TRUE(c);
-  EXPECT_NEAR(c->DoubleAttribute("x") + c->DoubleAttribute("width") / 2, 437.11, 0.01);
+  EXPECT_NEAR(c->DoubleAttribute("x") + c->DoubleAttribute("width") / 2, 601.30, 0.01);
 }
 
 TEST(Svg, AKernelsMathRoofIsItsOwnDashedSegmentAndNoMathCeilingIsDrawnAsAFlopRoof) {
@@ -317,17 +317,16 @@ Results crowded_sample() {
   return r;
 }
 
-// Where a <text> lies, about: its anchor point, its width at 0.6 of its font size per character,
-// its height the font size, rotated as its transform says.
+// Where a <text> lies, about: its anchor point, its width as the chart estimates it (text_width;
+// the browser test measures the real one), its height the font size, rotated as its transform says.
 struct TextBox {
   double x0, y0, x1, y1;
 };
 TextBox box_of(const tinyxml2::XMLElement* t, double inherited_size) {
   const double size = t->DoubleAttribute("font-size", inherited_size);
   const std::string text = t->GetText() ? t->GetText() : "";
-  std::size_t chars = 0;
-  for (unsigned char c : text) chars += (c & 0xC0) != 0x80;
-  const double w = 0.6 * size * static_cast<double>(chars);
+  const char* weight = t->Attribute("font-weight");
+  const double w = roofbench::text_width(text, size, weight && std::string(weight) == "bold");
   double x = t->DoubleAttribute("x"), y = t->DoubleAttribute("y");
   const char* anchor = t->Attribute("text-anchor");
   if (anchor && std::string(anchor) == "end") x -= w;
@@ -493,12 +492,86 @@ TEST(Svg, ASustainedRoofIsADottedLineUnderItsBurstRoofWithItsValueAndClock) {
   find(doc.RootElement());
   ASSERT_EQ(lines.size(), 1u);
   ASSERT_EQ(burst.size(), 1u);
-  // 0.8 TFLOP/s: y = 530 − 470·log10(80)/3 = 231.85, below the burst roof's 1 TFLOP/s (216.67).
-  EXPECT_NEAR(lines[0]->DoubleAttribute("y1"), 231.85, 0.01);
-  EXPECT_NEAR(burst[0]->DoubleAttribute("y1"), 216.67, 0.01);
+  // 0.8 TFLOP/s: y = 660 − 600·log10(80)/3 = 279.38, below the burst roof's 1 TFLOP/s (260.00).
+  EXPECT_NEAR(lines[0]->DoubleAttribute("y1"), 279.38, 0.01);
+  EXPECT_NEAR(burst[0]->DoubleAttribute("y1"), 260.00, 0.01);
   EXPECT_NE(svg.find("FP32 FMA (simd) sustained 800 GFLOP/s at 1.60 GHz"), std::string::npos);
   EXPECT_NE(svg.find("sustained roof (held under load)"), std::string::npos);
   // Without a sustained pass, none and no legend entry.
   const std::string plain = render_svg(chart_sample());
   EXPECT_EQ(plain.find("sustained"), std::string::npos);
+}
+
+namespace {
+// Families of the given sizes (series each), one kernel per series, spread below the roofs.
+Results families_of(const std::vector<std::pair<std::string, int>>& families) {
+  Results r = sample_results();
+  int k = 0;
+  for (const auto& [family, series] : families)
+    for (int v = 0; v < series; ++v, ++k) {
+      BenchmarkResult b = kernel("v" + std::to_string(v), 1e9 * (1 + k % 7), 1e8 * (1 + k % 5), 0.02 * (1 + k % 3));
+      b.family = family;
+      b.name = family + "/v" + std::to_string(v) + "/fp32/n:1";
+      r.benchmarks.push_back(b);
+    }
+  apply_model(r);
+  return r;
+}
+}  // namespace
+
+TEST(Svg, PanelsHoldWholeFamiliesAndNoMoreSeriesThanTheLooksTellApart) {
+  // 10 + 8 do not fit one panel of 16; a family of 20 fills panels of its own.
+  const Results r = families_of({{"alpha", 10}, {"beta", 8}, {"gamma", 20}, {"delta", 3}});
+  const auto panels = chart_panels(r);
+  ASSERT_EQ(panels.size(), 4u);
+  EXPECT_EQ(panels[0].size(), 10u);  // alpha
+  EXPECT_EQ(panels[1].size(), 8u);   // beta
+  EXPECT_EQ(panels[2].size(), 16u);  // gamma's first 16
+  EXPECT_EQ(panels[3].size(), 7u);   // gamma's last 4, then delta whole
+  std::set<std::string> seen;
+  for (const auto& p : panels) {
+    EXPECT_LE(p.size(), kPanelSeries);
+    for (const auto& k : p) EXPECT_TRUE(seen.insert(k).second) << k << " is in two panels";
+  }
+  EXPECT_EQ(seen.size(), 41u);
+  EXPECT_EQ(panels[1].front(), "beta/v0");
+  EXPECT_EQ(panels[3].back(), "delta/v2");
+  // A run that fits one chart draws one.
+  EXPECT_EQ(chart_panels(families_of({{"alpha", 10}, {"beta", 6}})).size(), 1u);
+}
+
+TEST(Svg, EachPanelIsAWholeChartWhoseLegendSeriesAllLookDifferent) {
+  const Results r = families_of({{"gemm", 8}, {"fusion", 4}, {"lowprec", 1}, {"recompute", 2}, {"divergence", 3},
+                                 {"stream", 1}, {"launch", 3}, {"overlap", 4}});  // 26 series, as on the H200
+  const std::string svg = render_svg(r);
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(svg.c_str()), tinyxml2::XML_SUCCESS) << doc.ErrorStr();
+  std::vector<const tinyxml2::XMLElement*> panels;
+  for (auto* e = doc.RootElement()->FirstChildElement("svg"); e; e = e->NextSiblingElement("svg")) panels.push_back(e);
+  ASSERT_EQ(panels.size(), 2u);
+  std::size_t points = 0;
+  std::set<std::string> clips;
+  for (const auto* panel : panels) {
+    Parsed p;
+    walk(panel->FirstChildElement(), p);
+    points += p.points.size();
+    const auto* clip = panel->FirstChildElement("defs")->FirstChildElement("clipPath");
+    EXPECT_TRUE(clips.insert(clip->Attribute("id")).second) << "two panels share the clip path " << clip->Attribute("id");
+    std::set<std::pair<std::string, std::string>> looks;
+    int swatches = 0;
+    for (const auto* g = panel->FirstChildElement("g"); g; g = g->NextSiblingElement("g"))
+      if (g->Attribute("class", "legend"))
+        for (const auto* rect = g->FirstChildElement("rect"); rect; rect = rect->NextSiblingElement("rect")) {
+          ++swatches;
+          EXPECT_TRUE(looks.insert({rect->Attribute("fill"), rect->Attribute("stroke")}).second)
+              << "two series of one panel look alike: " << rect->Attribute("fill") << " " << rect->Attribute("stroke");
+        }
+    EXPECT_GE(swatches, 11);
+    EXPECT_LE(swatches, static_cast<int>(kPanelSeries));
+  }
+  EXPECT_EQ(points, 26u);  // every kernel, in exactly one panel
+  EXPECT_NE(svg.find("Roofline (1 of 2: gemm, fusion, lowprec, recompute)"), std::string::npos);
+  EXPECT_NE(svg.find("Roofline (2 of 2: divergence, stream, launch, overlap)"), std::string::npos);
+  EXPECT_NE(svg.find("Measured in this run"), std::string::npos);
+  EXPECT_NE(svg.find("value: under panel 1"), std::string::npos);
 }
