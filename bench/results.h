@@ -282,6 +282,15 @@ struct Results {
 void to_json(nlohmann::json& j, const Results& r);
 void from_json(const nlohmann::json& j, Results& r);  // throws InputError with a one-line reason
 
+// What a results file may hold; the reader refuses more (InputError), before it builds anything
+// from it where it can. Far above any run's (the H200's full run: 237 benchmarks, 31 ceilings,
+// nesting 6, its longest string 437 characters), and low enough that any file is read
+// or refused in a few seconds (tests/scripts/test_hostile_files.py).
+inline constexpr std::size_t kMaxBenchmarks = 2000;
+inline constexpr std::size_t kMaxCeilings = 1000;
+inline constexpr std::size_t kMaxJsonDepth = 64;
+inline constexpr std::size_t kMaxJsonString = 64 * 1024;
+
 // Reads and validates a results file; throws InputError (missing, unreadable, malformed,
 // wrong schema) with a one-line message naming the file.
 Results load_results(const std::string& path);

@@ -39,7 +39,7 @@ double noise_floor_rel_iqr(std::vector<double> v) {
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) throw std::invalid_argument("quantile of an empty sample");
   if (q < 0.0 || q > 1.0) throw std::invalid_argument("quantile outside [0,1]");
-  std::sort(v.begin(), v.end());
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
   return sorted_quantile(v, q);
 }
 
@@ -107,11 +107,17 @@ MannWhitney mann_whitney(const std::vector<double>& a, const std::vector<double>
   if (a.empty() || b.empty()) throw std::invalid_argument("Mann-Whitney test of an empty sample");
   const std::size_t n1 = a.size(), n2 = b.size(), n = n1 + n2;
   // Midranks of the pooled sample.
+  // The pooled sample in order: both sorted (compare hands them sorted: checked in O(n)), merged.
+  std::vector<double> sa = a, sb = b;
+  if (!std::is_sorted(sa.begin(), sa.end())) std::sort(sa.begin(), sa.end());
+  if (!std::is_sorted(sb.begin(), sb.end())) std::sort(sb.begin(), sb.end());
   std::vector<std::pair<double, int>> pooled;
   pooled.reserve(n);
-  for (double x : a) pooled.push_back({x, 0});
-  for (double x : b) pooled.push_back({x, 1});
-  std::sort(pooled.begin(), pooled.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
+  for (std::size_t i = 0, j = 0; i < n1 || j < n2;)
+    if (j == n2 || (i < n1 && sa[i] <= sb[j]))
+      pooled.push_back({sa[i++], 0});
+    else
+      pooled.push_back({sb[j++], 1});
   double rank_sum_a = 0, tie_term = 0;
   bool ties = false;
   for (std::size_t i = 0; i < n;) {
@@ -171,23 +177,65 @@ std::vector<double> benjamini_hochberg(const std::vector<double>& p) {
   return q;
 }
 
+namespace {
+// A uniform in (0, 1), never 0 or 1.
+double uniform01(std::uint64_t& state) {
+  return (static_cast<double>(splitmix64(state) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+// A standard normal (Box-Muller, one of the pair).
+double standard_normal(std::uint64_t& state) {
+  return std::sqrt(-2 * std::log(uniform01(state))) * std::cos(2 * M_PI * uniform01(state));
+}
+
+// Gamma(a, 1) by Marsaglia and Tsang (2000); for a < 1 through Gamma(a + 1) · U^(1/a).
+double gamma_variate(double a, std::uint64_t& state) {
+  if (a < 1) return gamma_variate(a + 1, state) * std::pow(uniform01(state), 1 / a);
+  const double d = a - 1.0 / 3, c = 1 / std::sqrt(9 * d);
+  for (;;) {
+    const double x = standard_normal(state), t = 1 + c * x;
+    if (t <= 0) continue;
+    const double v = t * t * t, u = uniform01(state);
+    if (u < 1 - 0.0331 * x * x * x * x || std::log(u) < 0.5 * x * x + d * (1 - v + std::log(v))) return d * v;
+  }
+}
+
+double beta_variate(double a, double b, std::uint64_t& state) {
+  const double x = gamma_variate(a, state);
+  return x / (x + gamma_variate(b, state));
+}
+}  // namespace
+
+double resampled_median(const std::vector<double>& sorted, std::uint64_t& state) {
+  // A resample draws n indices floor(n·U_j) from n uniforms; the sorted resample is therefore
+  // sorted[floor(n·U_(j))], by the uniforms' order statistics. U_(k) ~ Beta(k, n − k + 1), and
+  // given U_(k) = u, U_(k+1) is the least of the other n − k, uniform on (u, 1).
+  const std::size_t n = sorted.size();
+  const double dn = static_cast<double>(n);
+  const auto at = [&](double u) { return sorted[std::min(n - 1, static_cast<std::size_t>(u * dn))]; };
+  const std::size_t k = n / 2 + (n % 2);  // the lower middle, 1-based
+  const double u = n == 1 ? uniform01(state) : beta_variate(static_cast<double>(k), dn - static_cast<double>(k) + 1, state);
+  if (n % 2 == 1) return at(u);
+  const double next = u + (1 - u) * (1 - std::pow(uniform01(state), 1 / (dn - static_cast<double>(k))));
+  return 0.5 * (at(u) + at(next));
+}
+
 Interval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& fresh, double confidence,
                                 int resamples, std::uint64_t seed) {
   if (base.empty() || fresh.empty()) throw std::invalid_argument("bootstrap of an empty sample");
   if (!(confidence > 0 && confidence < 1) || resamples < 10) throw std::invalid_argument("bad bootstrap settings");
   std::uint64_t state = seed;
-  auto resampled_median = [&state](const std::vector<double>& v, std::vector<double>& scratch) {
-    scratch.resize(v.size());
-    for (auto& x : scratch) x = v[splitmix64(state) % v.size()];
-    return median_of(scratch);
-  };
-  std::vector<double> ratios(static_cast<std::size_t>(resamples)), sa, sb;
+  std::vector<double> a = base, b = fresh;  // sorted already, in compare: checked in O(n)
+  if (!std::is_sorted(a.begin(), a.end())) std::sort(a.begin(), a.end());
+  if (!std::is_sorted(b.begin(), b.end())) std::sort(b.begin(), b.end());
+  std::vector<double> ratios(static_cast<std::size_t>(resamples));
   for (auto& r : ratios) {
-    const double mb = resampled_median(base, sa);
-    r = resampled_median(fresh, sb) / mb;
+    const double mb = resampled_median(a, state);
+    r = resampled_median(b, state) / mb;
   }
   const double tail = (1 - confidence) / 2;
-  return {quantile(ratios, tail), quantile(ratios, 1 - tail)};
+  std::sort(ratios.begin(), ratios.end());
+  return {sorted_quantile(ratios, tail), sorted_quantile(ratios, 1 - tail)};
 }
 
 double student_t_sf(double t, double df) {

@@ -53,8 +53,14 @@ struct Interval {
   double lo = 0, hi = 0;
 };
 
+// The median of one bootstrap resample (n draws with replacement) of `sorted` (ascending), drawn
+// exactly but without drawing the resample: from the order statistics of the n uniforms that would
+// pick it (a Beta variate, and for an even n the next one). O(1), however many values.
+double resampled_median(const std::vector<double>& sorted, std::uint64_t& state);
+
 // Percentile bootstrap interval of median(fresh) / median(base): both samples resampled with
 // replacement `resamples` times from a fixed seed, so the same inputs give the same interval.
+// Each resample's median comes from resampled_median: the cost is two sorts, not resamples × n.
 Interval bootstrap_median_ratio(const std::vector<double>& base, const std::vector<double>& fresh, double confidence,
                                 int resamples, std::uint64_t seed);
 

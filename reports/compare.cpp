@@ -105,8 +105,11 @@ CompareRow make_row(const std::string& name, const std::string& metric, const Me
   for (const auto& [side, read, held] : {std::tuple<const char*, int, int>{"BASE", e.n_base, e.base_samples},
                                          std::tuple<const char*, int, int>{"NEW", e.n_new, e.new_samples}})
     if (read < held)
-      row.notes.push_back(fmt::format("{}: the statistics read {} of its {} samples, evenly spaced (at most {} a side)",
-                                      side, read, held, kMaxComparedSamples));
+      row.notes.push_back(fmt::format("{}: the statistics read {} of its {} samples, evenly spaced (at most {} a side{})",
+                                      side, read, held, opt.max_samples,
+                                      opt.max_samples < kMaxComparedSamples
+                                          ? fmt::format(": {} a side over the whole comparison", kMaxComparedTotal)
+                                          : ""));
   if (e.base_throttled)
     row.notes.push_back(fmt::format("BASE: {} of {} samples throttled", e.base_throttled, e.base_samples));
   if (e.new_throttled)
@@ -317,9 +320,10 @@ double CompareOptions::threshold_for(const std::string& name) const {
 
 Evidence gather_evidence(const Measurement& base, double base_work, const Measurement& fresh, double new_work,
                          const CompareOptions& opt, std::uint64_t seed) {
-  // Every k-th sample (and its clock), k the least that keeps kMaxComparedSamples at most.
-  auto stride = [](const Measurement& m) {
-    return std::max<std::size_t>(1, (m.samples_s.size() + kMaxComparedSamples - 1) / kMaxComparedSamples);
+  // Every k-th sample (and its clock), k the least that keeps opt.max_samples at most.
+  const std::size_t most = std::max<std::size_t>(1, opt.max_samples);
+  auto stride = [most](const Measurement& m) {
+    return std::max<std::size_t>(1, (m.samples_s.size() + most - 1) / most);
   };
   const std::size_t ka = stride(base), kb = stride(fresh);
   auto rates = [](const Measurement& m, double work, std::size_t k) {
@@ -333,7 +337,12 @@ Evidence gather_evidence(const Measurement& base, double base_work, const Measur
     for (std::size_t i = 0; i < m.sample_clock_hz.size(); i += k) c.push_back(m.sample_clock_hz[i]);
     return c;
   };
-  const std::vector<double> a = rates(base, base_work, ka), b = rates(fresh, new_work, kb);
+  std::vector<double> a = rates(base, base_work, ka), b = rates(fresh, new_work, kb);
+  const std::vector<double> clock_a = clocks(base, ka), clock_b = clocks(fresh, kb);  // in sample order
+  std::vector<double> rate_a = a, rate_b = b;
+  // Sorted once: the medians, the bootstrap and the U test read them sorted (each checks in O(n)).
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
   Evidence e;
   e.n_base = static_cast<int>(a.size());
   e.n_new = static_cast<int>(b.size());
@@ -350,12 +359,12 @@ Evidence gather_evidence(const Measurement& base, double base_work, const Measur
   e.p_min = min_two_sided_p(e.n_base, e.n_new);
   e.base_throttled = static_cast<int>(base.throttled.size());
   e.new_throttled = static_cast<int>(fresh.throttled.size());
-  const std::vector<double> hz_a = clocks(base, ka), hz_b = clocks(fresh, kb);
+  const std::vector<double>&hz_a = clock_a, &hz_b = clock_b;
   if (hz_a.size() == a.size() && hz_b.size() == b.size() && !a.empty() && !b.empty()) {
-    // Work per cycle: rate / clock, sample by sample.
+    // Work per cycle: rate / clock, sample by sample (in sample order: each rate with its clock).
     std::vector<double> ca, cb;
-    for (std::size_t i = 0; i < a.size(); ++i) ca.push_back(a[i] / hz_a[i]);
-    for (std::size_t i = 0; i < b.size(); ++i) cb.push_back(b[i] / hz_b[i]);
+    for (std::size_t i = 0; i < rate_a.size(); ++i) ca.push_back(rate_a[i] / hz_a[i]);
+    for (std::size_t i = 0; i < rate_b.size(); ++i) cb.push_back(rate_b[i] / hz_b[i]);
     e.cycle_change = median(cb) / median(ca) - 1;
     e.base_clock_hz = median(hz_a);
     e.new_clock_hz = median(hz_b);
@@ -410,6 +419,33 @@ int Comparison::exit_code() const {
              : 0;
 }
 
+// One kernel found on both sides (BASE with a number, or neither with one): its row, with both
+// views where both sides are placed (the rate, and the share of the roof of its own run).
+CompareRow compare_pair(const std::string& name, const BenchmarkResult& b, const BenchmarkResult& n,
+                        const Results& fresh, const CompareOptions& opt) {
+  const Measurement* mb = has_number(&b) ? &*b.measurement : nullptr;
+  const Measurement* mn = has_number(&n) ? &*n.measurement : nullptr;
+  const std::string metric = shared_rate_metric({&b, &n});
+  const double work_base = work_for(b, metric), work_new = work_for(n, metric);
+  CompareRow row = make_row(name, metric, mb, work_base, mn, work_new, n.error, opt);
+  row.roof_group = kernel_roof_group(fresh, n);
+  const auto share_base = roof_share_work(b), share_new = roof_share_work(n);
+  if (row.evidence && share_base && share_new) {
+    const Evidence share = gather_evidence(*mb, *share_base, *mn, *share_new, opt, name_seed(name));
+    if (opt.by_roof) {
+      row.other_change = row.evidence->change;
+      row.evidence = share;
+      row.metric = "roof share";
+      row.decided_by = "roof share";
+    } else {
+      row.other_change = share.change;
+    }
+  } else if (row.evidence && opt.by_roof) {
+    row.notes.push_back("not placed under a roof on both sides: judged by its rate");
+  }
+  return row;
+}
+
 Comparison compare_results(const Results& base, const Results& fresh, const CompareOptions& opt,
                            const std::string& base_path, const std::string& new_path) {
   Comparison c;
@@ -423,40 +459,42 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
   std::map<std::string, const BenchmarkResult*> in_base, in_new;  // (pointers into base and fresh)
   for (const auto& b : base.benchmarks) in_base[b.name] = &b;
   for (const auto& b : fresh.benchmarks) in_new[b.name] = &b;
+  struct Pair {
+    const std::string* name;
+    const BenchmarkResult *b, *n;
+  };
+  std::vector<Pair> pairs;
   for (const auto& [name, b] : in_base) {
     auto it = in_new.find(name);
     if (it == in_new.end()) {
       c.only_base.push_back(name);
       continue;
     }
-    const BenchmarkResult& n = *it->second;
-    const Measurement* mb = has_number(b) ? &*b->measurement : nullptr;
-    const Measurement* mn = has_number(&n) ? &*n.measurement : nullptr;
-    if (!mb && mn) {
+    if (!has_number(b) && has_number(it->second)) {
       c.only_new.push_back(name + " (failed in BASE)");
       continue;
     }
-    const std::string metric = shared_rate_metric({b, &n});
-    const double work_base = work_for(*b, metric), work_new = work_for(n, metric);
-    CompareRow row = make_row(name, metric, mb, work_base, mn, work_new, n.error, opt);
-    row.roof_group = kernel_roof_group(fresh, n);
-    // Both views where both sides are placed: the rate, and the share of the roof of its own run.
-    const auto share_base = roof_share_work(*b), share_new = roof_share_work(n);
-    if (row.evidence && share_base && share_new) {
-      const Evidence share = gather_evidence(*mb, *share_base, *mn, *share_new, opt, name_seed(name));
-      if (opt.by_roof) {
-        row.other_change = row.evidence->change;
-        row.evidence = share;
-        row.metric = "roof share";
-        row.decided_by = "roof share";
-      } else {
-        row.other_change = share.change;
-      }
-    } else if (row.evidence && opt.by_roof) {
-      row.notes.push_back("not placed under a roof on both sides: judged by its rate");
-    }
-    c.kernels.push_back(std::move(row));
+    pairs.push_back({&name, b, it->second});
   }
+  // Each kernel's statistics on its own: in parallel, into its own slot, in name order still;
+  // with many kernels each reads fewer samples (kMaxComparedTotal a side in all).
+  CompareOptions each = opt;
+  if (!pairs.empty())
+    each.max_samples = std::min(opt.max_samples, std::max(kMinComparedSamples, kMaxComparedTotal / pairs.size()));
+  std::vector<CompareRow> rows(pairs.size());
+  std::vector<std::string> errors(pairs.size());
+#pragma omp parallel for schedule(dynamic, 8)
+  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(pairs.size()); ++i) {
+    try {
+      const Pair& pair = pairs[static_cast<std::size_t>(i)];
+      rows[static_cast<std::size_t>(i)] = compare_pair(*pair.name, *pair.b, *pair.n, fresh, each);
+    } catch (const std::exception& e) {
+      errors[static_cast<std::size_t>(i)] = e.what();
+    }
+  }
+  for (const auto& e : errors)
+    if (!e.empty()) throw InputError(e);
+  for (auto& row : rows) c.kernels.push_back(std::move(row));
   for (const auto& [name, b] : in_new)
     if (!in_base.count(name)) c.only_new.push_back(name);
 

@@ -33,6 +33,17 @@ inline constexpr Verdict kVerdicts[] = {Verdict::failed, Verdict::implausible, V
                                         Verdict::unsure, Verdict::faster,      Verdict::same};
 std::string to_string(Verdict v);  // "SLOWER"
 
+// The statistics of a comparison read at most this many samples a side. A results file with
+// 1,000,000 samples a benchmark (71 MB) took `compare` 93 s for two benchmarks, nearly all of it in
+// the bootstrap; more samples than this are read evenly spaced (every k-th, in the order taken),
+// and the row says so. 10,000 a side resolve a median's change far below any threshold.
+inline constexpr std::size_t kMaxComparedSamples = 10000;
+// And over the whole comparison, at most this many a side: with more kernels than 100, each reads
+// kMaxComparedTotal / kernels (at least kMinComparedSamples), so that any file a reader accepts is
+// compared in seconds (2,000 kernels of 3,500 samples: 4.4 s before, on 2 cores).
+inline constexpr std::size_t kMaxComparedTotal = 1000000;
+inline constexpr std::size_t kMinComparedSamples = 500;
+
 struct CompareOptions {
   double threshold = 0.05;  // the smallest change that counts, relative
   // Overrides by benchmark-name regular expression (a family: "^gemm/naive/"); where several
@@ -42,6 +53,7 @@ struct CompareOptions {
   double confidence = 0.95;   // of the bootstrap interval
   int min_samples = 5;        // per side; with fewer, UNSURE
   int resamples = 2000;       // bootstrap
+  std::size_t max_samples = kMaxComparedSamples;  // a side, per kernel (compare_results lowers it for many kernels)
   bool allow_device_mismatch = false;
   // Judge each kernel by its share of its roof (its rate over the roof it is placed under, both
   // from the same run) rather than by its rate: a machine-wide change of bandwidth or clock moves
@@ -59,14 +71,9 @@ struct CompareOptions {
 };
 
 // What two sets of samples say about one benchmark. Rates: higher is better.
-// The statistics of a comparison read at most this many samples a side. A results file with
-// 1,000,000 samples a benchmark (71 MB) took `compare` 93 s for two benchmarks, nearly all of it in
-// the bootstrap; more samples than this are read evenly spaced (every k-th, in the order taken),
-// and the row says so. 10,000 a side resolve a median's change far below any threshold.
-inline constexpr std::size_t kMaxComparedSamples = 10000;
 
 struct Evidence {
-  int n_base = 0, n_new = 0;  // the samples the statistics read (kMaxComparedSamples at most)
+  int n_base = 0, n_new = 0;  // the samples the statistics read (CompareOptions::max_samples at most)
   int base_samples = 0, new_samples = 0;  // the samples each side holds
   double base_median = 0, new_median = 0;  // of the rate
   double change = 0;                       // new_median / base_median - 1

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 #include <cmath>
 #include <filesystem>
 #include <cctype>
@@ -33,10 +34,13 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths) {
       return a.results.provenance.value("utc_time", std::string()) < b.results.provenance.value("utc_time", std::string());
     });
   } else {
+    // Every file at once: reading large ones is most of the time history takes.
+    std::vector<std::pair<std::string, std::future<Results>>> reading;
     for (const auto& p : paths) {
       const std::string file = results_path(p);
-      runs.push_back({file, "", "", read_results(file)});
+      reading.emplace_back(file, std::async(std::launch::async, [file] { return read_results(file); }));
     }
+    for (auto& [file, r] : reading) runs.push_back({file, "", "", r.get()});
   }
   if (runs.size() < 2)
     throw InputError(fmt::format("history needs at least two results files; found {} in {}", runs.size(),
@@ -51,9 +55,14 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths) {
 namespace {
 // One test of a history, waiting for the false-discovery control over all of them: a step of a
 // kernel's series (`step`), or its latest run against its best (-1).
+// One test of a history: its place (a benchmark's step, or -1 for latest against best), what it
+// compares, and once gathered (every test at once, in parallel), its evidence.
 struct Pending {
   std::size_t bench;
   int step;
+  const Measurement *a, *b;
+  double work_a, work_b;
+  std::uint64_t seed;
   Evidence e;
 };
 
@@ -115,14 +124,13 @@ std::optional<BenchmarkHistory> kernel_history(const History& h, const std::stri
     if (prev >= 0) {
       const BenchmarkResult &a = *at[static_cast<std::size_t>(prev)], &b = *at[static_cast<std::size_t>(i)];
       bh.steps.push_back({prev, i, Verdict::unsure, 0});
-      pending.push_back({idx, static_cast<int>(bh.steps.size()) - 1,
-                         gather_evidence(*a.measurement, work(a), *b.measurement, work(b), opt, seed + i)});
+      pending.push_back({idx, static_cast<int>(bh.steps.size()) - 1, &*a.measurement, &*b.measurement, work(a),
+                         work(b), seed + i, {}});
     }
     prev = i;
   }
   const BenchmarkResult &best = *at[static_cast<std::size_t>(bh.best)], &latest = *at[static_cast<std::size_t>(bh.latest)];
-  pending.push_back(
-      {idx, -1, gather_evidence(*best.measurement, work(best), *latest.measurement, work(latest), opt, seed)});
+  pending.push_back({idx, -1, &*best.measurement, &*latest.measurement, work(best), work(latest), seed, {}});
   return bh;
 }
 
@@ -247,10 +255,26 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
   for (const auto& r : h.runs)
     for (const auto& b : r.results.benchmarks) names.emplace(b.name, &b);
   std::vector<Pending> pending;
+  // Each test reads fewer samples when there are many: kMaxComparedTotal a side over the history.
+  CompareOptions each = opt;
+  const std::size_t tests = names.size() * h.runs.size();
+  if (tests > 0) each.max_samples = std::min(opt.max_samples, std::max(kMinComparedSamples, kMaxComparedTotal / tests));
   for (const auto& [name, any] : names)
-    if (auto bh = kernel_history(h, name, any, opt, h.benchmarks.size(), pending))
+    if (auto bh = kernel_history(h, name, any, each, h.benchmarks.size(), pending))
       h.benchmarks.push_back(std::move(*bh));
   if (h.benchmarks.empty()) throw InputError("no benchmark has numbers in two of the runs");
+  std::vector<std::string> errors(pending.size());
+#pragma omp parallel for schedule(dynamic, 8)
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(pending.size()); ++k) {
+    Pending& x = pending[static_cast<std::size_t>(k)];
+    try {
+      x.e = gather_evidence(*x.a, x.work_a, *x.b, x.work_b, each, x.seed);
+    } catch (const std::exception& e) {
+      errors[static_cast<std::size_t>(k)] = e.what();
+    }
+  }
+  for (const auto& e : errors)
+    if (!e.empty()) throw InputError(e);
   decide_all(h, pending, opt);
   explain_by_roofs(h, opt);
   unsure_across_timing_changes(h);

@@ -6,7 +6,7 @@
 # lines under tests/fuzz/seeds/. Every input must end within 1 s and 2 GiB; a crash, a sanitizer
 # report, a time-out or an escaped exception leaves its input under OUT/crashes/ and fails the run.
 # Usage: scripts/fuzz.sh [SECONDS] [OUT_DIR]   (default 30 s per target, OUT build/fuzz-runs)
-#   env: FUZZ_TARGETS="results command_line noise ncu_csv metric_list" to run fewer
+#   env: FUZZ_TARGETS="results compare_history command_line noise ncu_csv metric_list" to run fewer
 #        FUZZ_RUNS=N    each target stops after N executions (SECONDS is then its cap)
 #        FUZZ_JOBS=N    targets run at once (default: the number of cores)
 # Prints, and writes to OUT/fuzz.md and OUT/fuzz.json, per target: executions, executions per
@@ -15,7 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-30}
 out=$(realpath -m "${2:-$here/build/fuzz-runs}")
-targets=${FUZZ_TARGETS:-results command_line noise ncu_csv metric_list}
+targets=${FUZZ_TARGETS:-results compare_history command_line noise ncu_csv metric_list}
 runs=${FUZZ_RUNS:-}
 jobs=${FUZZ_JOBS:-$(nproc)}
 case "$seconds" in '' | *[!0-9]*) echo "fuzz: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
@@ -32,7 +32,8 @@ mkdir -p "$out/crashes"
 seeds=$out/seeds
 for t in $targets; do mkdir -p "$seeds/$t" "$out/corpus/$t"; done
 # Seeds: every committed results file, cut down, and the other kinds from tests/fuzz/seeds/.
-if [ -d "$seeds/results" ]; then
+if [ -d "$seeds/results" ] || [ -d "$seeds/compare_history" ]; then
+  mkdir -p "$seeds/results"
   python3 - "$seeds/results" reports/baselines/*/results.json tests/fixtures/*.json <<'PY'
 import json, sys
 # Per-sample lists (samples, clocks, placements' samples) cut to 8 entries and the indexes into
@@ -53,6 +54,7 @@ for i, path in enumerate(sys.argv[2:], 1):
     open(f"{sys.argv[1]}/{i}.json", "w").write(text)
 PY
 fi
+if [ -d "$seeds/compare_history" ]; then cp "$seeds"/results/*.json "$seeds/compare_history/"; fi
 if [ -d "$seeds/noise" ]; then cp tests/fuzz/seeds/noise.json "$seeds/noise/"; fi
 if [ -d "$seeds/ncu_csv" ]; then cp tests/fuzz/seeds/ncu.csv "$seeds/ncu_csv/"; fi
 if [ -d "$seeds/command_line" ]; then  # one command line a file, its words split by NUL bytes

@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
+#include <map>
 #include <stdexcept>
+#include <vector>
 
 #include "roofbench/splitmix.h"
 #include "bench/stats.h"
@@ -191,6 +194,51 @@ TEST(Bootstrap, ResampledMediansOfAnOddCountAreSampleValues) {
     const auto ci = roofbench::bootstrap_median_ratio({1, 1, 1, 1, 1}, {1, 2, 3, 4, 5}, 0.95, 2000, seed);
     EXPECT_EQ(ci.lo, 1.0) << seed;
     EXPECT_EQ(ci.hi, 5.0) << seed;
+  }
+}
+
+// The resampled median drawn from order statistics has the bootstrap's own distribution. Odd n:
+// P(median <= v_k) = P(Binomial(n, (k+1)/n) >= (n+1)/2), exactly; each atom's share over 400,000
+// draws within 5 standard errors of it. Even n: against resamples drawn one value at a time.
+TEST(Bootstrap, ResampledMedianHasTheBootstrapDistribution) {
+  const int draws = 400000;
+  {
+    const std::vector<double> v = {1, 2, 3, 4, 5, 6, 7};
+    const int n = 7, m = 4;
+    std::map<double, int> seen;
+    std::uint64_t state = 11;
+    for (int i = 0; i < draws; ++i) ++seen[roofbench::resampled_median(v, state)];
+    auto binom_sf = [](int n, double p, int m) {  // P(Bin(n, p) >= m)
+      double s = 0;
+      for (int j = m; j <= n; ++j) s += std::tgamma(n + 1.0) / (std::tgamma(j + 1.0) * std::tgamma(n - j + 1.0)) *
+                                        std::pow(p, j) * std::pow(1 - p, n - j);
+      return s;
+    };
+    double below = 0;
+    for (int k = 0; k < n; ++k) {
+      const double cdf = binom_sf(n, (k + 1.0) / n, m), p = cdf - below;
+      below = cdf;
+      const double share = seen[v[k]] / static_cast<double>(draws);
+      EXPECT_NEAR(share, p, 5 * std::sqrt(p * (1 - p) / draws) + 1e-9) << "median " << v[k];
+    }
+    EXPECT_EQ(seen.size(), 7u);  // every value, and nothing else
+  }
+  {
+    const std::vector<double> v = {1, 2, 4, 8, 16, 32};  // every pair has its own mean
+    std::map<double, int> fast, slow;
+    std::uint64_t a = 12, b = 13;
+    std::vector<double> scratch(v.size());
+    for (int i = 0; i < draws; ++i) {
+      ++fast[roofbench::resampled_median(v, a)];
+      for (auto& x : scratch) x = v[roofbench::splitmix64(b) % v.size()];
+      std::sort(scratch.begin(), scratch.end());
+      ++slow[0.5 * (scratch[2] + scratch[3])];
+    }
+    for (const auto& [median, count] : slow) {
+      const double p = count / static_cast<double>(draws), q = fast[median] / static_cast<double>(draws);
+      EXPECT_NEAR(q, p, 5 * std::sqrt(2 * p * (1 - p) / draws) + 1e-9) << "median " << median;
+    }
+    for (const auto& [median, count] : fast) EXPECT_TRUE(slow.count(median)) << "median " << median << " cannot occur";
   }
 }
 

@@ -512,3 +512,29 @@ TEST(Compare, AMillionSamplesASideAreReadEvenlySpacedAndTheRowSaysSo) {
   EXPECT_EQ(row(small, "a").evidence->n_base, 10000);
   for (const auto& n : row(small, "a").notes) EXPECT_EQ(n.find("the statistics read"), std::string::npos) << n;
 }
+
+TEST(Compare, ManyKernelsShareOneSampleBudgetAndEachRowSaysSo) {
+  // 250 kernels of 6,000 samples a side: 1,000,000 / 250 = 4,000 each (every 2nd sample, 3,000),
+  // and a planted 10% slowdown on one of them is still found among 249 unchanged.
+  std::vector<BenchmarkResult> base_b, fresh_b;
+  for (int i = 0; i < 250; ++i) {
+    const std::string name = "k" + std::to_string(i);
+    base_b.push_back(timed(name, noisy_samples(1e-3, 0.01, 6000, 2 * i + 1)));
+    fresh_b.push_back(timed(name, noisy_samples(i == 7 ? 1.1e-3 : 1e-3, 0.01, 6000, 2 * i + 2)));
+  }
+  const Comparison c = compare_results(with(base_b), with(fresh_b), {});
+  ASSERT_EQ(c.kernels.size(), 250u);
+  EXPECT_EQ(row(c, "k7").verdict, Verdict::slower) << row(c, "k7").reason;
+  EXPECT_EQ(c.count(Verdict::slower), 1);
+  const CompareRow& r = row(c, "k3");
+  EXPECT_EQ(r.evidence->n_base, 3000);
+  EXPECT_EQ(r.evidence->base_samples, 6000);
+  bool said = false;
+  for (const auto& n : r.notes)
+    said = said || n.find("the statistics read 3000 of its 6000 samples, evenly spaced (at most 4000 a side: "
+                          "1000000 a side over the whole comparison)") != std::string::npos;
+  EXPECT_TRUE(said) << "the row says what it read and why";
+  // Fewer than 100 kernels: each reads up to kMaxComparedSamples, as before.
+  const Comparison few = compare_results(with({base_b[0], base_b[1]}), with({fresh_b[0], fresh_b[1]}), {});
+  EXPECT_EQ(row(few, "k0").evidence->n_base, 6000);
+}

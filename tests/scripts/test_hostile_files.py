@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Readers that hold: every hostile results file of about 100 MB that hostile_results.py writes
+(and issue 48's 71 MB file of a million samples a benchmark) is compared, or refused with one
+line, within 5 s of wall time, by `roofbench compare F F` and `roofbench history F F`.
+
+    test_hostile_files.py ROOFBENCH TEMPLATE.json [SIZE]
+
+One file at a time (written, read, deleted), so the test needs about SIZE of disk. Exit 1 with
+every failure. Run it alone (ctest RUN_SERIAL): the limit is wall time on this machine.
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+KINDS = ["samples", "million", "many", "benchmarks", "ceilings", "warnings", "name", "deep", "number", "garbage"]
+LIMIT_S = 5.0
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    roofbench, template = sys.argv[1], sys.argv[2]
+    size = sys.argv[3] if len(sys.argv) > 3 else "100000000"
+    writer = pathlib.Path(__file__).with_name("hostile_results.py")
+    failures, compared, refused = [], 0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in KINDS:
+            made = subprocess.run([sys.executable, str(writer), template, tmp, size, kind], capture_output=True, text=True)
+            path = pathlib.Path(tmp) / f"{kind}.json"
+            if made.returncode != 0 or not path.is_file():
+                failures.append(f"{kind}: hostile_results.py wrote nothing: {made.stderr.strip()[-300:]}")
+                continue
+            mb = path.stat().st_size / 1e6
+            for command in ("compare", "history"):
+                start = time.monotonic()
+                try:
+                    r = subprocess.run([roofbench, command, str(path), str(path)], capture_output=True, text=True,
+                                       timeout=60)
+                    rc, err = r.returncode, r.stderr.strip()
+                except subprocess.TimeoutExpired:
+                    rc, err = None, "still running after 60 s"
+                took = time.monotonic() - start
+                what = "compared" if rc in (0, 1) else "refused" if rc == 2 else f"rc {rc}"
+                print(f"{kind:11s} {mb:6.1f} MB  {command:8s} {what:8s} in {took:4.1f} s  {err.splitlines()[-1][:110] if err else ''}")
+                if rc not in (0, 1, 2):
+                    failures.append(f"{kind}: {command} neither compared nor refused (rc {rc}): {err[-300:]}")
+                elif rc == 2 and (len(err.splitlines()) != 1 or not err.startswith("roofbench: ")):
+                    failures.append(f"{kind}: {command} refused without one 'roofbench: ' line: {err[-300:]}")
+                if took > LIMIT_S:
+                    failures.append(f"{kind} ({mb:.0f} MB): {command} took {took:.1f} s, more than {LIMIT_S:.0f} s")
+                compared += rc in (0, 1)
+                refused += rc == 2
+            path.unlink()
+    # Both outcomes must have happened: the large valid files are compared, the hostile refused.
+    if compared < 4 or refused < 8:
+        failures.append(f"{compared} compared and {refused} refused: expected the samples, million and many files "
+                        "compared and the rest refused")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
