@@ -238,6 +238,72 @@ Interval bootstrap_median_ratio(const std::vector<double>& base, const std::vect
   return {sorted_quantile(ratios, tail), sorted_quantile(ratios, 1 - tail)};
 }
 
+namespace {
+// The split of x[0..n) with the largest energy statistic: (its Q, its index); Q = −1 when no split
+// leaves min_size values a side. O(n²) through running sums of |x_i − x_j|.
+std::pair<double, int> best_split(const std::vector<double>& x, int min_size) {
+  const int n = static_cast<int>(x.size());
+  if (n < 2 * min_size) return {-1, -1};
+  // within_left[t]: Σ over pairs i < j < t; within_right[t]: Σ over pairs t <= i < j; all pairs: total.
+  std::vector<double> within_left(static_cast<std::size_t>(n) + 1, 0), within_right(static_cast<std::size_t>(n) + 1, 0);
+  for (int t = 1; t <= n; ++t) {
+    double add = 0;
+    for (int i = 0; i < t - 1; ++i) add += std::fabs(x[static_cast<std::size_t>(i)] - x[static_cast<std::size_t>(t - 1)]);
+    within_left[static_cast<std::size_t>(t)] = within_left[static_cast<std::size_t>(t - 1)] + add;
+  }
+  for (int t = n - 1; t >= 0; --t) {
+    double add = 0;
+    for (int j = t + 1; j < n; ++j) add += std::fabs(x[static_cast<std::size_t>(j)] - x[static_cast<std::size_t>(t)]);
+    within_right[static_cast<std::size_t>(t)] = within_right[static_cast<std::size_t>(t + 1)] + add;
+  }
+  const double total = within_left[static_cast<std::size_t>(n)];
+  std::pair<double, int> best{-1, -1};
+  for (int t = min_size; t <= n - min_size; ++t) {
+    const double m = t, k = n - t;
+    const double left = within_left[static_cast<std::size_t>(t)], right = within_right[static_cast<std::size_t>(t)];
+    const double cross = total - left - right;
+    const double q = m * k / (m + k) * (2 * cross / (m * k) - 2 * left / (m * (m - 1)) - 2 * right / (k * (k - 1)));
+    if (q > best.first) best = {q, t};
+  }
+  return best;
+}
+
+double median_copy(std::vector<double> v) {
+  return median_of(v);
+}
+}  // namespace
+
+std::vector<ChangePoint> change_points(const std::vector<double>& series, double alpha, int permutations, int min_size,
+                                       std::uint64_t seed) {
+  if (min_size < 2) throw std::invalid_argument("change points need at least 2 values a side");
+  if (permutations < 1) throw std::invalid_argument("change points need at least one permutation");
+  std::vector<ChangePoint> found;
+  std::uint64_t state = seed;
+  // Segments still to search, as [begin, end) of the series.
+  std::vector<std::pair<int, int>> todo = {{0, static_cast<int>(series.size())}};
+  while (!todo.empty()) {
+    const auto [begin, end] = todo.back();
+    todo.pop_back();
+    std::vector<double> x(series.begin() + begin, series.begin() + end);
+    const auto [q, at] = best_split(x, min_size);
+    if (at < 0) continue;
+    int reached = 0;
+    std::vector<double> shuffled = x;
+    for (int r = 0; r < permutations; ++r) {
+      for (std::size_t i = shuffled.size() - 1; i > 0; --i)  // Fisher-Yates
+        std::swap(shuffled[i], shuffled[splitmix64(state) % (i + 1)]);
+      reached += best_split(shuffled, min_size).first >= q * (1 - 1e-12);
+    }
+    const double p = (1.0 + reached) / (1.0 + permutations);
+    if (!(p < alpha)) continue;
+    found.push_back({begin + at, p, median_copy({x.begin(), x.begin() + at}), median_copy({x.begin() + at, x.end()})});
+    todo.push_back({begin, begin + at});
+    todo.push_back({begin + at, end});
+  }
+  std::sort(found.begin(), found.end(), [](const ChangePoint& a, const ChangePoint& b) { return a.index < b.index; });
+  return found;
+}
+
 double student_t_sf(double t, double df) {
   if (!(df > 0)) throw std::invalid_argument("t distribution needs df > 0");
   return boost::math::cdf(boost::math::complement(boost::math::students_t_distribution<double>(df), t));

@@ -76,6 +76,23 @@ struct PairedT {
   Interval mean_ci;         // at the confidence given
 };
 PairedT paired_t(const std::vector<double>& differences, double confidence);  // throws on n < 1
+// Change points of a series (a kernel's median rate, run after run): e-divisive means (Matteson
+// and James, 2014, with exponent 1, as Otava and MongoDB's signal processing use it). In a
+// segment, each split point's energy statistic
+//   Q(τ) = m·k/(m+k) · (2/(m·k) Σ|x_i − y_j| − 2/(m(m−1)) Σ|x_i − x_i'| − 2/(k(k−1)) Σ|y_j − y_j'|)
+// (x: the m values before τ, y: the k from τ on) is largest where the two sides differ most. Its
+// significance is a permutation test: the segment's values shuffled `permutations` times, p =
+// (1 + the shuffles whose largest Q reaches it) / (1 + permutations). A split with p < alpha is a
+// change point; the search then continues in every segment the found points make, until none is
+// significant. Each side keeps at least `min_size` values. Deterministic for a seed.
+struct ChangePoint {
+  int index = 0;          // the first value after the step
+  double p = 1;           // the permutation test's
+  double before = 0, after = 0;  // the medians of the segment's values before and after it
+};
+std::vector<ChangePoint> change_points(const std::vector<double>& series, double alpha, int permutations = 499,
+                                       int min_size = 3, std::uint64_t seed = 1);
+
 // Student's t distribution: P(T > t) with `df` degrees of freedom, and its inverse (the t with
 // that upper tail), from Boost.Math. Both throw std::invalid_argument outside their domain.
 double student_t_sf(double t, double df);

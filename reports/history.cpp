@@ -245,6 +245,22 @@ void flag(History& h) {
 }
 }  // namespace
 
+namespace {
+// Each kernel's change points over the runs that have a number for it, as run indices.
+void find_change_points(History& h) {
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(h.benchmarks.size()); ++k) {
+    BenchmarkHistory& b = h.benchmarks[static_cast<std::size_t>(k)];
+    std::vector<double> series;
+    std::vector<int> run;
+    for (std::size_t i = 0; i < b.rate.size(); ++i)
+      if (b.rate[i]) series.push_back(*b.rate[i]), run.push_back(static_cast<int>(i));
+    b.change_points = change_points(series, h.options.alpha, 499, 3, name_seed(b.name));
+    for (auto& c : b.change_points) c.index = run[static_cast<std::size_t>(c.index)];
+  }
+}
+}  // namespace
+
 History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
   (void)opt.threshold_for("");  // a bad threshold pattern is an InputError before any work
   History h;
@@ -275,6 +291,7 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
   }
   for (const auto& e : errors)
     if (!e.empty()) throw InputError(e);
+  find_change_points(h);
   decide_all(h, pending, opt);
   explain_by_roofs(h, opt);
   unsure_across_timing_changes(h);
@@ -350,6 +367,35 @@ LineText line_text(const History& h, const BenchmarkHistory& b) {
 
 }  // namespace
 
+namespace {
+// The change points of every kernel, a line each (a Markdown table with `markdown`), or "" when
+// there are none.
+std::string change_point_text(const History& h, bool markdown) {
+  std::string out;
+  int n = 0;
+  for (const auto& b : h.benchmarks)
+    for (const auto& c : b.change_points) {
+      const HistoryRun& r = h.runs[static_cast<std::size_t>(c.index)];
+      const std::string step = percent_change(c.after / c.before - 1);
+      const std::string rates = rate_text(b.metric, c.before) + " → " + rate_text(b.metric, c.after);
+      if (markdown)
+        out += fmt::format("| {} | {} ({}, {}) | {} | {} | {} |\n", md_code(b.name), c.index + 1, md_code(r.commit),
+                           md_cell(r.time), step, md_cell(rates), fmt::format("{:.3f}", c.p));
+      else
+        out += fmt::format("  {}: run {} ({}, {}): {} ({}), p = {}\n", b.name, c.index + 1, r.commit, r.time, step, rates,
+                           fmt::format("{:.3f}", c.p));
+      ++n;
+    }
+  const std::string head = fmt::format(
+      "Change points: where a kernel's rate stepped over the {} runs, named by the first run after the step "
+      "(e-divisive means, permutation test, p < {}, at least 3 runs a side): {}",
+      h.runs.size(), h.options.alpha, n ? std::to_string(n) : "none");
+  if (markdown)
+    return "\n" + head + "\n" + (n ? "\n| benchmark | first run after the step | step | median rate | p |\n|---|---|--:|---|--:|\n" + out : "");
+  return "\n" + head + "\n" + out;
+}
+}  // namespace
+
 std::string render_history_text(const History& h) {
   std::string out = fmt::format("history of {}: {} runs, first {} ({}), latest {} ({})\n", h.device, h.runs.size(),
                                 h.runs.front().commit, h.runs.front().time, h.runs.back().commit, h.runs.back().time);
@@ -366,6 +412,7 @@ std::string render_history_text(const History& h) {
     out += fmt::format("{:<9} {:<{}} {}{} {:>14} {:>14}  {}{}\n", t.flag, t.name, w, t.spark, pad, t.first, t.latest,
                        t.vs_best, t.why.empty() ? "" : "; " + t.why);
   }
+  out += change_point_text(h, false);
   out += fmt::format("\n{} of {} benchmarks flagged; exit {}\n", h.flagged(), h.benchmarks.size(), h.exit_code());
   return out;
 }
@@ -385,6 +432,7 @@ std::string render_history_markdown(const History& h) {
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", t.flag == "ok" ? "ok" : "**" + t.flag + "**",
                        md_code(t.name), t.spark, md_cell(t.first), md_cell(t.latest), md_cell(t.vs_best), md_cell(t.why));
   }
+  out += change_point_text(h, true);
   return out;
 }
 

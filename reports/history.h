@@ -8,12 +8,15 @@
 //              them was SLOWER;
 //   REGRESSED  SLOWER than the best, through an earlier SLOWER step that was never recovered;
 //   ok         none of these (the verdicts are compare's: same statistics, same thresholds).
+// Over the whole series, change points (e-divisive means with a permutation test, bench/stats.h)
+// name the first run after each step of a kernel's rate, with at least 3 runs a side.
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "bench/results.h"
+#include "bench/stats.h"
 #include "reports/compare.h"
 
 namespace roofbench {
@@ -44,6 +47,9 @@ struct BenchmarkHistory {
   std::string roofs;
   std::string flag;   // "STEP", "CREEP", "REGRESSED" or "ok"
   double threshold = 0;
+  // Where its rate stepped over the whole history (change_points over the runs with a number:
+  // e-divisive, significant at the history's alpha): index is the first run after each step.
+  std::vector<ChangePoint> change_points;
 };
 
 struct History {

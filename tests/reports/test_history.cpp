@@ -2,7 +2,16 @@
 #include <gtest/gtest.h>
 #include <tinyxml2.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "bench/stats.h"
 #include "reports/history.h"
+#include "roofbench/splitmix.h"
+#include "roofbench/version.h"
+#include "roofline/model.h"
 #include "tests/testing.h"
 
 using namespace roofbench;
@@ -169,4 +178,143 @@ TEST(History, ChartsParseAndDrawOneLinePerBenchmark) {
 TEST(History, Sparkline) {
   EXPECT_EQ(sparkline({1.0, 0.5, std::nullopt, 0.75}, 0.05), "█▁ ▅");
   EXPECT_EQ(sparkline({1.0, 0.999, 1.0}, 0.05), "███");  // inside the span: a ripple at most
+}
+
+// ---- change points, on real noise -------------------------------------------------------------
+// The noise is the committed AMD EPYC and Xeon (504 MiB L3) baselines' (written by the suite on
+// those machines): each kernel timed at least 300 times has its samples cut, in the order taken, into 30 "runs" of equal count,
+// the chunks put in an order shuffled from a seed (a series with no step of its own: its runs are
+// exchangeable), and each run's rate the work over its chunk's median time.
+namespace {
+
+struct RealSeries {
+  std::string file, name;
+  std::vector<std::vector<double>> runs;  // each run's samples (seconds), in the shuffled order
+  double work = 0;                        // FLOPs or bytes: what the rate counts
+};
+
+std::vector<RealSeries> real_noise_series(int runs, std::uint64_t seed) {
+  std::vector<RealSeries> out;
+  for (const char* baseline : {"cpu-amd-epyc-2c", "cpu-intel-xeon-2c-avx512-l3-504m"}) {
+  const std::string file = std::string(ROOFBENCH_SOURCE_DIR) + "/reports/baselines/" + baseline + "/results.json";
+  const Results r = read_results(file);
+  for (const auto& b : r.benchmarks) {
+    if (!b.measurement || b.measurement->samples_s.size() < 10u * static_cast<std::size_t>(runs)) continue;
+    const auto& s = b.measurement->samples_s;
+    const std::size_t k = s.size() / static_cast<std::size_t>(runs);
+    RealSeries x{file, b.name, {}, b.flops > 0 ? b.flops : b.bytes};
+    for (int i = 0; i < runs; ++i)
+      x.runs.emplace_back(s.begin() + static_cast<std::ptrdiff_t>(i * k), s.begin() + static_cast<std::ptrdiff_t>((i + 1) * k));
+    std::uint64_t state = seed + out.size();
+    for (std::size_t i = x.runs.size() - 1; i > 0; --i) std::swap(x.runs[i], x.runs[splitmix64(state) % (i + 1)]);
+    out.push_back(std::move(x));
+  }
+  }
+  return out;
+}
+
+std::vector<double> rates_of(const RealSeries& x, int step_at, double slower) {
+  std::vector<double> rates;
+  for (std::size_t i = 0; i < x.runs.size(); ++i) {
+    std::vector<double> t = x.runs[i];
+    std::sort(t.begin(), t.end());
+    const double median = t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+    rates.push_back(x.work / (median * (static_cast<int>(i) >= step_at ? slower : 1.0)));
+  }
+  return rates;
+}
+
+}  // namespace
+
+TEST(History, APlantedTenPercentStepInRealNoiseIsFoundAtTheRightRun) {
+  const std::vector<RealSeries> all = real_noise_series(30, 2026);
+  ASSERT_GE(all.size(), 15u) << "the two baselines have kernels timed 300 times and more";
+  int judged = 0;
+  for (const RealSeries& x : all) {
+    // A kernel whose run-to-run noise is comparable to the step cannot show it: judged are those
+    // whose 30 run medians spread (IQR / median) under 3%, a third of the step.
+    const SampleStats spread = summarize(rates_of(x, 30, 1.0));
+    if ((spread.q3 - spread.q1) / spread.median >= 0.03) continue;
+    ++judged;
+    const std::vector<ChangePoint> found = change_points(rates_of(x, 18, 1.10), 0.01);
+    ASSERT_EQ(found.size(), 1u) << x.name << ": " << found.size() << " change points";
+    EXPECT_EQ(found[0].index, 18) << x.name;  // the first run after the step
+    EXPECT_LT(found[0].p, 0.01) << x.name;
+    EXPECT_NEAR(found[0].after / found[0].before, 1 / 1.10, 0.03) << x.name;
+  }
+  std::printf("%d kernels judged: each found its planted step at run 19, and nothing else\n", judged);
+  EXPECT_GE(judged, 5) << "too few kernels with real noise under 3% to judge";
+}
+
+TEST(History, ASeriesOfRealNoiseWithNoStepReportsNoneInAtLeast95Of100Shuffles) {
+  // Every kernel that qualifies, each in 100 orders of its runs: at most 5 in 100 report a change.
+  const std::vector<RealSeries> first = real_noise_series(30, 1);
+  ASSERT_GE(first.size(), 15u);
+  std::vector<int> false_alarms(first.size(), 0);
+  for (std::uint64_t shuffle = 0; shuffle < 100; ++shuffle) {
+    const std::vector<RealSeries> all = real_noise_series(30, 1000 + 97 * shuffle);
+    for (std::size_t k = 0; k < all.size(); ++k)
+      false_alarms[k] += !change_points(rates_of(all[k], 30, 1.0), 0.01, 499, 3, shuffle + 1).empty();
+  }
+  int total = 0;
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    EXPECT_LE(false_alarms[k], 5) << first[k].name << ": a change point in " << false_alarms[k] << " of 100 shuffles";
+    total += false_alarms[k];
+  }
+  std::printf("%d change points in %zu series of real noise with no step (100 shuffles of %zu kernels)\n", total,
+              100 * first.size(), first.size());
+  // Over every kernel together, about the significance level (0.01) a series.
+  EXPECT_LE(total, static_cast<int>(0.03 * 100 * first.size())) << total << " false alarms in " << 100 * first.size();
+}
+
+TEST(History, HistoryNamesTheFirstRunAfterTheStepOverAFolderOfRealRuns) {
+  // 30 runs of a baseline, one kernel's samples the chunks of its real noise, 10% slower
+  // from run 19 (index 18): history names run 19 and its commit, and nothing for the others.
+  const std::vector<RealSeries> all = real_noise_series(30, 2026);
+  const RealSeries* x = nullptr;
+  for (const auto& s : all) {
+    const SampleStats spread = summarize(rates_of(s, 30, 1.0));
+    if ((spread.q3 - spread.q1) / spread.median < 0.03) x = &s;
+  }
+  ASSERT_TRUE(x);
+  const Results base = read_results(x->file);
+  std::vector<HistoryRun> runs;
+  for (int i = 0; i < 30; ++i) {
+    HistoryRun run{fmt::format("run{}/results.json", i), fmt::format("c{:02}", i), fmt::format("t{:02}", i), {}};
+    run.results.device = base.device;
+    run.results.provenance = base.provenance;
+    run.results.ceilings = base.ceilings;
+    for (const auto& b : base.benchmarks)
+      if (b.name == x->name) {
+        BenchmarkResult c = b;
+        c.measurement->samples_s = x->runs[static_cast<std::size_t>(i)];
+        for (double& t : c.measurement->samples_s) t *= i >= 18 ? 1.10 : 1.0;
+        c.measurement->sample_clock_hz.clear();
+        c.measurement->throttled.clear();
+        c.measurement->stats = summarize(c.measurement->samples_s);
+        run.results.benchmarks.push_back(c);
+      }
+    apply_model(run.results);
+    runs.push_back(std::move(run));
+  }
+  const History h = build_history(std::move(runs), {});
+  ASSERT_EQ(h.benchmarks.size(), 1u);
+  ASSERT_EQ(h.benchmarks[0].change_points.size(), 1u);
+  EXPECT_EQ(h.benchmarks[0].change_points[0].index, 18);
+  const std::string text = render_history_text(h);
+  EXPECT_NE(text.find(x->name + ": run 19 (c18, t18): −"), std::string::npos) << text;
+  const ChangePoint& c = h.benchmarks[0].change_points[0];
+  EXPECT_NEAR(c.after / c.before, 1 / 1.10, 0.03);
+  EXPECT_NE(text.find("Change points: where a kernel's rate stepped over the 30 runs"), std::string::npos) << text;
+  const std::string md = render_history_markdown(h);
+  EXPECT_NE(md.find("| 19 (`c18`, t18) |"), std::string::npos) << md;
+}
+
+TEST(History, ChangePointsAreNotSoughtInSeriesTooShortAndTheTextSaysNone) {
+  std::vector<double> steady(5, 1.0);
+  const History h = build_history(runs_of({{"steady", steady}}), {});
+  EXPECT_TRUE(of(h, "steady").change_points.empty());
+  EXPECT_NE(render_history_text(h).find("at least 3 runs a side): none"), std::string::npos);
+  EXPECT_TRUE(change_points({1, 1, 1, 2, 2}, 0.05).empty());  // fewer than 2 × 3 values
+  EXPECT_THROW(change_points({1, 2, 3}, 0.05, 499, 1), std::invalid_argument);
 }
