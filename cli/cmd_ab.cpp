@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "bench/harness.h"
 #include "reports/ab.h"
+#include "reports/svg.h"
 #include "roofbench/splitmix.h"
 
 extern char** environ;
@@ -264,17 +265,25 @@ int cmd_ab(const AbArgs& a) {
   if (const int rc = interleave_until_stopped(il, base_bin, new_bin, a.run_args, a.rounds, a.seed, a.out)) return rc;
   if (!a.noise.empty()) opt.noise = load_noise(a.noise, device_id(il.rounds.front().base));
   const Comparison c = compare_rounds(il.rounds, opt);
+  // The roofline diff: the last round's two runs placed, each arrow coloured by the paired verdict.
+  const RooflineDiff diff = render_roofline_diff(c, il.rounds.back().base, il.rounds.back().fresh);
+  const std::string md = render_compare_markdown(c) + roofline_diff_markdown(diff, "roofline-diff.svg");
   FileSet files(folder);
   files.add("ab.json", ab_json(c, il.rounds).dump(2) + "\n");
-  files.add("ab.md", render_compare_markdown(c));
+  files.add("ab.md", md);
+  files.add("roofline-diff.svg", diff.svg);
+  files.add("roofline-diff.html", roofline_diff_html(diff, c));
   files.commit();
   if (!a.markdown.empty()) {
+    const std::string link = fs::absolute(folder.path("roofline-diff.svg"))
+                                 .lexically_relative(fs::absolute(a.markdown).parent_path())
+                                 .generic_string();
     FileSet loose;
-    loose.add(a.markdown, render_compare_markdown(c));
+    loose.add(a.markdown, render_compare_markdown(c) + roofline_diff_markdown(diff, link));
     loose.commit();
   }
   std::cout << "\n" << render_compare_text(c);
-  std::cout << fmt::format("wrote {}/ab.json and ab.md ({} rounds; each round's results under {}/rounds)\n", a.out,
+  std::cout << fmt::format("wrote {}/ab.json, ab.md and roofline-diff.svg ({} rounds; each round's results under {}/rounds)\n", a.out,
                            il.rounds.size(), a.out);
   return c.exit_code();
 }

@@ -175,6 +175,11 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
       ->check(kPath);
   compare->add_option("--json", c.cmp.json, "also write the verdicts as JSON (schema roofbench.compare.v1)")
       ->check(kPath);
+  compare->add_option("--chart", c.cmp.chart,
+                      "also draw the roofline diff as SVG: each kernel an arrow from BASE to NEW on NEW's roofs, "
+                      "coloured by verdict (the Markdown links it)")
+      ->check(kPath);
+  compare->add_option("--html", c.cmp.html, "also write the roofline diff and the verdicts as an HTML page")->check(kPath);
   compare->add_flag("--by-roof", c.cmp.by_roof,
                     "judge each kernel by its share of its roof measured in its own run (cancels a machine-wide "
                     "change of bandwidth or clock); the rate's change is shown beside it");

@@ -195,7 +195,18 @@ int cmd_compare(const CompareArgs& a) {
   const Comparison c = compare_results(base, fresh, opt, bp, np);
   std::vector<std::string> inputs = {bp, np};
   if (!a.noise.empty()) inputs.push_back(a.noise);
-  write_outputs({{a.markdown, render_compare_markdown(c)}, {a.json, compare_json(c).dump(2) + "\n"}}, inputs);
+  std::string markdown = render_compare_markdown(c), chart, html;
+  if (!a.chart.empty() || !a.html.empty()) {
+    const RooflineDiff diff = render_roofline_diff(c, base, fresh);
+    chart = diff.svg;
+    html = roofline_diff_html(diff, c);
+    // The Markdown links the chart by its path from the Markdown's folder (or the page, without one).
+    const std::string target = a.chart.empty() ? a.html : a.chart;
+    const fs::path from = fs::absolute(a.markdown.empty() ? "." : a.markdown).parent_path();
+    markdown += roofline_diff_markdown(diff, fs::absolute(target).lexically_relative(from).generic_string());
+  }
+  write_outputs({{a.markdown, markdown}, {a.json, compare_json(c).dump(2) + "\n"}, {a.chart, chart}, {a.html, html}},
+                inputs);
   std::cout << render_compare_text(c);
   return c.exit_code();
 }

@@ -54,6 +54,7 @@ int cmd_crosscheck(const std::string& results, const std::string& ncu_csv, const
 
 struct CompareArgs {
   std::string base, fresh, markdown, json;
+  std::string chart, html;  // --chart FILE.svg, --html FILE.html: the roofline diff
   double threshold_pct = 5;
   std::vector<std::string> threshold_for;  // "REGEX=PCT"
   double alpha = CompareOptions{}.alpha;

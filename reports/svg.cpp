@@ -1050,3 +1050,191 @@ std::string render_svg_hierarchy(const Results& r) {
 }
 
 }  // namespace roofbench
+
+namespace roofbench {
+
+const char* verdict_colour(Verdict v) {
+  switch (v) {
+    case Verdict::slower: return "#d00000";
+    case Verdict::faster: return "#009E73";
+    case Verdict::unsure: return "#E69F00";
+    case Verdict::same: return "#888888";
+    default: return "#000000";
+  }
+}
+
+RooflineDiff render_roofline_diff(const Comparison& c, const Results& base, const Results& fresh) {
+  RooflineDiff d;
+  std::map<std::string, const BenchmarkResult*> in_base, in_new;
+  for (const auto& b : base.benchmarks) in_base[b.name] = &b;
+  for (const auto& b : fresh.benchmarks) in_new[b.name] = &b;
+  for (const auto& row : c.kernels) {
+    const auto a = in_base.find(row.name), b = in_new.find(row.name);
+    const BenchmarkResult* x = a == in_base.end() ? nullptr : a->second;
+    const BenchmarkResult* y = b == in_new.end() ? nullptr : b->second;
+    if (!x || !y || !plotted(*x) || !plotted(*y)) {
+      auto why = [](const BenchmarkResult* b, const char* side) -> std::string {
+        if (!b || !b->placement) return fmt::format("no number in {}", side);
+        if (b->flops == 0) return "no FLOPs to place on a roofline";
+        if (b->placement->implausible) return fmt::format("implausible in {} (above its roof)", side);
+        return fmt::format("not placed in {}", side);
+      };
+      d.not_drawn.push_back({row.name, !x || !plotted(*x) ? why(x, "BASE") : why(y, "NEW")});
+      continue;
+    }
+    d.arrows.push_back({row.name, row.verdict, *x->placement->intensity, *y->placement->intensity,
+                        x->placement->flop_per_s, y->placement->flop_per_s, x->placement->roof_pct,
+                        y->placement->roof_pct});
+  }
+  const Roofs roofs = select_roofs(fresh.ceilings);
+  std::vector<double> xs, ys;
+  for (const auto& a : d.arrows) xs.insert(xs.end(), {a.base_intensity, a.new_intensity}), ys.insert(ys.end(), {a.base_rate, a.new_rate});
+  double top_peak = 0, top_bw = 0;
+  for (const auto& [k, p] : roofs.compute) top_peak = std::max(top_peak, p->value), ys.push_back(p->value);
+  for (const auto& [k, p] : roofs.bandwidth) top_bw = std::max(top_bw, p->value);
+  if (top_peak > 0 && top_bw > 0) xs.push_back(top_peak / top_bw);
+  ChartLayout L = layout_around(xs, ys);
+  L.clip_id = "plot-area-diff";
+  std::string s;
+  auto out = [&s](const std::string& line) {
+    s += line;
+    s += '\n';
+  };
+  s += plot_frame(L, true, "Arithmetic intensity (FLOP/byte, declared or counted)");
+  out("<defs>");
+  for (Verdict v : kVerdicts)
+    out(fmt::format(R"(<marker id="arrow-{}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" )"
+                    R"(orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="{}"/></marker>)",
+                    to_string(v), verdict_colour(v)));
+  out("</defs>");
+  // NEW's roofs: the bandwidth roofs up to the highest compute roof, the compute roofs from the highest bandwidth roof.
+  out(fmt::format(R"svg(<g class="ceilings" clip-path="url(#{})" fill="none" stroke="#222222" stroke-width="1.6">)svg", L.clip_id));
+  for (const auto& [k, p] : roofs.bandwidth) {
+    const double x_end = top_peak > 0 ? std::min(L.x_max, top_peak / p->value) : L.x_max;
+    out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}"><title>{}</title></line>)",
+                    xml_escape(p->name), L.px_x(L.x_min), L.px_y(p->value * L.x_min), L.px_x(x_end), L.px_y(p->value * x_end),
+                    xml_escape(ceiling_label(*p) + " " + ceiling_value(*p))));
+  }
+  for (const auto& [k, p] : roofs.compute) {
+    const double x_start = top_bw > 0 ? std::max(L.x_min, p->value / top_bw) : L.x_min;
+    out(fmt::format(R"(<line class="ceiling" data-ceiling="{}" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}"><title>{}</title></line>)",
+                    xml_escape(p->name), L.px_x(x_start), L.px_y(p->value), L.px_x(L.x_max), L.px_y(p->value),
+                    xml_escape(ceiling_label(*p) + " " + ceiling_value(*p))));
+  }
+  out("</g>");
+  // Every end is reserved before any label is placed: no label covers a point.
+  std::vector<Box> taken;
+  for (const auto& a : d.arrows)
+    for (const auto& [x, y] : {std::pair{a.base_intensity, a.base_rate}, std::pair{a.new_intensity, a.new_rate}})
+      taken.push_back({L.px_x(x) - 5, L.px_y(y) - 5, L.px_x(x) + 5, L.px_y(y) + 5});
+  // Each compute roof's name and value, right-aligned above its line (or below it), where free.
+  for (const auto& [k, p] : roofs.compute) {
+    const std::string label = ceiling_label(*p) + " " + ceiling_value(*p);
+    const double width = text_width(label, 10), y = L.px_y(p->value);
+    for (double ly : {y - 5, y + 14}) {
+      const Box b = text_box(L.right - 6 - width, ly, width, 10);
+      if (b.y0 < L.top || b.y1 > L.bottom) continue;
+      if (std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(b); })) continue;
+      taken.push_back(b);
+      out(fmt::format(R"(<text class="ceiling-label" x="{:.2f}" y="{:.2f}" text-anchor="end" font-size="10" fill="#222222">{}</text>)",
+                      L.right - 6, ly, xml_escape(label)));
+      break;
+    }
+  }
+  // SAME first, so that the changed arrows are drawn over them.
+  std::vector<const DiffArrow*> order;
+  for (const auto& a : d.arrows) order.push_back(&a);
+  std::stable_sort(order.begin(), order.end(), [](auto* l, auto* r) { return (l->verdict == Verdict::same) > (r->verdict == Verdict::same); });
+  out(R"(<g class="diff-arrows">)");
+  for (const DiffArrow* a : order) {
+    const char* colour = verdict_colour(a->verdict);
+    const double x0 = L.px_x(a->base_intensity), y0 = L.px_y(a->base_rate), x1 = L.px_x(a->new_intensity), y1 = L.px_y(a->new_rate);
+    out(fmt::format(R"(<g class="diff-arrow" data-name="{}" data-verdict="{}">)", xml_escape(a->name), to_string(a->verdict)));
+    out(fmt::format("<title>{}: {}, {} → {}, I = {} → {} FLOP/B, {:.0f}% → {:.0f}% of its roof</title>", xml_escape(a->name),
+                    to_string(a->verdict), si(a->base_rate, "FLOP/s"), si(a->new_rate, "FLOP/s"), intensity(a->base_intensity),
+                    intensity(a->new_intensity), a->base_roof_pct, a->new_roof_pct));
+    out(fmt::format(R"(<circle class="diff-base" cx="{:.2f}" cy="{:.2f}" r="3.5" fill="#ffffff" stroke="{}" stroke-width="1.5"/>)", x0, y0, colour));
+    if (std::hypot(x1 - x0, y1 - y0) >= 8)  // shorter: the two dots say it
+      out(fmt::format(R"(<line class="diff-line" x1="{:.2f}" y1="{:.2f}" x2="{:.2f}" y2="{:.2f}" stroke="{}" stroke-width="1.8" )"
+                      R"svg(marker-end="url(#arrow-{})"/>)svg",
+                      x0, y0, x1 - 4 * (x1 - x0) / std::hypot(x1 - x0, y1 - y0), y1 - 4 * (y1 - y0) / std::hypot(x1 - x0, y1 - y0),
+                      colour, to_string(a->verdict)));
+    out(fmt::format(R"(<circle class="diff-new" cx="{:.2f}" cy="{:.2f}" r="3.5" fill="{}" stroke="{}"/>)", x1, y1, colour, colour));
+    if (a->verdict != Verdict::same) {
+      const std::string label = a->name;
+      if (auto at = place_label(x1, y1, text_width(label, 9), L, taken))
+        out(fmt::format(R"(<text x="{:.2f}" y="{:.2f}" font-size="9" fill="{}">{}</text>)", at->first, at->second, colour,
+                        xml_escape(label)));
+    }
+    out("</g>");
+  }
+  out("</g>");
+  // The legend, right of the plot.
+  const double lx = L.right + 24;
+  double ly = L.top + 4, widest = 0;
+  auto text = [&](double x, const std::string& t, const std::string& attrs, double size = 12) {
+    widest = std::max(widest, x - lx + text_width(t, size, attrs.find("bold") != std::string::npos));
+    out(fmt::format(R"(<text x="{}" y="{}"{}>{}</text>)", x, ly, attrs, xml_escape(t)));
+  };
+  out(R"(<g class="legend">)");
+  text(lx, "BASE → NEW, by verdict", R"( font-weight="bold")");
+  for (Verdict v : {Verdict::slower, Verdict::faster, Verdict::unsure, Verdict::same}) {
+    const auto n = std::count_if(d.arrows.begin(), d.arrows.end(), [v](const DiffArrow& a) { return a.verdict == v; });
+    ly += 18;
+    out(fmt::format(R"svg(<line class="legend-verdict" data-verdict="{}" x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="1.8" marker-end="url(#arrow-{})"/>)svg",
+                    to_string(v), lx, ly - 4, lx + 14, ly - 4, verdict_colour(v), to_string(v)));
+    text(lx + 20, fmt::format("{} ({})", to_string(v), n), "");
+  }
+  ly += 18;
+  out(fmt::format(R"(<circle cx="{}" cy="{}" r="3.5" fill="#ffffff" stroke="#555555" stroke-width="1.5"/>)", lx + 4, ly - 4));
+  text(lx + 20, "BASE's point", "");
+  ly += 18;
+  out(fmt::format(R"(<circle cx="{}" cy="{}" r="3.5" fill="#555555"/>)", lx + 4, ly - 4));
+  text(lx + 20, "NEW's point", "");
+  ly += 18;
+  text(lx, "sideways: its FLOPs per byte changed", R"( font-size="11")", 11);
+  ly += 15;
+  text(lx, "lines: NEW's roofs (each value: its tooltip)", R"( font-size="11")", 11);
+  if (!d.not_drawn.empty()) {
+    ly += 30;
+    text(lx, fmt::format("Not drawn ({})", d.not_drawn.size()), R"( font-weight="bold")");
+    for (std::size_t i = 0; i < d.not_drawn.size() && i < 12; ++i) {
+      ly += 15;
+      text(lx, d.not_drawn[i].first + ": " + d.not_drawn[i].second, R"( font-size="11")", 11);
+    }
+    if (d.not_drawn.size() > 12) {
+      ly += 15;
+      text(lx, fmt::format("and {} more", d.not_drawn.size() - 12), R"( font-size="11")", 11);
+    }
+  }
+  out("</g>");
+  out("</svg>");
+  const std::string headline = fmt::format("Roofline diff: BASE {} → NEW {}", c.base.commit, c.fresh.commit);
+  const std::string sub = fmt::format("{} · {} kernels drawn", c.fresh.device, d.arrows.size());
+  d.svg = sized_chart(L, ly, lx + widest, "Roofline diff", xml_escape(headline), xml_escape(sub), s);
+  return d;
+}
+
+std::string roofline_diff_markdown(const RooflineDiff& d, const std::string& link) {
+  std::string out = fmt::format("\n**Roofline diff**: each kernel from BASE to NEW on NEW's roofs ([chart]({})).\n\n", link);
+  out += "| verdict | kernels drawn | toward their roof | away from it |\n|---|--:|--:|--:|\n";
+  for (Verdict v : {Verdict::slower, Verdict::faster, Verdict::unsure, Verdict::same}) {
+    int n = 0, toward = 0, away = 0;
+    for (const auto& a : d.arrows)
+      if (a.verdict == v) ++n, toward += a.new_roof_pct > a.base_roof_pct, away += a.new_roof_pct < a.base_roof_pct;
+    out += fmt::format("| {} | {} | {} | {} |\n", to_string(v), n, toward, away);
+  }
+  if (!d.not_drawn.empty()) out += fmt::format("\n{} not drawn (not placed in both runs).\n", d.not_drawn.size());
+  return out;
+}
+
+std::string roofline_diff_html(const RooflineDiff& d, const Comparison& c) {
+  return fmt::format("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>roofbench {}: BASE {} → NEW {}</title>"
+                     "<style>body{{font-family:Helvetica,Arial,sans-serif;margin:16px}}pre{{font-size:12px}}</style>"
+                     "</head><body>\n<h1>roofbench {}: BASE {} → NEW {}</h1>\n{}\n<pre>{}</pre>\n</body></html>\n",
+                     c.rounds > 0 ? "ab" : "compare", xml_escape(c.base.commit), xml_escape(c.fresh.commit),
+                     c.rounds > 0 ? "ab" : "compare", xml_escape(c.base.commit), xml_escape(c.fresh.commit), d.svg,
+                     xml_escape(render_compare_text(c)));
+}
+
+}  // namespace roofbench

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/results.h"
+#include "reports/compare.h"
 
 namespace roofbench {
 
@@ -58,6 +59,31 @@ std::string render_svg_hierarchy(const Results& r);
 // font for "Helvetica, Arial, sans-serif"; Helvetica and Arial are narrower). Every label is placed
 // by it; the browser test (tests/scripts/test_charts_in_browser.py) measures the text it drew.
 double text_width(const std::string& utf8, double font_size, bool bold = false);
+
+// compare's and ab's roofline diff: the roofs of NEW's run, and each kernel placed in both runs as
+// an arrow from its point in BASE (hollow) to its point in NEW (filled), coloured by its verdict.
+// An arrow that leans sideways says the kernel's work per byte changed (declared or counted
+// differently). Kernels not placed in both (no FLOPs, failed, refused) are listed under it.
+struct DiffArrow {
+  std::string name;
+  Verdict verdict = Verdict::unsure;
+  double base_intensity = 0, new_intensity = 0;  // FLOP/byte
+  double base_rate = 0, new_rate = 0;            // FLOP/s
+  double base_roof_pct = 0, new_roof_pct = 0;    // share of its roof in its own run
+};
+struct RooflineDiff {
+  std::string svg;
+  std::vector<DiffArrow> arrows;                               // in the comparison's row order
+  std::vector<std::pair<std::string, std::string>> not_drawn;  // name, why
+};
+RooflineDiff render_roofline_diff(const Comparison& c, const Results& base, const Results& fresh);
+// Its colour for a verdict: SLOWER red, FASTER green, UNSURE orange, SAME grey (others: black).
+const char* verdict_colour(Verdict v);
+// The Markdown beside the chart: a link to it (`link`, relative to the Markdown) and a small table,
+// per verdict, of the kernels drawn and how many moved toward their roof and away from it.
+std::string roofline_diff_markdown(const RooflineDiff& d, const std::string& link);
+// A standalone HTML page: the chart, then compare's text.
+std::string roofline_diff_html(const RooflineDiff& d, const Comparison& c);
 
 // The colour of the i-th series in every chart (the roofline's families, history's benchmarks).
 const char* series_colour(std::size_t i);

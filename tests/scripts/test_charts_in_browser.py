@@ -67,7 +67,7 @@ CHECK = r"""
         found.push(`${label}: text "${name(ts[i])}" runs off the chart`);
     for (let i = 0; i < ts.length; ++i) for (let j = i + 1; j < ts.length; ++j)
       if (depth(qs[i], qs[j]) > TOL) found.push(`${label}: text "${name(ts[i])}" overlaps text "${name(ts[j])}"`);
-    const ms = [...svg.querySelectorAll('g.point > circle, g.point > rect, g.point > polygon')];
+    const ms = [...svg.querySelectorAll('g.point > circle, g.point > rect, g.point > polygon, g.diff-arrow > circle')];
     markers += ms.length;
     for (const m of ms) {
       const qm = quad(m);
@@ -85,7 +85,7 @@ CHECK = r"""
       looks.set(look, who);
     }
     if (swatches.length > 16) found.push(`${label}: ${swatches.length} legend series, more than 16 looks`);
-    for (const m of ms) {
+    for (const m of ms.filter(m => m.parentNode.classList.contains('point'))) {
       const fill = m.getAttribute('fill'), stroke = m.getAttribute('stroke');
       const look = fill === '#ffffff' ? '#ffffff ' + stroke : fill + ' ' + fill;
       if (swatches.length && !looks.has(look) && stroke !== '#d00000')
