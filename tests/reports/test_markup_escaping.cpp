@@ -14,6 +14,7 @@
 
 #include "bench/results.h"
 #include "reports/compare.h"
+#include "reports/svg.h"
 #include "reports/format.h"
 #include "reports/report.h"
 #include "roofbench/version.h"
@@ -59,6 +60,18 @@ std::vector<std::pair<std::string, std::string>> markup_of(const json& doc) {
   for (auto& [name, text] : render_reports(r))
     if (name.size() > 4 && (name.substr(name.size() - 5) == ".html" || name.substr(name.size() - 4) == ".svg"))
       out.emplace_back(name, text);
+  // compare's roofline diff of the fixture against it: its SVG and its HTML page.
+  static const Results original = parse_results(fixture().dump());
+  CompareOptions opt;
+  opt.allow_device_mismatch = true;
+  opt.resamples = 20;  // the verdicts do not matter here, only the text they are written in
+  try {
+    const Comparison c = compare_results(original, r, opt, "base/results.json", "new/results.json");
+    const RooflineDiff d = render_roofline_diff(c, original, r);
+    out.emplace_back("compare --chart", d.svg);
+    out.emplace_back("compare --html", roofline_diff_html(d, c));
+  } catch (const InputError&) {
+  }
   return out;
 }
 
@@ -165,6 +178,8 @@ TEST(MarkupEscaping, EveryStringOfAResultsFileReachesMarkdownAsText) {
     try {
       const Comparison c = compare_results(original, r, opt, "base/results.json", "new/results.json");
       expect_markdown_escaped("compare --markdown", render_compare_markdown(c), at.to_string());
+      expect_markdown_escaped("compare --markdown (the diff)",
+                              roofline_diff_markdown(render_roofline_diff(c, original, r), "diff.svg"), at.to_string());
     } catch (const InputError&) {
       // compare refuses some pairs (another schema, another device id): nothing rendered
     }
