@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
@@ -185,7 +186,8 @@ double uniform01(std::uint64_t& state) {
 
 // A standard normal (Box-Muller, one of the pair).
 double standard_normal(std::uint64_t& state) {
-  return std::sqrt(-2 * std::log(uniform01(state))) * std::cos(2 * M_PI * uniform01(state));
+  const double u = uniform01(state), v = uniform01(state);  // in this order, whatever the compiler
+  return std::sqrt(-2 * std::log(u)) * std::cos(2 * M_PI * v);
 }
 
 // Gamma(a, 1) by Marsaglia and Tsang (2000); for a < 1 through Gamma(a + 1) · U^(1/a).
@@ -207,6 +209,7 @@ double beta_variate(double a, double b, std::uint64_t& state) {
 }  // namespace
 
 double resampled_median(const std::vector<double>& sorted, std::uint64_t& state) {
+  if (sorted.empty()) throw std::invalid_argument("the median of a resample of nothing");
   // A resample draws n indices floor(n·U_j) from n uniforms; the sorted resample is therefore
   // sorted[floor(n·U_(j))], by the uniforms' order statistics. U_(k) ~ Beta(k, n − k + 1), and
   // given U_(k) = u, U_(k+1) is the least of the other n − k, uniform on (u, 1).
@@ -239,13 +242,17 @@ Interval bootstrap_median_ratio(const std::vector<double>& base, const std::vect
 }
 
 namespace {
-// The split of x[0..n) with the largest energy statistic: (its Q, its index); Q = −1 when no split
-// leaves min_size values a side. O(n²) through running sums of |x_i − x_j|.
-std::pair<double, int> best_split(const std::vector<double>& x, int min_size) {
+// The split of x[0..n) with the largest energy statistic: (its Q, its index); index −1 when no
+// split leaves min_size values a side. O(n²) through running sums of |x_i − x_j|.
+// `within_left` and `within_right` are scratch, reused across calls.
+std::pair<double, int> best_split(const std::vector<double>& x, int min_size, std::vector<double>& within_left,
+                                  std::vector<double>& within_right) {
   const int n = static_cast<int>(x.size());
-  if (n < 2 * min_size) return {-1, -1};
+  constexpr double kNone = -std::numeric_limits<double>::infinity();
+  if (n < 2 * min_size) return {kNone, -1};
   // within_left[t]: Σ over pairs i < j < t; within_right[t]: Σ over pairs t <= i < j; all pairs: total.
-  std::vector<double> within_left(static_cast<std::size_t>(n) + 1, 0), within_right(static_cast<std::size_t>(n) + 1, 0);
+  within_left.assign(static_cast<std::size_t>(n) + 1, 0);
+  within_right.assign(static_cast<std::size_t>(n) + 1, 0);
   for (int t = 1; t <= n; ++t) {
     double add = 0;
     for (int i = 0; i < t - 1; ++i) add += std::fabs(x[static_cast<std::size_t>(i)] - x[static_cast<std::size_t>(t - 1)]);
@@ -257,7 +264,7 @@ std::pair<double, int> best_split(const std::vector<double>& x, int min_size) {
     within_right[static_cast<std::size_t>(t)] = within_right[static_cast<std::size_t>(t + 1)] + add;
   }
   const double total = within_left[static_cast<std::size_t>(n)];
-  std::pair<double, int> best{-1, -1};
+  std::pair<double, int> best{kNone, -1};
   for (int t = min_size; t <= n - min_size; ++t) {
     const double m = t, k = n - t;
     const double left = within_left[static_cast<std::size_t>(t)], right = within_right[static_cast<std::size_t>(t)];
@@ -279,20 +286,21 @@ std::vector<ChangePoint> change_points(const std::vector<double>& series, double
   if (permutations < 1) throw std::invalid_argument("change points need at least one permutation");
   std::vector<ChangePoint> found;
   std::uint64_t state = seed;
+  std::vector<double> left, right;  // best_split's scratch
   // Segments still to search, as [begin, end) of the series.
   std::vector<std::pair<int, int>> todo = {{0, static_cast<int>(series.size())}};
   while (!todo.empty()) {
     const auto [begin, end] = todo.back();
     todo.pop_back();
     std::vector<double> x(series.begin() + begin, series.begin() + end);
-    const auto [q, at] = best_split(x, min_size);
+    const auto [q, at] = best_split(x, min_size, left, right);
     if (at < 0) continue;
     int reached = 0;
     std::vector<double> shuffled = x;
     for (int r = 0; r < permutations; ++r) {
       for (std::size_t i = shuffled.size() - 1; i > 0; --i)  // Fisher-Yates
         std::swap(shuffled[i], shuffled[splitmix64(state) % (i + 1)]);
-      reached += best_split(shuffled, min_size).first >= q * (1 - 1e-12);
+      reached += best_split(shuffled, min_size, left, right).first >= q * (1 - 1e-12);
     }
     const double p = (1.0 + reached) / (1.0 + permutations);
     if (!(p < alpha)) continue;
@@ -306,6 +314,7 @@ std::vector<ChangePoint> change_points(const std::vector<double>& series, double
 
 double student_t_sf(double t, double df) {
   if (!(df > 0)) throw std::invalid_argument("t distribution needs df > 0");
+  if (std::isnan(t)) return t;  // as before Boost: a NaN difference gives a NaN p, not an exception
   return boost::math::cdf(boost::math::complement(boost::math::students_t_distribution<double>(df), t));
 }
 

@@ -84,7 +84,9 @@ PairedT paired_t(const std::vector<double>& differences, double confidence);  //
 // significance is a permutation test: the segment's values shuffled `permutations` times, p =
 // (1 + the shuffles whose largest Q reaches it) / (1 + permutations). A split with p < alpha is a
 // change point; the search then continues in every segment the found points make, until none is
-// significant. Each side keeps at least `min_size` values. Deterministic for a seed.
+// significant. Each side keeps at least `min_size` values. Deterministic for a seed. The cost is
+// permutations × n² a segment: history searches the latest kMaxChangePointRuns runs only.
+inline constexpr std::size_t kMaxChangePointRuns = 100;
 struct ChangePoint {
   int index = 0;          // the first value after the step
   double p = 1;           // the permutation test's
@@ -94,7 +96,8 @@ std::vector<ChangePoint> change_points(const std::vector<double>& series, double
                                        int min_size = 3, std::uint64_t seed = 1);
 
 // Student's t distribution: P(T > t) with `df` degrees of freedom, and its inverse (the t with
-// that upper tail), from Boost.Math. Both throw std::invalid_argument outside their domain.
+// that upper tail), from Boost.Math. Both throw std::invalid_argument outside their domain (df <= 0,
+// a tail outside (0, 1)); the survival function of a NaN is NaN.
 double student_t_sf(double t, double df);
 double student_t_quantile(double upper_tail, double df);
 

@@ -254,7 +254,7 @@ int cmd_ab(const AbArgs& a) {
   if (!a.markdown.empty()) {  // checked now, not after the rounds
     std::error_code ec;
     const fs::path md = fs::weakly_canonical(fs::absolute(a.markdown, ec), ec);
-    for (const char* own : {"ab.json", "ab.md"})
+    for (const char* own : {"ab.json", "ab.md", "roofline-diff.svg", "roofline-diff.html"})
       if (md == fs::weakly_canonical(fs::absolute(fs::path(a.out) / own, ec), ec))
         throw InputError(fmt::format("--markdown {} is the {} that ab writes in --out itself", a.markdown, own));
     if (const fs::path parent = fs::path(a.markdown).parent_path(); !parent.empty()) ensure_writable_dir(parent.string());

@@ -53,6 +53,7 @@ struct CompareOptions {
   double confidence = 0.95;   // of the bootstrap interval
   int min_samples = 5;        // per side; with fewer, UNSURE
   int resamples = 2000;       // bootstrap
+  int change_point_permutations = 499;  // history's change points: shuffles a segment's test draws
   std::size_t max_samples = kMaxComparedSamples;  // a side, per kernel (compare_results lowers it for many kernels)
   bool allow_device_mismatch = false;
   // Judge each kernel by its share of its roof (its rate over the roof it is placed under, both

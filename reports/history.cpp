@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <future>
+#include <thread>
+#include <exception>
 #include <cmath>
 #include <filesystem>
 #include <cctype>
@@ -34,13 +36,16 @@ std::vector<HistoryRun> load_history(const std::vector<std::string>& paths) {
       return a.results.provenance.value("utc_time", std::string()) < b.results.provenance.value("utc_time", std::string());
     });
   } else {
-    // Every file at once: reading large ones is most of the time history takes.
-    std::vector<std::pair<std::string, std::future<Results>>> reading;
-    for (const auto& p : paths) {
-      const std::string file = results_path(p);
-      reading.emplace_back(file, std::async(std::launch::async, [file] { return read_results(file); }));
+    // A few files at once (reading large ones is most of the time history takes), in order.
+    const std::size_t at_once = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
+    for (std::size_t first = 0; first < paths.size(); first += at_once) {
+      std::vector<std::pair<std::string, std::future<Results>>> reading;
+      for (std::size_t i = first; i < std::min(paths.size(), first + at_once); ++i) {
+        const std::string file = results_path(paths[i]);
+        reading.emplace_back(file, std::async(std::launch::async, [file] { return read_results(file); }));
+      }
+      for (auto& [file, r] : reading) runs.push_back({file, "", "", r.get()});
     }
-    for (auto& [file, r] : reading) runs.push_back({file, "", "", r.get()});
   }
   if (runs.size() < 2)
     throw InputError(fmt::format("history needs at least two results files; found {} in {}", runs.size(),
@@ -246,18 +251,39 @@ void flag(History& h) {
 }  // namespace
 
 namespace {
-// Each kernel's change points over the runs that have a number for it, as run indices.
-void find_change_points(History& h) {
+// Runs `work(i)` for i in [0, n) in parallel; an exception in any is rethrown, as it was, after all.
+template <typename Work>
+void in_parallel(std::size_t n, Work work) {
+  std::vector<std::exception_ptr> failed(n);
 #pragma omp parallel for schedule(dynamic, 4)
-  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(h.benchmarks.size()); ++k) {
-    BenchmarkHistory& b = h.benchmarks[static_cast<std::size_t>(k)];
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
+    try {
+      work(static_cast<std::size_t>(k));
+    } catch (...) {
+      failed[static_cast<std::size_t>(k)] = std::current_exception();
+    }
+  }
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+}
+
+// Each kernel's change points over the latest kMaxChangePointRuns runs that have a number for it,
+// as run indices.
+void find_change_points(History& h) {
+  in_parallel(h.benchmarks.size(), [&h](std::size_t k) {
+    BenchmarkHistory& b = h.benchmarks[k];
     std::vector<double> series;
     std::vector<int> run;
     for (std::size_t i = 0; i < b.rate.size(); ++i)
       if (b.rate[i]) series.push_back(*b.rate[i]), run.push_back(static_cast<int>(i));
-    b.change_points = change_points(series, h.options.alpha, 499, 3, name_seed(b.name));
+    if (series.size() > kMaxChangePointRuns) {
+      const auto skip = static_cast<std::ptrdiff_t>(series.size() - kMaxChangePointRuns);
+      series.erase(series.begin(), series.begin() + skip);
+      run.erase(run.begin(), run.begin() + skip);
+    }
+    b.change_points = change_points(series, h.options.alpha, h.options.change_point_permutations, 3, name_seed(b.name));
     for (auto& c : b.change_points) c.index = run[static_cast<std::size_t>(c.index)];
-  }
+  });
 }
 }  // namespace
 
@@ -279,18 +305,10 @@ History build_history(std::vector<HistoryRun> runs, const CompareOptions& opt) {
     if (auto bh = kernel_history(h, name, any, each, h.benchmarks.size(), pending))
       h.benchmarks.push_back(std::move(*bh));
   if (h.benchmarks.empty()) throw InputError("no benchmark has numbers in two of the runs");
-  std::vector<std::string> errors(pending.size());
-#pragma omp parallel for schedule(dynamic, 8)
-  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(pending.size()); ++k) {
-    Pending& x = pending[static_cast<std::size_t>(k)];
-    try {
-      x.e = gather_evidence(*x.a, x.work_a, *x.b, x.work_b, each, x.seed);
-    } catch (const std::exception& e) {
-      errors[static_cast<std::size_t>(k)] = e.what();
-    }
-  }
-  for (const auto& e : errors)
-    if (!e.empty()) throw InputError(e);
+  in_parallel(pending.size(), [&](std::size_t k) {
+    Pending& x = pending[k];
+    x.e = gather_evidence(*x.a, x.work_a, *x.b, x.work_b, each, x.seed);
+  });
   find_change_points(h);
   decide_all(h, pending, opt);
   explain_by_roofs(h, opt);
@@ -388,8 +406,10 @@ std::string change_point_text(const History& h, bool markdown) {
     }
   const std::string head = fmt::format(
       "Change points: where a kernel's rate stepped over the {} runs, named by the first run after the step "
-      "(e-divisive means, permutation test, p < {}, at least 3 runs a side): {}",
-      h.runs.size(), h.options.alpha, n ? std::to_string(n) : "none");
+      "(e-divisive means, permutation test, p < {}, at least 3 runs a side{}): {}",
+      h.runs.size(), h.options.alpha,
+      h.runs.size() > kMaxChangePointRuns ? fmt::format("; the latest {} runs", kMaxChangePointRuns) : "",
+      n ? std::to_string(n) : "none");
   if (markdown)
     return "\n" + head + "\n" + (n ? "\n| benchmark | first run after the step | step | median rate | p |\n|---|---|--:|---|--:|\n" + out : "");
   return "\n" + head + "\n" + out;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -1145,7 +1147,7 @@ RooflineDiff render_roofline_diff(const Comparison& c, const Results& base, cons
   std::vector<const DiffArrow*> order;
   for (const auto& a : d.arrows) order.push_back(&a);
   std::stable_sort(order.begin(), order.end(), [](auto* l, auto* r) { return (l->verdict == Verdict::same) > (r->verdict == Verdict::same); });
-  out(R"(<g class="diff-arrows">)");
+  out(fmt::format(R"svg(<g class="diff-arrows" clip-path="url(#{})">)svg", L.clip_id));
   for (const DiffArrow* a : order) {
     const char* colour = verdict_colour(a->verdict);
     const double x0 = L.px_x(a->base_intensity), y0 = L.px_y(a->base_rate), x1 = L.px_x(a->new_intensity), y1 = L.px_y(a->new_rate);
@@ -1216,7 +1218,12 @@ RooflineDiff render_roofline_diff(const Comparison& c, const Results& base, cons
 }
 
 std::string roofline_diff_markdown(const RooflineDiff& d, const std::string& link) {
-  std::string out = fmt::format("\n**Roofline diff**: each kernel from BASE to NEW on NEW's roofs ([chart]({})).\n\n", link);
+  std::string url;  // a Markdown link target: percent-encoded where a space or bracket would end it
+  for (unsigned char ch : link)
+    url += std::isalnum(ch) || std::string_view("/._-~").find(static_cast<char>(ch)) != std::string_view::npos
+               ? std::string(1, static_cast<char>(ch))
+               : fmt::format("%{:02X}", ch);
+  std::string out = fmt::format("\n**Roofline diff**: each kernel from BASE to NEW on NEW's roofs ([chart]({})).\n\n", url);
   out += "| verdict | kernels drawn | toward their roof | away from it |\n|---|--:|--:|--:|\n";
   for (Verdict v : {Verdict::slower, Verdict::faster, Verdict::unsure, Verdict::same}) {
     int n = 0, toward = 0, away = 0;

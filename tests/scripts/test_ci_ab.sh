@@ -22,7 +22,7 @@ GITHUB_STEP_SUMMARY=$tmp/summary.md bash "$here/scripts/ci-ab.sh" --base-bin "$b
   --out "$tmp/ab" -- --quick --filter 'stream/saxpy' --budget 0.1 >"$tmp/log" 2>&1
 rc=$?
 [ "$rc" = 0 ] || { tail -20 "$tmp/log"; fail "an A/A of one binary exited $rc"; }
-for f in ab.json ab.md rounds/01-base/results.json rounds/02-new/results.json ceilings/results.json; do
+for f in ab.json ab.md roofline-diff.svg roofline-diff.html rounds/01-base/results.json rounds/02-new/results.json ceilings/results.json; do
   [ -f "$tmp/ab/$f" ] || fail "no $f"
 done
 python3 - "$tmp/ab/ab.json" <<'PY' || fail "ab.json is not an A/B of two rounds"
@@ -35,4 +35,8 @@ assert j["summary"]["exit_code"] == 0
 PY
 cmp -s "$tmp/summary.md" "$tmp/ab/ab.md" || fail "the job summary is not ab.md"
 grep -q '^### roofbench ab:' "$tmp/summary.md" || fail "the summary has no ab heading"
-echo "ci-ab: bad input exits 2; an A/A of two rounds exits 0 and writes ab.json, ab.md and the job summary"
+# The roofline diff: saxpy's arrow, coloured by the A/A's verdict, and the Markdown's link to it.
+grep -Eq 'class="diff-arrow" data-name="stream/saxpy/[^"]*" data-verdict="(SAME|UNSURE)"' "$tmp/ab/roofline-diff.svg" ||
+  fail "roofline-diff.svg has no SAME or UNSURE arrow for saxpy"
+grep -q '\[chart\](roofline-diff.svg)' "$tmp/ab/ab.md" || fail "ab.md does not link roofline-diff.svg"
+echo "ci-ab: bad input exits 2; an A/A of two rounds exits 0 and writes ab.json, ab.md, the roofline diff and the job summary"
