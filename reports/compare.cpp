@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <exception>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -12,6 +11,7 @@
 #include <tuple>
 
 #include "reports/format.h"
+#include "reports/in_parallel.h"
 #include "roofline/model.h"
 #include "bench/user_regex.h"
 
@@ -483,18 +483,9 @@ Comparison compare_results(const Results& base, const Results& fresh, const Comp
   if (!pairs.empty())
     each.max_samples = std::min(opt.max_samples, std::max(kMinComparedSamples, kMaxComparedTotal / pairs.size()));
   std::vector<CompareRow> rows(pairs.size());
-  std::vector<std::exception_ptr> failed(pairs.size());  // rethrown as they were, after the loop
-#pragma omp parallel for schedule(dynamic, 8)
-  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(pairs.size()); ++i) {
-    try {
-      const Pair& pair = pairs[static_cast<std::size_t>(i)];
-      rows[static_cast<std::size_t>(i)] = compare_pair(*pair.name, *pair.b, *pair.n, fresh, each);
-    } catch (...) {
-      failed[static_cast<std::size_t>(i)] = std::current_exception();
-    }
-  }
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  in_parallel(pairs.size(), [&](std::size_t i) {
+    rows[i] = compare_pair(*pairs[i].name, *pairs[i].b, *pairs[i].n, fresh, each);
+  });
   for (auto& row : rows) c.kernels.push_back(std::move(row));
   for (const auto& [name, b] : in_new)
     if (!in_base.count(name)) c.only_new.push_back(name);

@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <future>
 #include <thread>
-#include <exception>
 #include <cmath>
 #include <filesystem>
 #include <cctype>
 #include <map>
 
 #include "reports/format.h"
+#include "reports/in_parallel.h"
 #include "reports/svg.h"
 #include "roofline/model.h"
 
@@ -251,22 +251,6 @@ void flag(History& h) {
 }  // namespace
 
 namespace {
-// Runs `work(i)` for i in [0, n) in parallel; an exception in any is rethrown, as it was, after all.
-template <typename Work>
-void in_parallel(std::size_t n, Work work) {
-  std::vector<std::exception_ptr> failed(n);
-#pragma omp parallel for schedule(dynamic, 4)
-  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
-    try {
-      work(static_cast<std::size_t>(k));
-    } catch (...) {
-      failed[static_cast<std::size_t>(k)] = std::current_exception();
-    }
-  }
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
-}
-
 // Each kernel's change points over the latest kMaxChangePointRuns runs that have a number for it,
 // as run indices.
 void find_change_points(History& h) {
