@@ -286,7 +286,7 @@ void from_json(const nlohmann::json& j, Results& r);  // throws InputError with 
 // from it where it can. Far above any run's (the H200's full run: 237 benchmarks, 31 ceilings,
 // nesting 6, its longest string 437 characters), and low enough that any file is read
 // or refused in a few seconds (tests/scripts/test_hostile_files.py).
-inline constexpr std::size_t kMaxBenchmarks = 2000;
+inline constexpr std::size_t kMaxBenchmarks = 1000;
 inline constexpr std::size_t kMaxCeilings = 1000;
 inline constexpr std::size_t kMaxJsonDepth = 64;
 inline constexpr std::size_t kMaxJsonString = 64 * 1024;

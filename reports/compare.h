@@ -40,7 +40,7 @@ std::string to_string(Verdict v);  // "SLOWER"
 inline constexpr std::size_t kMaxComparedSamples = 10000;
 // And over the whole comparison, at most this many a side: with more kernels than 100, each reads
 // kMaxComparedTotal / kernels (at least kMinComparedSamples), so that any file a reader accepts is
-// compared in seconds (2,000 kernels of 3,500 samples: 4.4 s before, on 2 cores).
+// compared in seconds (2,000 kernels of 3,500 samples took 4.4 s before, on 2 cores).
 inline constexpr std::size_t kMaxComparedTotal = 1000000;
 inline constexpr std::size_t kMinComparedSamples = 500;
 
