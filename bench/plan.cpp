@@ -113,6 +113,13 @@ RunPlan plan_run(const Target& target, const PlanOptions& opt) {
       auto e = ceiling_jobs(target, opt.quick, skip, kEndPass, nullptr, per_process_only);
       plan.jobs.insert(plan.jobs.end(), e.begin(), e.end());
     }
+    for (const auto& v : registry()) {
+      if (!v.ceiling || !target.runs(v, nullptr)) continue;
+      std::vector<Params> sizes = v.sizes;
+      for (const auto& p : v.quick_sizes)
+        if (std::find(sizes.begin(), sizes.end(), p) == sizes.end()) sizes.push_back(p);
+      for (const auto& p : skip.keep(v, sizes, nullptr)) plan.remeasurable.push_back({&v, p, kAgainPass});
+    }
   }
   return plan;
 }

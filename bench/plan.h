@@ -64,6 +64,10 @@ struct RunPlan {
   std::vector<Job> jobs;
   std::size_t start_ceilings = 0;   // jobs[0, start_ceilings) are the start-of-run ceilings
   std::vector<NotRun> not_run;      // variants left out, each with why
+  // The ceiling benchmarks a run of kernels may measure once more, after its jobs, when a kernel
+  // came out above them (kAgainPass): each ceiling of the target at its full and quick sizes that
+  // --skip keeps, those taken from --ceilings-from included. Empty for `roofbench ceilings`.
+  std::vector<Job> remeasurable;
 };
 
 // Throws InputError for a filter that matches no kernel of the target and for bad expressions.

@@ -113,7 +113,7 @@ std::vector<Ceiling> borrowed_ceilings(const std::string& from, const Results& h
 // The results model of the jobs that finished so far: ceilings from their passes (the better of
 // the start and end pass), the kernels, and failed ceiling passes listed with the kernels.
 Results assemble(const Results& base, const std::vector<const JobResult*>& done) {
-  Results r = base;
+  Results r = base;  // its ceilings, if any, are those taken from --ceilings-from
   for (const JobResult* jr : done) {
     if (!jr->result.measured()) {
       r.benchmarks.push_back(jr->result);  // a failed ceiling pass is listed with the kernels, with its error
@@ -134,21 +134,33 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
     r.ceilings.push_back(make_ceiling(*jr->job.variant, jr->result, pass(kEndPass), r.device, pass(kAgainPass),
                                       pass(kSustainedPass)));
   }
+  // A ceiling taken from --ceilings-from that a kernel came out above: its pass of this run.
+  for (const JobResult* jr : done) {
+    if (jr->job.tag != kAgainPass || !jr->result.measured()) continue;
+    const std::string benchmark = jr->job.variant->name(jr->job.params);
+    for (std::size_t i = 0; i < base.ceilings.size(); ++i)
+      if (Ceiling& c = r.ceilings[i]; c.name == jr->job.variant->ceiling->name && c.benchmark == benchmark)
+        add_again_pass(c, *jr->job.variant, jr->result,
+                       "measured once more by a run that took it from --ceilings-from, after a kernel came out above it");
+  }
   apply_model(r);
   return r;
 }
 
-// The start-of-run jobs of the ceilings that the kernels of `placed` came out above beyond the
-// noise, to be measured once more (kAgainPass); none for ceilings taken from another file.
+// The ceilings the kernels of `placed` came out above beyond the noise (each roof the gate held
+// such a kernel to: gate_ceilings()), to be measured once more (kAgainPass). Those taken from
+// --ceilings-from too: a file's roof, measured at another time, may have been measured loaded.
 std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed) {
-  std::set<std::string> beaten;
+  const Roofs roofs = select_roofs(placed.ceilings);
+  std::set<std::string> beaten;  // the benchmarks that measured them
   for (const auto& b : placed.benchmarks)
     if (b.implausible())
-      for (const auto& name : split_names(binding_ceilings(*b.placement))) beaten.insert(name);
+      for (const auto& name : gate_ceilings(b, roofs))
+        for (const auto& c : placed.ceilings)
+          if (c.name == name) beaten.insert(c.benchmark);
   std::vector<Job> jobs;
-  for (std::size_t i = 0; i < plan.start_ceilings; ++i)
-    if (beaten.count(plan.jobs[i].variant->ceiling->name))
-      jobs.push_back({plan.jobs[i].variant, plan.jobs[i].params, kAgainPass});
+  for (const Job& j : plan.remeasurable)
+    if (beaten.count(j.variant->name(j.params))) jobs.push_back(j);
   return jobs;
 }
 
@@ -333,6 +345,15 @@ int write_run(const RunArgs& a, const RunPlan& plan, const Results& r, const Mea
   }
   const std::vector<const JobResult*> done = m.done();
   Results final = assemble(r, done);
+  if (auto it = final.settings.find("ceilings_from"); it != final.settings.end() && it->is_object()) {
+    std::vector<std::string> again;  // the file's ceilings this run measured once more
+    for (const auto& jr : m.again.results)
+      if (jr.result.measured() && std::any_of(r.ceilings.begin(), r.ceilings.end(), [&](const Ceiling& c) {
+            return c.name == jr.job.variant->ceiling->name;
+          }))
+        again.push_back(jr.job.variant->ceiling->name);
+    if (!again.empty()) (*it)["measured_again"] = again;
+  }
   const std::size_t planned = plan.jobs.size() + m.again.results.size();
   if (sig) final.partial = Partial{done.size(), planned, stopped_by(sig)};
 

@@ -12,18 +12,39 @@ namespace roofbench {
 
 // The roof is the better of the two passes: a roof is what the machine can do, and a machine
 // that was slower in one pass (a busy neighbour, a warmer chip) could still do the other.
-Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const BenchmarkResult* end,
-                     const nlohmann::json& device, const BenchmarkResult* again, const BenchmarkResult* sustained) {
-  double work = b.flops;
-  if (v.ceiling->kind == CeilingKind::bandwidth) work = b.bytes;
+namespace {
+// The work of one run of the ceiling's benchmark, in the ceiling's unit.
+double ceiling_work(const Variant& v, const BenchmarkResult& b) {
+  if (v.ceiling->kind == CeilingKind::bandwidth) return b.bytes;
   if (v.ceiling->kind == CeilingKind::transcendental) {
     const auto it = b.transcendentals.find(v.ceiling->function);
-    work = it == b.transcendentals.end() ? 0 : it->second;
+    return it == b.transcendentals.end() ? 0 : it->second;
   }
   if (v.ceiling->kind == CeilingKind::launch) {
     const auto it = b.launches.find(v.ceiling->function);
-    work = it == b.launches.end() ? 0 : it->second;
+    return it == b.launches.end() ? 0 : it->second;
   }
+  return b.flops;
+}
+}  // namespace
+
+void add_again_pass(Ceiling& c, const Variant& v, const BenchmarkResult& again, const char* why) {
+  const double rate = ceiling_work(v, again) / again.measurement->stats.median;
+  // One such pass is kept: a file's own, where it was the faster (the roof is the best pass).
+  const bool kept = !c.value_again || rate > *c.value_again;
+  if (kept) {
+    c.measurement_again = *again.measurement;
+    c.value_again = rate;
+    c.value = std::max(c.value, rate);
+  }
+  c.method += fmt::format("; {} ({:.4g} {}{})", why, rate, c.value_unit,
+                          kept ? "" : ", below the pass it had been measured again at before, which is kept");
+  for (const auto& w : again.warnings) c.warnings.push_back("again: " + w);
+}
+
+Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const BenchmarkResult* end,
+                     const nlohmann::json& device, const BenchmarkResult* again, const BenchmarkResult* sustained) {
+  const double work = ceiling_work(v, b);
   auto rate = [&](const Measurement& m) { return work / m.stats.median; };
   const bool cuda = device.value("kind", std::string()) == "cuda";
   Ceiling c;
@@ -42,13 +63,6 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
     c.value_end = rate(*c.measurement_end);
     c.value = std::max(c.value, *c.value_end);
     for (const auto& w : end->warnings) c.warnings.push_back("end pass: " + w);
-  }
-  if (again) {
-    c.measurement_again = *again->measurement;
-    c.value_again = rate(*c.measurement_again);
-    c.value = std::max(c.value, *c.value_again);
-    c.method += "; measured once more after a kernel came out above it";
-    for (const auto& w : again->warnings) c.warnings.push_back("again: " + w);
   }
   if (sustained) {
     c.measurement_sustained = *sustained->measurement;
@@ -75,6 +89,7 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
     c.unit = v.unit;
     c.value_unit = "FLOP/s";
   }
+  if (again) add_again_pass(c, v, *again, "measured once more after a kernel came out above it");
   if (cuda) c.datasheet = datasheet_value(device.value("name", std::string()), c);
   // Theoretical peaks at the clock measured around the samples of the pass that gave the value
   // (the mean of the readings before and after).

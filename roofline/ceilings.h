@@ -18,4 +18,9 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& start, const Bench
                      const nlohmann::json& device, const BenchmarkResult* again = nullptr,
                      const BenchmarkResult* sustained = nullptr);
 
+// Adds to `c` the pass its run took once more because a kernel came out above it (`again`, of
+// variant `v`): Ceiling::value_again, the roof the better of it and the others; `why` goes into
+// its method. A ceiling taken from another file (--ceilings-from) gets it this way.
+void add_again_pass(Ceiling& c, const Variant& v, const BenchmarkResult& again, const char* why);
+
 }  // namespace roofbench

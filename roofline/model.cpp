@@ -366,6 +366,22 @@ std::optional<Placement> place_on(const BenchmarkResult& b, const Roofs& roofs, 
 }
 }  // namespace
 
+std::vector<std::string> gate_ceilings(const BenchmarkResult& declared, const Roofs& roofs) {
+  std::vector<std::string> names;
+  if (!declared.measurement) return names;
+  const std::optional<BenchmarkResult> counted = with_counted_work(declared);
+  const BenchmarkResult& b = counted ? *counted : declared;
+  auto add = [&names](const std::optional<Placement>& p) {
+    if (p)
+      for (const std::string& n : split_names(binding_ceilings(*p))) add_name(names, n);
+  };
+  std::set<std::string> swapped;
+  add(place_on(b, clock_matched(roofs, samples_clock_hz(*b.measurement), &swapped), nullptr));
+  if (!swapped.empty()) add(place_on(b, roofs, nullptr));
+  if (!b.measurement->cold_cache) add(place_on(b, warm_roofs(roofs, b.level), nullptr));
+  return names;
+}
+
 double ceiling_upside(const Ceiling& c) {
   // Each pass's fastest sample, as a rate: its median rate x median / min time.
   double best = 0;

@@ -92,6 +92,12 @@ double ceiling_upside(const Ceiling& c);
 // max(kRoofSlack, its noise).
 double plausibility_allowance(const Placement& p);
 
+// The ceilings of every roof the plausibility gate holds a kernel to (see place()): those that
+// bind it at its clock, at the burst clock where a sustained roof took a burst one's place, and,
+// timed warm, among the fastest roofs of the levels its bytes could have come from. A kernel
+// refused as implausible was refused by these: a run measures them once more before it refuses.
+std::vector<std::string> gate_ceilings(const BenchmarkResult& b, const Roofs& roofs);
+
 // The ceilings of the roof that binds a placed kernel (its `bound`): one name, or for a math or
 // launch roof every ceiling whose rate makes it ("math_cos, math_sin").
 const std::string& binding_ceilings(const Placement& p);

@@ -852,6 +852,66 @@ TEST(CliRun, CeilingsFromAnotherMachineAreRefusedBeforeMeasuring) {
   expect_usage_error(rb("ceilings --device cpu --ceilings-from " + other.string()), "unknown argument '--ceilings-from'");
 }
 
+// A roof taken from another file (--ceilings-from) was measured at another time, maybe beside
+// other work: a kernel that comes out above it gets it measured once more, in this run, before
+// the kernel is refused (the gate of a CI run once refused a fused kernel at 211% of a borrowed
+// DRAM roof that a loaded runner had measured at a fifth of its speed). The borrowed FP32 FMA roof
+// here is planted at a tenth of what it measured; a roof the run may not measure (--skip) still
+// refuses.
+TEST(CliRun, ABorrowedRoofThatAKernelBeatsIsMeasuredOnceMoreBeforeTheKernelIsRefused) {
+  const fs::path measured = fresh("rb_borrow_measured"), planted = fresh("rb_borrow_planted");
+  const CmdResult c = rb("ceilings --device cpu --quick --skip "
+                         "'ceiling/(dram_(write|copy|triad|update|memcpy)|l1|l2|l3|fp64|math|launch)' --out " +
+                         measured.string());
+  ASSERT_EQ(c.code, 0) << c.err;
+  roofbench::Results r = roofbench::load_results((measured / "results.json").string());
+  double planted_value = 0;
+  for (auto& ceiling : r.ceilings) {
+    if (ceiling.name != "fp32_fma") continue;
+    // As a pass ten times slower: every sample, and so every rate, of each pass.
+    for (roofbench::Measurement* m : {&ceiling.measurement, ceiling.measurement_end ? &*ceiling.measurement_end : nullptr}) {
+      if (!m) continue;
+      for (double& t : m->samples_s) t *= 10;
+      m->stats = roofbench::summarize(m->samples_s);
+    }
+    ceiling.value_start /= 10;
+    if (ceiling.value_end) *ceiling.value_end /= 10;
+    ceiling.value /= 10;
+    planted_value = ceiling.value;
+  }
+  ASSERT_GT(planted_value, 0) << "the run measured no fp32_fma";
+  fs::create_directories(planted);
+  std::ofstream(planted / "results.json") << roofbench::dump_results(r);
+
+  const std::string run = "run --device cpu --quick --filter '^gemm/packed/fp32/M:256/' --ceilings-from " +
+                          planted.string() + " --out ";
+  const fs::path out = fresh("rb_borrow_run");
+  const CmdResult b = rb(run + out.string());
+  EXPECT_EQ(b.code, 0) << b.out << b.err;
+  EXPECT_NE(b.out.find("measuring 1 ceiling(s) again: a kernel came out above them"), std::string::npos) << b.out;
+  const roofbench::Results got = roofbench::load_results((out / "results.json").string());
+  ASSERT_EQ(got.benchmarks.size(), 1u);
+  EXPECT_FALSE(got.benchmarks[0].implausible()) << got.benchmarks[0].warnings.size();
+  for (const auto& ceiling : got.ceilings) {
+    if (ceiling.name != "fp32_fma") continue;
+    ASSERT_TRUE(ceiling.value_again);
+    EXPECT_GT(ceiling.value, 3 * planted_value);  // the pass of this run is the roof
+    EXPECT_DOUBLE_EQ(ceiling.value, *ceiling.value_again);
+    EXPECT_NE(ceiling.method.find("measured once more by a run that took it from --ceilings-from"), std::string::npos)
+        << ceiling.method;
+  }
+  EXPECT_EQ(got.settings.at("ceilings_from").at("measured_again"), nlohmann::json::array({"fp32_fma"}));
+
+  const fs::path skipped = fresh("rb_borrow_skipped");
+  const CmdResult k = rb(run + skipped.string() + " --skip '^ceiling/fp32_fma'");
+  EXPECT_EQ(k.code, 1) << k.out << k.err;
+  EXPECT_EQ(k.out.find("measuring 1 ceiling(s) again"), std::string::npos) << k.out;
+  const roofbench::Results refused = roofbench::load_results((skipped / "results.json").string());
+  ASSERT_EQ(refused.benchmarks.size(), 1u);
+  EXPECT_TRUE(refused.benchmarks[0].implausible());
+  EXPECT_FALSE(refused.settings.at("ceilings_from").contains("measured_again"));
+}
+
 TEST(CliRun, TheResultsFileIsWholeAfterEveryBenchmarkAndSigtermLeavesItPartialWithItsReports) {
   const fs::path out = fresh("rb_sigterm");
   const std::string cmd = std::string(ROOFBENCH_BIN) + " run --device cpu --quick --filter 'saxpy|relu' --out " +

@@ -202,6 +202,25 @@ TEST(Model, AWarmKernelIsRefusedOnlyAboveTheFastestRoofOfTheCachesItsBytesMayCom
   EXPECT_EQ(warm_roofs(roofs, Level::l1).bandwidth.at(Level::dram)->name, "dram_update");
 }
 
+// The roofs a run measures once more before it refuses a kernel are those the gate held it to:
+// cold, the roof that binds it; warm, also the fastest roof of the caches its bytes may come from
+// (a warm kernel above a DRAM roof is refused by that one, and re-measuring DRAM alone would not
+// save it).
+TEST(Model, TheGateCeilingsAreTheBindingRoofAndTimedWarmTheFastestCachesToo) {
+  Results r = sample_results();  // DRAM: update 100 GB/s, copy 80 GB/s
+  Ceiling l1 = bandwidth_ceiling("l1_read", 300e9);
+  l1.level = Level::l1;
+  r.ceilings.push_back(l1);
+  BenchmarkResult cold = kernel("cold", 2e9, 1e9, 0.0025), warm = cold;
+  warm.measurement->cold_cache = false;
+  const Roofs roofs = select_roofs(r.ceilings);
+  EXPECT_EQ(gate_ceilings(cold, roofs), std::vector<std::string>{"dram_update"});
+  EXPECT_EQ(gate_ceilings(warm, roofs), (std::vector<std::string>{"dram_update", "l1_read"}));
+  BenchmarkResult unmeasured = cold;
+  unmeasured.measurement.reset();
+  EXPECT_TRUE(gate_ceilings(unmeasured, roofs).empty());
+}
+
 TEST(Model, TheNoiseIsTheKernelsSpreadPlusHowMuchFasterItsRoofsFastestSampleRan) {
   Results r = sample_results();
   Ceiling& update = r.ceilings[0];  // 100 GB/s at its start pass's median of 1 s
