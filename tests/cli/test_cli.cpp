@@ -856,8 +856,8 @@ TEST(CliRun, CeilingsFromAnotherMachineAreRefusedBeforeMeasuring) {
 // other work: a kernel that comes out above it gets it measured once more, in this run, before
 // the kernel is refused (the gate of a CI run once refused a fused kernel at 211% of a borrowed
 // DRAM roof that a loaded runner had measured at a fifth of its speed). The borrowed FP32 FMA roof
-// here is planted at a tenth of what it measured; a roof the run may not measure (--skip) still
-// refuses.
+// here is planted at a thousandth of what it measured (at a tenth, a GEMM slowed 23x beside other
+// tests in CI came out below it); a roof the run may not measure (--skip) still refuses.
 TEST(CliRun, ABorrowedRoofThatAKernelBeatsIsMeasuredOnceMoreBeforeTheKernelIsRefused) {
   const fs::path measured = fresh("rb_borrow_measured"), planted = fresh("rb_borrow_planted");
   const CmdResult c = rb("ceilings --device cpu --quick --skip "
@@ -868,15 +868,15 @@ TEST(CliRun, ABorrowedRoofThatAKernelBeatsIsMeasuredOnceMoreBeforeTheKernelIsRef
   double planted_value = 0;
   for (auto& ceiling : r.ceilings) {
     if (ceiling.name != "fp32_fma") continue;
-    // As a pass ten times slower: every sample, and so every rate, of each pass.
+    // As a pass a thousand times slower: every sample, and so every rate, of each pass.
     for (roofbench::Measurement* m : {&ceiling.measurement, ceiling.measurement_end ? &*ceiling.measurement_end : nullptr}) {
       if (!m) continue;
-      for (double& t : m->samples_s) t *= 10;
+      for (double& t : m->samples_s) t *= 1000;
       m->stats = roofbench::summarize(m->samples_s);
     }
-    ceiling.value_start /= 10;
-    if (ceiling.value_end) *ceiling.value_end /= 10;
-    ceiling.value /= 10;
+    ceiling.value_start /= 1000;
+    if (ceiling.value_end) *ceiling.value_end /= 1000;
+    ceiling.value /= 1000;
     planted_value = ceiling.value;
   }
   ASSERT_GT(planted_value, 0) << "the run measured no fp32_fma";
@@ -895,7 +895,7 @@ TEST(CliRun, ABorrowedRoofThatAKernelBeatsIsMeasuredOnceMoreBeforeTheKernelIsRef
   for (const auto& ceiling : got.ceilings) {
     if (ceiling.name != "fp32_fma") continue;
     ASSERT_TRUE(ceiling.value_again);
-    EXPECT_GT(ceiling.value, 3 * planted_value);  // the pass of this run is the roof
+    EXPECT_GT(ceiling.value, 10 * planted_value);  // the pass of this run is the roof
     EXPECT_DOUBLE_EQ(ceiling.value, *ceiling.value_again);
     EXPECT_NE(ceiling.method.find("measured once more by a run that took it from --ceilings-from"), std::string::npos)
         << ceiling.method;

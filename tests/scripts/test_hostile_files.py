@@ -4,9 +4,13 @@
 line, within 5 s of wall time, by `roofbench compare F F` and `roofbench history F F`.
 
     test_hostile_files.py ROOFBENCH TEMPLATE.json [SIZE]
+    test_hostile_files.py ROOFBENCH --files DIR
 
-One file at a time (written, read, deleted), so the test needs about SIZE of disk. Exit 1 with
-every failure. Run it alone (ctest RUN_SERIAL): the limit is wall time on this machine.
+The first writes one file at a time (written, read, deleted), so it needs about SIZE of disk. The
+second reads the files `hostile_results.py TEMPLATE DIR` wrote beforehand (about ten times SIZE),
+deleting each once read: ctest writes them beside other tests (a fixture) and times only the
+reads, alone. Exit 1 with every failure. Run it alone (ctest RUN_SERIAL): the limit is wall time
+on this machine.
 """
 import os
 import pathlib
@@ -28,17 +32,26 @@ def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    roofbench, template = sys.argv[1], sys.argv[2]
-    size = sys.argv[3] if len(sys.argv) > 3 else "100000000"
+    roofbench = sys.argv[1]
+    written = sys.argv[3] if sys.argv[2] == "--files" else None
+    template = None if written else sys.argv[2]
+    size = sys.argv[3] if len(sys.argv) > 3 and not written else "100000000"
     writer = pathlib.Path(__file__).with_name("hostile_results.py")
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for kind in KINDS:
-            made = subprocess.run([sys.executable, str(writer), template, tmp, size, kind], capture_output=True, text=True)
-            path = pathlib.Path(tmp) / f"{kind}.json"
-            if made.returncode != 0 or not path.is_file():
-                failures.append(f"{kind}: hostile_results.py wrote nothing: {made.stderr.strip()[-300:]}")
-                continue
+            if written:
+                path = pathlib.Path(written) / f"{kind}.json"
+                if not path.is_file():
+                    failures.append(f"{kind}: no {path}: hostile_results.py did not write it")
+                    continue
+            else:
+                made = subprocess.run([sys.executable, str(writer), template, tmp, size, kind], capture_output=True,
+                                      text=True)
+                path = pathlib.Path(tmp) / f"{kind}.json"
+                if made.returncode != 0 or not path.is_file():
+                    failures.append(f"{kind}: hostile_results.py wrote nothing: {made.stderr.strip()[-300:]}")
+                    continue
             mb = path.stat().st_size / 1e6
             for command in ("compare", "history"):
                 start = time.monotonic()
