@@ -537,6 +537,14 @@ void apply_model(Results& r) {
                         "steady, and the roof is the better of the two",
                         100 * drift));
     }
+    // Measured once more far above every earlier pass: those were no roof.
+    const double earlier = std::max({c.value_start, c.value_end.value_or(0), c.value_sustained.value_or(0)});
+    if (c.value_again && earlier > 0 && *c.value_again > (1 + kDriftTolerance) * earlier)
+      c.warnings.push_back(fmt::format(
+          "roofline: measured once more after a kernel came out above it, at {:.2f}x the best of its earlier passes "
+          "({:.4g} against {:.4g} {}): those ran slow, the machine busy with other work then, so the roofs measured "
+          "beside them may be low too (measure them again, alone: `roofbench ceilings`)",
+          *c.value_again / earlier, *c.value_again, earlier, c.value_unit));
   }
   const Roofs roofs = select_roofs(r.ceilings);
   r.ridge_points = ridge_points(roofs);

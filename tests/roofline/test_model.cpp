@@ -221,6 +221,27 @@ TEST(Model, TheGateCeilingsAreTheBindingRoofAndTimedWarmTheFastestCachesToo) {
   EXPECT_TRUE(gate_ceilings(unmeasured, roofs).empty());
 }
 
+// A roof measured once more far above its earlier passes says so: those passes ran slow, and the
+// roofs measured beside them may be low too. Within the drift tolerance it says nothing.
+TEST(Model, ARoofMeasuredOnceMoreFarAboveItsEarlierPassesSaysTheyRanSlow) {
+  for (const double again : {1.05, 1.5}) {
+    Results r = sample_results();
+    Ceiling& update = r.ceilings[0];
+    update.measurement_again = update.measurement;
+    update.value_again = again * update.value_start;
+    update.value = *update.value_again;
+    apply_model(r);
+    bool said = false;
+    for (const auto& w : r.ceilings[0].warnings)
+      said |= w.find(fmt::format("at {:.2f}x the best of its earlier passes", again)) != std::string::npos;
+    EXPECT_EQ(said, again > 1 + kDriftTolerance) << again;
+    apply_model(r);  // derived again when the file is read again: said once
+    EXPECT_LE(std::count_if(r.ceilings[0].warnings.begin(), r.ceilings[0].warnings.end(),
+                            [](const std::string& w) { return w.find("earlier passes") != std::string::npos; }),
+              1);
+  }
+}
+
 TEST(Model, TheNoiseIsTheKernelsSpreadPlusHowMuchFasterItsRoofsFastestSampleRan) {
   Results r = sample_results();
   Ceiling& update = r.ceilings[0];  // 100 GB/s at its start pass's median of 1 s
