@@ -197,7 +197,9 @@ class CudaDevice final : public Device {
             // DDR: two transfers per memory clock. For comparison only; roofs are measured.
             {"memory_bandwidth_theoretical_bytes_per_s", 2.0 * mem_clock_hz * bus_bits / 8.0},
             {"ecc", attr(cudaDevAttrEccEnabled, index_) != 0},
-            {"driver_version", version_string(driver)},
+            {"driver_version", version_string(driver)},  // the CUDA driver API's
+            {"nvidia_driver_version", nvml_->driver_version() ? nlohmann::json(*nvml_->driver_version())
+                                                              : nlohmann::json(nullptr)},
             {"runtime_version", version_string(runtime)},
             {"per_sample_clock", nvml_->available() ? std::string("NVML, read while each sample's work runs")
                                                     : "none: " + nvml_->why()},

@@ -36,6 +36,7 @@ Nvml::Nvml(const std::string& pci_bus_id) {
   api_.temperature = symbol<int(void*, int, unsigned*)>(lib_, "nvmlDeviceGetTemperature");
   api_.energy_mj = symbol<int(void*, unsigned long long*)>(lib_, "nvmlDeviceGetTotalEnergyConsumption");
   api_.power_limit_mw = symbol<int(void*, unsigned*)>(lib_, "nvmlDeviceGetEnforcedPowerLimit");
+  api_.driver_version = symbol<int(char*, unsigned)>(lib_, "nvmlSystemGetDriverVersion");
   open(pci_bus_id);
 }
 
@@ -93,6 +94,13 @@ std::optional<double> Nvml::power_limit_w() const {
   unsigned mw = 0;
   if (!device_ || !api_.power_limit_mw || api_.power_limit_mw(device_, &mw) != 0) return std::nullopt;
   return mw * 1e-3;
+}
+
+std::optional<std::string> Nvml::driver_version() const {
+  char text[96] = {};  // NVML_SYSTEM_DRIVER_VERSION_V2_BUFFER_SIZE is 80
+  if (!initialised_ || !api_.driver_version || api_.driver_version(text, sizeof text - 1) != 0 || !text[0])
+    return std::nullopt;
+  return std::string(text);
 }
 
 std::vector<std::string> clock_limit_names(std::uint64_t mask) {

@@ -27,6 +27,7 @@ struct NvmlApi {
   std::function<int(void*, int, unsigned*)> temperature;        // nvmlDeviceGetTemperature
   std::function<int(void*, unsigned long long*)> energy_mj;     // nvmlDeviceGetTotalEnergyConsumption
   std::function<int(void*, unsigned*)> power_limit_mw;          // nvmlDeviceGetEnforcedPowerLimit
+  std::function<int(char*, unsigned)> driver_version;           // nvmlSystemGetDriverVersion
   std::string source;  // "NVML" for the driver's; a replay names its trace
 };
 
@@ -52,6 +53,9 @@ class Nvml {
   PowerReading power() const;
   // The power limit the driver enforces now, watts.
   std::optional<double> power_limit_w() const;
+  // The NVIDIA display driver's version, as nvidia-smi prints it ("580.95.05"): not the CUDA
+  // driver API version (cudaDriverGetVersion's "13.0"), which many driver releases share.
+  std::optional<std::string> driver_version() const;
 
  private:
   void open(const std::string& pci_bus_id);

@@ -118,10 +118,16 @@ std::string ceiling_value(const Ceiling& c) {
 std::string device_line(const Results& r) {
   const auto& d = r.device;
   std::string s = d.value("name", std::string("unknown device"));
-  if (d.value("kind", "") == "cuda")
-    s += fmt::format(" (cuda:{}, sm {}, {} SMs, driver {}, runtime {})", d.value("index", 0),
-                     d.value("compute_capability", "?"), d.value("sm_count", 0), d.value("driver_version", "?"),
-                     d.value("runtime_version", "?"));
+  if (d.value("kind", "") == "cuda") {
+    // The NVIDIA driver where NVML gave it (files from before it have the CUDA driver API's alone).
+    const auto nvidia = d.find("nvidia_driver_version");
+    const std::string driver = nvidia != d.end() && nvidia->is_string()
+                                   ? fmt::format("driver {} (CUDA {})", nvidia->get<std::string>(),
+                                                 d.value("driver_version", "?"))
+                                   : fmt::format("driver {}", d.value("driver_version", "?"));
+    s += fmt::format(" (cuda:{}, sm {}, {} SMs, {}, runtime {})", d.value("index", 0),
+                     d.value("compute_capability", "?"), d.value("sm_count", 0), driver, d.value("runtime_version", "?"));
+  }
   else
     s += fmt::format(" (cpu, {} threads, {})", d.value("threads", 0), d.value("isa", "?"));
   return s;

@@ -450,7 +450,9 @@ def spread_text(visits, i):
 def visit_line(name, bl):
     d = bl.r.get("device", {})
     limit = d.get("power_limit_w")
-    return (f"- `{name}`: GPU {d.get('uuid', 'UUID not recorded')}, driver {d.get('driver_version', 'not recorded')}, "
+    driver = (f"driver {d['nvidia_driver_version']} (CUDA {d.get('driver_version', '?')})" if d.get("nvidia_driver_version")
+              else f"driver {d.get('driver_version', 'not recorded')} (the CUDA driver API's; the NVIDIA driver not recorded)")
+    return (f"- `{name}`: GPU {d.get('uuid', 'UUID not recorded')}, {driver}, "
             f"power limit {f'{limit:.0f} W' if isinstance(limit, (int, float)) else 'not recorded'}")
 
 

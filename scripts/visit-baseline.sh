@@ -169,6 +169,7 @@ import json, sys
 d = json.load(open(sys.argv[1])).get("device", {})
 limit = d.get("power_limit_w")
 print(f"- device: {d.get('name', '?')}, UUID {d.get('uuid') or 'not recorded'}")
+print(f"- NVIDIA driver: {d.get('nvidia_driver_version') or 'not recorded (NVML did not give it, or a file from before it was read)'}")
 print(f"- driver (CUDA driver API): {d.get('driver_version') or 'not recorded'}")
 print(f"- power limit: {f'{limit:.0f} W' if isinstance(limit, (int, float)) else 'not recorded'}")
 print(f"- power and energy: {d.get('power') or 'not recorded (a results file from before they were read)'}")

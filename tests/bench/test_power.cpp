@@ -56,6 +56,12 @@ NvmlApi replay(NvmlTrace& t) {
     return *c = NvmlTrace::next(t.temperature_c, t.temperature_i), 0;
   };
   api.power_limit_mw = [](void*, unsigned* mw) { return *mw = 700000, 0; };
+  api.driver_version = [](char* text, unsigned length) {
+    const char v[] = "580.95.05";
+    if (length < sizeof v) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+    std::copy(v, v + sizeof v, text);
+    return 0;
+  };
   return api;
 }
 
@@ -178,6 +184,7 @@ TEST(NvmlReplayed, EachSampleGetsTheClockItRanAtItsLimitsPowerTemperatureAndEner
   ReplayedGpu dev(t);
   ASSERT_TRUE(dev.nvml().available()) << dev.nvml().why();
   EXPECT_EQ(dev.nvml().power_limit_w(), 700.0);
+  EXPECT_EQ(dev.nvml().driver_version(), "580.95.05");
   Copy inst;
   inst.prepare(1);
   const MeasureOptions o = ten_samples();
@@ -215,6 +222,20 @@ TEST(NvmlReplayed, EachSampleGetsTheClockItRanAtItsLimitsPowerTemperatureAndEner
   EXPECT_NE(md.find("**Energy** (replay: a trace written"), std::string::npos) << md;
   EXPECT_NE(md.find("| 61 °C |"), std::string::npos);
   EXPECT_NE(md.find("FLOP/J"), std::string::npos);
+}
+
+// The NVIDIA driver's version (what nvidia-smi prints), where NVML gives it; nothing made up where
+// the entry point is absent (an old driver) or fails.
+TEST(NvmlReplayed, TheDriverVersionIsNvmlsOrNone) {
+  NvmlTrace t;
+  t.clock_mhz = {1980};
+  EXPECT_EQ(Nvml(replay(t), "0000:00:00.0").driver_version(), "580.95.05");
+  NvmlApi absent = replay(t);
+  absent.driver_version = nullptr;
+  EXPECT_EQ(Nvml(std::move(absent), "0000:00:00.0").driver_version(), std::nullopt);
+  NvmlApi failing = replay(t);
+  failing.driver_version = [](char*, unsigned) { return 999; };  // NVML_ERROR_UNKNOWN
+  EXPECT_EQ(Nvml(std::move(failing), "0000:00:00.0").driver_version(), std::nullopt);
 }
 
 TEST(NvmlReplayed, CooldownWaitsForTheClockToComeBackBeforeTheNextSample) {

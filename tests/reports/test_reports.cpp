@@ -49,6 +49,19 @@ TEST(Format, CeilingPassesShareOnePrefix) {
   EXPECT_EQ(ceiling_passes(c), "0.999 / 1.2 TB/s");
 }
 
+// A GPU is named with the NVIDIA driver it ran under where NVML gave it, beside the CUDA driver
+// API's version; a file from before that has the CUDA one alone.
+TEST(Format, TheDeviceLineNamesTheNvidiaDriverWhereItWasRead) {
+  Results r = sample_results();
+  r.device = {{"kind", "cuda"}, {"index", 0}, {"name", "NVIDIA H200"}, {"compute_capability", "9.0"},
+              {"sm_count", 132}, {"driver_version", "13.0"}, {"runtime_version", "13.0"}};
+  EXPECT_EQ(device_line(r), "NVIDIA H200 (cuda:0, sm 9.0, 132 SMs, driver 13.0, runtime 13.0)");
+  r.device["nvidia_driver_version"] = nullptr;  // NVML could not give it
+  EXPECT_EQ(device_line(r), "NVIDIA H200 (cuda:0, sm 9.0, 132 SMs, driver 13.0, runtime 13.0)");
+  r.device["nvidia_driver_version"] = "580.95.05";
+  EXPECT_EQ(device_line(r), "NVIDIA H200 (cuda:0, sm 9.0, 132 SMs, driver 580.95.05 (CUDA 13.0), runtime 13.0)");
+}
+
 TEST(Markdown, OneTableRowPerBenchmarkAndCeiling) {
   const std::string md = render_markdown(report_sample());
   EXPECT_EQ(count(md, "| `gemm/"), 3u);

@@ -275,10 +275,12 @@ with tempfile.TemporaryDirectory() as tmp:
 # H100 beside them that is no visit of the H200's.
 with tempfile.TemporaryDirectory() as tmp:
     a = copy.deepcopy(results)
-    a["device"].update({"uuid": "aaaa0000", "driver_version": "13.0", "power_limit_w": 700.0})
+    a["device"].update({"uuid": "aaaa0000", "driver_version": "13.0", "nvidia_driver_version": "580.95.05",
+                        "power_limit_w": 700.0})
     b = copy.deepcopy(a)
     b["device"].update({"uuid": "bbbb1111"})
     del b["device"]["power_limit_w"]
+    del b["device"]["nvidia_driver_version"]  # a file from before NVML's driver version was read
     for x in b["benchmarks"]:  # cuBLAS faster on the second GPU: wgmma/cuBLAS 0.93 there -> 0.83
         if x["name"].startswith("gemm/cublas/bf16/M:8192"):
             x["measurement"]["samples_s"] = [t * 0.83 / 0.93 for t in x["measurement"]["samples_s"]]
@@ -296,8 +298,9 @@ with tempfile.TemporaryDirectory() as tmp:
         fail(f"HBM read across two visits: {rows['HBM read ceiling / datasheet']}")
     if "across 2 visit(s) of this model" not in text:
         fail(f"the header does not count the visits: {text[:400]}")
-    for line in ("- `h200-a`: GPU aaaa0000, driver 13.0, power limit 700 W",
-                 "- `h200-b`: GPU bbbb1111, driver 13.0, power limit not recorded"):
+    for line in ("- `h200-a`: GPU aaaa0000, driver 580.95.05 (CUDA 13.0), power limit 700 W",
+                 "- `h200-b`: GPU bbbb1111, driver 13.0 (the CUDA driver API's; the NVIDIA driver not recorded), "
+                 "power limit not recorded"):
         if line not in text:
             fail(f"no line '{line}' in {text[-400:]}")
     if "h100" in text.split("The visits of")[-1]:
