@@ -43,6 +43,18 @@ if [ -n "$cupti" ]; then
     [ -f "$(dirname "$cupti")/$extra" ] && cp -L "$(dirname "$cupti")/$extra" "$stage/roofbench/lib/"
   done
 fi
+# What python/prebuilt builds the Python extension with on a machine without Debian's packages
+# (scripts/build-python-ext.sh): the header-only nlohmann/json the internal headers include, and
+# the definitions the library was built with.
+mkdir -p "$stage/roofbench/python/include"
+json_hpp=$(echo '#include <nlohmann/json.hpp>' | ${CXX:-c++} -E -M -x c++ - 2>/dev/null | tr ' \\' '\n\n' |
+  grep '/nlohmann/json.hpp$' | head -n1)
+[ -n "$json_hpp" ] || { echo "pack-build: no nlohmann/json.hpp on the compiler's include path" >&2; exit 2; }
+cp -rL "$(dirname "$json_hpp")" "$stage/roofbench/python/include/"
+: >"$stage/roofbench/python/defines.txt"
+for d in ROOFBENCH_HAVE_CUDA ROOFBENCH_HAVE_SM90A; do
+  grep -q -- "-D$d=1" "$build/build.ninja" && echo "$d=1" >>"$stage/roofbench/python/defines.txt"
+done
 mkdir -p "$(dirname "$out")"
 XZ_OPT=${XZ_OPT:--6 -T0} tar -cJf "$out" -C "$stage" roofbench
 echo "pack-build: $out ($(du -h "$out" | cut -f1)): $(ls "$stage/roofbench/bin" | wc -l) binaries ($(tr '\n' ' ' <"$stage/roofbench/gpu-tests.txt")and roofbench), $(ls "$stage/roofbench/lib" | tr '\n' ' ')"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds roofbench's Python extension for the python3 on PATH (or PYTHON) against a packed build
+# (scripts/pack-build.sh's archive, unpacked: its roofbench/ folder) and this source tree, with
+# python/prebuilt: on a machine with a compiler, CMake, ninja and nanobind but none of Debian's
+# packages, such as a visit's GPU machine, whose Python (3.12) is not the one here.
+#   build-python-ext.sh PACKED_DIR OUT_DIR
+# Then PYTHONPATH=OUT_DIR python3 -c 'import roofbench' loads it; it prints that line last.
+set -euo pipefail
+[ $# -eq 2 ] || { sed -n '2,7p' "$0" >&2; exit 2; }
+packed=$(realpath "$1") out=$2
+src=$(cd "$(dirname "$0")/.." && pwd)
+python=${PYTHON:-$(command -v python3)}
+compgen -G "$packed/lib/libroofbench.so*" >/dev/null ||
+  { echo "build-python-ext: $packed has no lib/libroofbench.so*: not an unpacked scripts/pack-build.sh archive" >&2; exit 2; }
+mkdir -p "$out"
+out=$(realpath "$out")
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S "$src/python/prebuilt" -B "$out" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DROOFBENCH_PACKED="$packed" -DPython_EXECUTABLE="$python" >"$out/configure.log" 2>&1 ||
+  { tail -30 "$out/configure.log" >&2; echo "build-python-ext: configure failed" >&2; exit 1; }
+cmake --build "$out" >"$out/build.log" 2>&1 ||
+  { tail -30 "$out/build.log" >&2; echo "build-python-ext: build failed" >&2; exit 1; }
+PYTHONPATH=$out "$python" -c 'import roofbench' ||
+  { echo "build-python-ext: the built package does not import" >&2; exit 1; }
+echo "build-python-ext: $("$python" -c 'import sys; print("Python %d.%d" % sys.version_info[:2])'): PYTHONPATH=$out $python -c 'import roofbench'"
