@@ -1,7 +1,8 @@
 // roofbench ab BASE_BIN NEW_BIN and roofbench calibrate BIN: interleaved runs of two builds (or
 // of one build against itself) in rounds of fresh processes, judged from the pairs (reports/ab.h).
 // Every process is `BIN run` with the same options and the same ceilings, measured once by BASE
-// before the first round (or taken from --ceilings-from), and writes its own results folder under
+// before the first round (or taken from --ceilings-from; a process whose kernel came out above
+// one measures that one once more for itself), and writes its own results folder under
 // OUT/rounds/; the verdicts come from those files alone, so a round can be re-read and checked.
 #include <fcntl.h>
 #include <spawn.h>

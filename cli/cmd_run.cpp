@@ -150,17 +150,20 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
 // The ceilings the kernels of `placed` came out above beyond the noise (each roof the gate held
 // such a kernel to: gate_ceilings()), to be measured once more (kAgainPass). Those taken from
 // --ceilings-from too: a file's roof, measured at another time, may have been measured loaded.
-std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed) {
+// `*unmeasurable` gets each such ceiling this run cannot measure (left out by --skip, or a file's
+// ceiling of a benchmark this binary does not have), named with its benchmark.
+std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed, std::vector<std::string>* unmeasurable) {
   const Roofs roofs = select_roofs(placed.ceilings);
-  std::set<std::string> beaten;  // the benchmarks that measured them
+  std::map<std::string, std::string> beaten;  // the benchmarks that measured them -> the ceiling
   for (const auto& b : placed.benchmarks)
     if (b.implausible())
       for (const auto& name : gate_ceilings(b, roofs))
         for (const auto& c : placed.ceilings)
-          if (c.name == name) beaten.insert(c.benchmark);
+          if (c.name == name) beaten.emplace(c.benchmark, c.name);
   std::vector<Job> jobs;
   for (const Job& j : plan.remeasurable)
-    if (beaten.count(j.variant->name(j.params))) jobs.push_back(j);
+    if (beaten.erase(j.variant->name(j.params))) jobs.push_back(j);
+  for (const auto& [benchmark, name] : beaten) unmeasurable->push_back(fmt::format("{} ({})", name, benchmark));
   return jobs;
 }
 
@@ -324,7 +327,13 @@ Measured measure_plan(const RunArgs& a, const RunPlan& plan, const MeasureOption
   // ceiling's passes both read 7x slow beside another job). What stays above the best of three
   // passes is IMPLAUSIBLE.
   if (!stop_signal()) {
-    const std::vector<Job> jobs = again_jobs(plan, assemble(r, m.done()));
+    std::vector<std::string> unmeasurable;
+    const std::vector<Job> jobs = again_jobs(plan, assemble(r, m.done()), &unmeasurable);
+    for (const auto& c : unmeasurable)
+      std::cout << fmt::format("not measuring {} again, though a kernel came out above it: this run cannot (--skip "
+                               "leaves it out, or it came from a file of a build that has that benchmark and this "
+                               "one does not)\n",
+                               c);
     if (!jobs.empty()) {
       std::cout << fmt::format("measuring {} ceiling(s) again: a kernel came out above them\n", jobs.size());
       // (without --benchmark_*: a filter over the run's names would match none of these)

@@ -33,13 +33,18 @@ void add_again_pass(Ceiling& c, const Variant& v, const BenchmarkResult& again, 
   // One such pass is kept: a file's own, where it was the faster (the roof is the best pass).
   const bool kept = !c.value_again || rate > *c.value_again;
   if (kept) {
+    if (c.measurement_again)  // the file's own pass goes, and its warnings with it
+      c.warnings.erase(std::remove_if(c.warnings.begin(), c.warnings.end(),
+                                      [](const std::string& w) { return w.rfind("again: ", 0) == 0; }),
+                       c.warnings.end());
     c.measurement_again = *again.measurement;
     c.value_again = rate;
     c.value = std::max(c.value, rate);
   }
   c.method += fmt::format("; {} ({:.4g} {}{})", why, rate, c.value_unit,
                           kept ? "" : ", below the pass it had been measured again at before, which is kept");
-  for (const auto& w : again.warnings) c.warnings.push_back("again: " + w);
+  if (kept)  // the warnings of the pass kept, not of one measured and set aside
+    for (const auto& w : again.warnings) c.warnings.push_back("again: " + w);
 }
 
 Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const BenchmarkResult* end,

@@ -47,13 +47,14 @@ fi
 # (scripts/build-python-ext.sh): the header-only nlohmann/json the internal headers include, and
 # the definitions the library was built with.
 mkdir -p "$stage/roofbench/python/include"
-json_hpp=$(echo '#include <nlohmann/json.hpp>' | ${CXX:-c++} -E -M -x c++ - 2>/dev/null | tr ' \\' '\n\n' |
-  grep '/nlohmann/json.hpp$' | head -n1)
+json_hpp=$( (echo '#include <nlohmann/json.hpp>' | ${CXX:-c++} -E -M -x c++ - 2>/dev/null || true) |
+  tr ' \\' '\n\n' | awk '/\/nlohmann\/json\.hpp$/ && !found { print; found = 1 }')
 [ -n "$json_hpp" ] || { echo "pack-build: no nlohmann/json.hpp on the compiler's include path" >&2; exit 2; }
+[ -f "$build/build.ninja" ] || { echo "pack-build: no $build/build.ninja to read the build's definitions from" >&2; exit 2; }
 cp -rL "$(dirname "$json_hpp")" "$stage/roofbench/python/include/"
 : >"$stage/roofbench/python/defines.txt"
 for d in ROOFBENCH_HAVE_CUDA ROOFBENCH_HAVE_SM90A; do
-  grep -q -- "-D$d=1" "$build/build.ninja" && echo "$d=1" >>"$stage/roofbench/python/defines.txt"
+  if grep -q -- "-D$d=1" "$build/build.ninja"; then echo "$d=1" >>"$stage/roofbench/python/defines.txt"; fi
 done
 mkdir -p "$(dirname "$out")"
 XZ_OPT=${XZ_OPT:--6 -T0} tar -cJf "$out" -C "$stage" roofbench

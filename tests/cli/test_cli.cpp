@@ -887,11 +887,16 @@ TEST(CliRun, ABorrowedRoofThatAKernelBeatsIsMeasuredOnceMoreBeforeTheKernelIsRef
                           planted.string() + " --out ";
   const fs::path out = fresh("rb_borrow_run");
   const CmdResult b = rb(run + out.string());
-  EXPECT_EQ(b.code, 0) << b.out << b.err;
   EXPECT_NE(b.out.find("measuring 1 ceiling(s) again: a kernel came out above them"), std::string::npos) << b.out;
   const roofbench::Results got = roofbench::load_results((out / "results.json").string());
   ASSERT_EQ(got.benchmarks.size(), 1u);
-  EXPECT_FALSE(got.benchmarks[0].implausible()) << got.benchmarks[0].warnings.size();
+  const roofbench::BenchmarkResult& gemm = got.benchmarks[0];
+  ASSERT_TRUE(gemm.placement);
+  // Placed on the roof of this run's pass, at least ten times lower a share than on the planted
+  // one. (Whether it then passes is a timing verdict: passed here, it exits 0; the again pass taken
+  // while other tests load the machine and the GEMM not may still leave it above.)
+  EXPECT_LT(10 * gemm.placement->roof_pct, 100 * gemm.placement->flop_per_s / planted_value);
+  EXPECT_EQ(b.code, gemm.implausible() ? 1 : 0) << b.out << b.err;
   for (const auto& ceiling : got.ceilings) {
     if (ceiling.name != "fp32_fma") continue;
     ASSERT_TRUE(ceiling.value_again);
@@ -909,7 +914,8 @@ TEST(CliRun, ABorrowedRoofThatAKernelBeatsIsMeasuredOnceMoreBeforeTheKernelIsRef
   const fs::path skipped = fresh("rb_borrow_skipped");
   const CmdResult k = rb(run + skipped.string() + " --skip '^ceiling/fp32_fma'");
   EXPECT_EQ(k.code, 1) << k.out << k.err;
-  EXPECT_EQ(k.out.find("measuring 1 ceiling(s) again"), std::string::npos) << k.out;
+  EXPECT_EQ(k.out.find("ceiling(s) again"), std::string::npos) << k.out;
+  EXPECT_NE(k.out.find("not measuring fp32_fma (ceiling/fp32_fma/"), std::string::npos) << k.out;
   const roofbench::Results refused = roofbench::load_results((skipped / "results.json").string());
   ASSERT_EQ(refused.benchmarks.size(), 1u);
   EXPECT_TRUE(refused.benchmarks[0].implausible());

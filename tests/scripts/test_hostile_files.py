@@ -33,6 +33,9 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     roofbench = sys.argv[1]
+    if sys.argv[2] == "--files" and len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        return 2
     written = sys.argv[3] if sys.argv[2] == "--files" else None
     template = None if written else sys.argv[2]
     size = sys.argv[3] if len(sys.argv) > 3 and not written else "100000000"

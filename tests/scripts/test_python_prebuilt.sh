@@ -25,7 +25,7 @@ bash "$src/scripts/build-python-ext.sh" "$tmp" "$tmp/nothing" >/dev/null 2>"$tmp
   fail "a folder that is no archive was not refused: $(cat "$tmp/refused.err")"
 
 bash "$src/scripts/build-python-ext.sh" "$packed" "$tmp/ext" >"$tmp/build.out" 2>&1 ||
-  { cat "$tmp/build.out"; fail "build-python-ext.sh exited $?"; }
+  { rc=$?; cat "$tmp/build.out"; fail "build-python-ext.sh exited $rc"; }
 last=$(tail -n1 "$tmp/build.out")
 [[ "$last" =~ ^build-python-ext:\ Python\ 3\.[0-9]+:\ PYTHONPATH=$tmp/ext\  ]] ||
   fail "its last line does not say how to import it: $last"
