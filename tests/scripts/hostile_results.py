@@ -51,51 +51,54 @@ def main():
         r.update(extra)
         return r
 
-    if wanted("samples"):
-        # samples: one benchmark, its samples_s as long as the file allows (about 8.3 bytes each).
-        b = json.loads(json.dumps(first))
-        n = size // 13  # "0.001004817, " is 13 characters
-        b["measurement"]["samples_s"] = [round(1e-3 * (1 + 0.01 * rng.random()), 9) for _ in range(n)]
+    def sample_texts(n):
+        # n samples as JSON text: a block of 100,000 random ones repeated (writing is the cost here,
+        # not drawing: a reader sees the same numbers as from n draws).
+        block = [f"{1e-3 * (1 + 0.01 * rng.random()):.9f}" for _ in range(min(n, 100_000))]
+        reps, rest = divmod(n, len(block))
+        return ", ".join(block) + (", " + ", ".join(block)) * (reps - 1) + (", " + ", ".join(block[:rest]) if rest else "")
+
+    def with_samples(b, n):
+        # b's JSON text with n samples in samples_s and no per-sample clocks or throttle flags.
+        b = json.loads(json.dumps(b))
+        b["measurement"]["samples_s"] = ["@SAMPLES@"]
         b["measurement"]["sample_clock_hz"] = []
         b["measurement"]["throttled_samples"] = []
-        write("samples", json.dumps(with_benchmarks([b])))
+        return json.dumps(b).replace('"@SAMPLES@"', sample_texts(n), 1)
+
+    def splice(key, items):
+        # The template (base) with its `key` list replaced by the JSON texts of items.
+        r = dict(base)
+        r[key] = []
+        return json.dumps(r).replace(f'"{key}": []', f'"{key}": [' + ", ".join(items) + "]", 1)
+
+    def renamed(text, old, new):
+        return text.replace(json.dumps(old), json.dumps(new), 1)
+
+    if wanted("samples"):
+        # samples: one benchmark, its samples_s as long as the file allows (about 8.3 bytes each).
+        write("samples", splice("benchmarks", [with_samples(first, size // 13)]))  # "0.001004817, " is 13 characters
 
     if wanted("benchmarks"):
         # benchmarks: copies of the first under new names.
-        one = len(json.dumps(first))
-        copies = []
-        for i in range(size // one):
-            c = json.loads(json.dumps(first))
-            c["name"] = f"{first['name']}/copy:{i}"
-            copies.append(c)
-        write("benchmarks", json.dumps(with_benchmarks(copies)))
+        text = json.dumps(first)
+        write("benchmarks", splice("benchmarks", [renamed(text, first["name"], f"{first['name']}/copy:{i}")
+                                                  for i in range(size // len(text))]))
 
     if wanted("many"):
         one = len(json.dumps(first))  # many: kMaxBenchmarks benchmarks, each with as many samples as fill the file.
         most = 1000  # bench/results.h: kMaxBenchmarks
-        per = max(1, (size // most - one) // 12)
-        b = json.loads(json.dumps(first))
-        b["measurement"]["samples_s"] = [round(1e-3 * (1 + 0.01 * rng.random()), 9) for _ in range(per)]
-        b["measurement"]["sample_clock_hz"] = []
-        b["measurement"]["throttled_samples"] = []
-        text = json.dumps(b)
-        old_name = json.dumps(first["name"])
-        parts = [text.replace(old_name, json.dumps(f"{first['name']}/copy:{i}"), 1) for i in range(most)]
-        r = json.dumps(with_benchmarks([]))
-        write("many", r.replace('"benchmarks": []', '"benchmarks": [' + ", ".join(parts) + "]", 1))
+        text = with_samples(first, max(1, (size // most - one) // 12))
+        write("many", splice("benchmarks", [renamed(text, first["name"], f"{first['name']}/copy:{i}")
+                                            for i in range(most)]))
 
     if wanted("ceilings"):
         # ceilings: copies of the first under new names (at most 32 characters).
         c0 = template["ceilings"][0]
-        per = len(json.dumps(c0))
-        ceilings = list(template["ceilings"])
-        for i in range(size // per):
-            c = json.loads(json.dumps(c0))
-            c["name"] = f"hostile_{i}"
-            ceilings.append(c)
-        r = dict(base)
-        r["ceilings"] = ceilings
-        write("ceilings", json.dumps(r))
+        text = json.dumps(c0)
+        ceilings = [json.dumps(c) for c in template["ceilings"]]
+        ceilings += [renamed(text, c0["name"], f"hostile_{i}") for i in range(size // len(text))]
+        write("ceilings", splice("ceilings", ceilings))
 
     if wanted("warnings"):
         # warnings: a million of them on one benchmark.
@@ -128,17 +131,14 @@ def main():
         # garbage: the template cut short, then random bytes to the size.
         text = json.dumps(template)
         cut = rng.randrange(len(text) // 2, len(text))
-        write("garbage", text[:cut] + "".join(chr(rng.randrange(32, 127)) for _ in range(min(size, 20_000_000))))
+        printable = bytes(32 + i % 95 for i in range(256))  # each random byte onto ' ' .. '~'
+        write("garbage", text[:cut] + rng.randbytes(min(size, 20_000_000)).translate(printable).decode("ascii"))
 
     if wanted("million"):
-        b = json.loads(json.dumps(first))
-        m = b["measurement"]
-        m["samples_s"] = [round(1e-3 * (1 + 0.01 * rng.random()), 9) for _ in range(1_000_000)]
-        m["sample_clock_hz"] = [1.9e9] * 1_000_000
-        m["throttled_samples"] = []
-        c = json.loads(json.dumps(b))
-        c["name"] = first["name"] + "/copy:1"
-        write("million", json.dumps(with_benchmarks([b, c])))
+        # million: issue 48's file, two benchmarks of 1,000,000 samples and clocks each.
+        text = with_samples(first, 1_000_000).replace('"sample_clock_hz": []',
+                                                       '"sample_clock_hz": [' + ", ".join(["1900000000.0"] * 1_000_000) + "]", 1)
+        write("million", splice("benchmarks", [text, renamed(text, first["name"], first["name"] + "/copy:1")]))
 
     return 0
 
