@@ -1,6 +1,8 @@
 #include "bench/results.h"
 
 #include <fmt/format.h>
+#include <lzma.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -671,14 +673,118 @@ void from_json(const json& j, Results& r) {
   }
 }
 
-Results load_results(const std::string& path) {
+namespace {
+
+// Decompresses a whole gzip or xz stream into text, refusing one that decompresses past max_bytes
+// (checked a chunk at a time: the text grows at most a chunk past it).
+constexpr std::size_t kChunk = std::size_t(1) << 20;
+
+std::string too_big(const std::string& what, const char* format, std::size_t max_bytes) {
+  return fmt::format("{}: {} that decompresses past {} MiB: not a roofbench results file (none comes near it)", what,
+                     format, max_bytes >> 20);
+}
+
+std::string gunzip(const std::string& in, const std::string& what, std::size_t max_bytes) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) throw InputError(what + ": cannot start a gzip decoder");
+  std::string out;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  std::size_t left = in.size();
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    if (z.avail_in == 0 && left > 0) {  // avail_in is 32 bits: feed a large file in pieces
+      z.avail_in = static_cast<uInt>(std::min<std::size_t>(left, std::size_t(1) << 30));
+      left -= z.avail_in;
+    }
+    if (out.size() > max_bytes) {
+      inflateEnd(&z);
+      throw InputError(too_big(what, "a gzip file", max_bytes));
+    }
+    const std::size_t have = out.size();
+    out.resize(have + kChunk);
+    z.next_out = reinterpret_cast<Bytef*>(&out[have]);
+    z.avail_out = static_cast<uInt>(kChunk);
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.resize(have + kChunk - z.avail_out);
+    if (rc == Z_BUF_ERROR && z.avail_in == 0 && left == 0) rc = Z_DATA_ERROR;  // cut short
+    if (rc != Z_OK && rc != Z_STREAM_END) {
+      const std::string why = z.msg ? z.msg : rc == Z_DATA_ERROR ? "the stream ends early" : "decoder error";
+      inflateEnd(&z);
+      throw InputError(what + ": a broken gzip file (" + why + ")");
+    }
+  }
+  const bool trailing = z.avail_in > 0 || left > 0;
+  inflateEnd(&z);
+  if (trailing) throw InputError(what + ": a gzip file with bytes after its stream (two files in one?)");
+  if (out.size() > max_bytes) throw InputError(too_big(what, "a gzip file", max_bytes));
+  return out;
+}
+
+std::string unxz(const std::string& in, const std::string& what, std::size_t max_bytes) {
+  lzma_stream z = LZMA_STREAM_INIT;
+  // The decoder's memory is bounded too: xz -9's dictionary needs 65 MiB; a header may ask for 1.5 GiB.
+  constexpr std::uint64_t kDecoderMemory = std::uint64_t(128) << 20;
+  if (lzma_stream_decoder(&z, kDecoderMemory, LZMA_CONCATENATED) != LZMA_OK)
+    throw InputError(what + ": cannot start an xz decoder");
+  std::string out;
+  z.next_in = reinterpret_cast<const uint8_t*>(in.data());
+  z.avail_in = in.size();
+  lzma_ret rc = LZMA_OK;
+  while (rc != LZMA_STREAM_END) {
+    if (out.size() > max_bytes) {
+      lzma_end(&z);
+      throw InputError(too_big(what, "an xz file", max_bytes));
+    }
+    const std::size_t have = out.size();
+    out.resize(have + kChunk);
+    z.next_out = reinterpret_cast<uint8_t*>(&out[have]);
+    z.avail_out = kChunk;
+    rc = lzma_code(&z, z.avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
+    out.resize(have + kChunk - z.avail_out);
+    if (rc != LZMA_OK && rc != LZMA_STREAM_END) {
+      lzma_end(&z);
+      const char* why = rc == LZMA_BUF_ERROR || rc == LZMA_DATA_ERROR ? "the stream ends early or is corrupt"
+                        : rc == LZMA_FORMAT_ERROR                     ? "not an xz stream"
+                        : rc == LZMA_MEM_ERROR                        ? "out of memory"
+                        : rc == LZMA_MEMLIMIT_ERROR ? "its decoder would need more than 128 MiB; xz -9's needs 65"
+                                                                      : "decoder error";
+      throw InputError(what + ": a broken xz file (" + why + ")");
+    }
+  }
+  lzma_end(&z);
+  if (out.size() > max_bytes) throw InputError(too_big(what, "an xz file", max_bytes));
+  return out;
+}
+
+bool starts_with(const std::string& s, std::initializer_list<unsigned char> magic) {
+  if (s.size() < magic.size()) return false;
+  std::size_t i = 0;
+  for (const unsigned char m : magic)
+    if (static_cast<unsigned char>(s[i++]) != m) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string results_text(std::string bytes, const std::string& what, std::size_t max_bytes) {
+  if (starts_with(bytes, {0x1f, 0x8b})) return gunzip(bytes, what, max_bytes);
+  if (starts_with(bytes, {0xfd, '7', 'z', 'X', 'Z', 0x00})) return unxz(bytes, what, max_bytes);
+  return bytes;
+}
+
+std::string read_results_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open for reading");
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw InputError(path + ": read error");
+  return results_text(std::move(ss).str(), path);
+}
+
+Results load_results(const std::string& path) {
+  const std::string text = read_results_text(path);
   try {
-    return parse_results(ss.str());
+    return parse_results(text);
   } catch (const InputError& e) {
     throw InputError(path + ": " + e.what());
   }
@@ -738,6 +844,26 @@ std::string dump_results(const Results& r) {
   return json(r).dump(2) + "\n";
 }
 
+namespace {
+bool is_results_file_name(const std::string& name) {
+  for (const char* n : kResultsFileNames)
+    if (name == n) return true;
+  return false;
+}
+}  // namespace
+
+std::string results_file_in(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const char* n : kResultsFileNames)  // a file, or a link to one (a run folder shows its files so)
+    if (fs::is_regular_file(fs::path(dir) / n, ec)) found.push_back(n);
+  if (found.size() > 1)
+    throw InputError(fmt::format("folder '{}' holds {}: which is its run's cannot be told (keep one)", dir,
+                                 fmt::join(found, " and ")));
+  return found.empty() ? "" : (fs::path(dir) / found[0]).string();
+}
+
 std::vector<std::string> results_files_under(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> found;
@@ -748,10 +874,14 @@ std::vector<std::string> results_files_under(const std::string& dir) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file() && it->path().filename() == "results.json") found.push_back(it->path().string());
+    if (it->is_regular_file() && is_results_file_name(it->path().filename().string()))
+      found.push_back(it->path().string());
   }
   if (ec) throw InputError("cannot read folder '" + dir + "': " + ec.message());
   std::sort(found.begin(), found.end());
+  for (std::size_t i = 1; i < found.size(); ++i)
+    if (fs::path(found[i]).parent_path() == fs::path(found[i - 1]).parent_path())
+      results_file_in(fs::path(found[i]).parent_path().string());  // throws, naming both
   return found;
 }
 
@@ -759,9 +889,10 @@ std::string results_path(const std::string& file_or_dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(file_or_dir, ec)) {
-    const fs::path p = fs::path(file_or_dir) / "results.json";
-    if (!fs::exists(p, ec)) throw InputError("folder '" + file_or_dir + "' holds no results.json");
-    return p.string();
+    std::string p = results_file_in(file_or_dir);
+    if (p.empty())
+      throw InputError("folder '" + file_or_dir + "' holds no results.json (nor results.json.xz or .gz)");
+    return p;
   }
   return file_or_dir;
 }

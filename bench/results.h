@@ -291,17 +291,34 @@ inline constexpr std::size_t kMaxCeilings = 1000;
 inline constexpr std::size_t kMaxJsonDepth = 64;
 inline constexpr std::size_t kMaxJsonString = 64 * 1024;
 
+// A results file may be stored compressed, gzip or xz (committed baselines are results.json.xz;
+// a CI artifact often arrives as .json.gz): the reader knows it by its first bytes, whatever its
+// name, and decompresses it whole in memory first. No results file comes near this; a file that
+// decompresses past it (a decompression bomb) is refused as it decompresses.
+inline constexpr std::size_t kMaxResultsBytes = std::size_t(512) << 20;
+// The names a run folder's results file may have: as written, and compressed.
+inline constexpr const char* kResultsFileNames[] = {"results.json", "results.json.xz", "results.json.gz"};
+
 // Reads and validates a results file; throws InputError (missing, unreadable, malformed,
-// wrong schema) with a one-line message naming the file.
+// wrong schema, a broken or oversized compressed stream) with a one-line message naming the file.
 Results load_results(const std::string& path);
 // The same for the text of one (tests/fuzz/fuzz_results.cpp feeds it arbitrary bytes).
 Results parse_results(const std::string& text);
+// The JSON text of a results file's bytes: decompressed when they are gzip or xz (by their
+// magic), else as they are. Throws InputError, naming `what`, for a broken compressed stream or
+// one that decompresses past max_bytes.
+std::string results_text(std::string bytes, const std::string& what, std::size_t max_bytes = kMaxResultsBytes);
+// A file's JSON text, through results_text; throws InputError when it cannot be read.
+std::string read_results_text(const std::string& path);
 std::string dump_results(const Results& r);  // pretty JSON text, ends with a newline
-// A results file given as itself or as the folder that holds results.json.
+// The results file of a run folder (one of kResultsFileNames), or "" when it holds none. Throws
+// InputError when it holds more than one: which of them is the run's cannot be told.
+std::string results_file_in(const std::string& dir);
+// A results file given as itself or as the folder that holds it (results_file_in).
 std::string results_path(const std::string& file_or_dir);
-// Every results.json under a folder, recursively, sorted by path; a run folder's hidden
-// .roofbench/ (the generations its visible files link to: the same run again) is left out.
-// Throws InputError when the folder cannot be read.
+// Every results file (kResultsFileNames) under a folder, recursively, sorted by path; a run
+// folder's hidden .roofbench/ (the generations its visible files link to: the same run again) is
+// left out. Throws InputError when the folder cannot be read, or one of its folders holds two.
 std::vector<std::string> results_files_under(const std::string& dir);
 
 }  // namespace roofbench

@@ -71,13 +71,13 @@ int cmd_report(const std::vector<std::string>& paths, const std::string& out) {
   const Results r = read_results(path);
   fs::path dir = !out.empty() ? fs::path(out) : fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  // Reports beside another run's results.json would be a set that disagrees with itself.
+  // Reports beside another run's results file would be a set that disagrees with itself. (The
+  // same results stored compressed beside them are the same run: a committed baseline's.)
   std::error_code ec;
-  if (const fs::path there = dir / "results.json"; fs::exists(there, ec) && !fs::equivalent(there, path, ec)) {
-    std::ifstream a(there, std::ios::binary), b(path, std::ios::binary);
-    const std::string other((std::istreambuf_iterator<char>(a)), {}), mine((std::istreambuf_iterator<char>(b)), {});
-    if (other != mine)
-      throw InputError(dir.string() + " holds another run's results.json: the reports of " + path +
+  if (const std::string there = results_file_in(dir.string()); !there.empty() && !fs::equivalent(there, path, ec)) {
+    if (read_results_text(there) != read_results_text(path))
+      throw InputError(dir.string() + " holds another run's " + fs::path(there).filename().string() +
+                       ": the reports of " + path +
                        " there would not be of its results; give --out an empty folder, or that run's own");
   }
   write_reports(r, dir, false);
@@ -254,9 +254,9 @@ int cmd_evidence(const EvidenceArgs& a) {
   std::vector<std::string> files;
   for (const auto& p : a.paths) {
     std::error_code ec;
-    if (fs::is_directory(p, ec) && !fs::exists(fs::path(p) / "results.json", ec)) {
+    if (fs::is_directory(p, ec) && results_file_in(p).empty()) {
       const auto under = results_files_under(p);
-      if (under.empty()) throw InputError(p + ": holds no results.json");
+      if (under.empty()) throw InputError(p + ": holds no results.json (nor results.json.xz or .gz)");
       files.insert(files.end(), under.begin(), under.end());
     } else {
       files.push_back(results_path(p));

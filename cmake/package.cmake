@@ -40,7 +40,7 @@ endfunction()
 # The shared libraries libroofbench links that a Debian package provides (the -dev packages hold
 # only the .so link; the runtime package holds what the link resolves to).
 set(_libs ${ROOFBENCH_BLAS_LIBRARIES} ${ROOFBENCH_SLEEF})
-foreach(tgt benchmark::benchmark fmt::fmt)
+foreach(tgt benchmark::benchmark fmt::fmt ZLIB::ZLIB LibLZMA::LibLZMA)
   get_target_property(_loc ${tgt} LOCATION)
   list(APPEND _libs ${_loc})
 endforeach()

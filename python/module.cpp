@@ -10,6 +10,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 
 #include "cli/commands.h"
 #include "bench/registry.h"
+#include "bench/results.h"
 #include "roofbench/verify.h"
 
 #ifdef ROOFBENCH_HAVE_CUDA
@@ -214,4 +216,14 @@ NB_MODULE(_roofbench, m) {
   });
   m.def("main", &main_args, nb::arg("args"), nb::arg("quiet_stdout") = false);
   m.def("gpu_count", &gpu_count);
+  // A results file's JSON text (or a run folder's), compressed or not, through the reader every
+  // command uses: (path, text), or ValueError with its one line.
+  m.def("results_text", [](const std::string& file_or_dir) {
+    try {
+      const std::string path = roofbench::results_path(file_or_dir);
+      return std::make_pair(path, roofbench::read_results_text(path));
+    } catch (const roofbench::InputError& e) {
+      throw nb::value_error(e.what());
+    }
+  });
 }

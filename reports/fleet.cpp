@@ -88,7 +88,7 @@ std::vector<FleetMember> load_fleet(const std::vector<std::string>& paths) {
   };
   for (const auto& p : paths) {
     std::error_code ec;
-    if (fs::is_directory(p, ec) && !fs::exists(fs::path(p) / "results.json", ec)) {
+    if (fs::is_directory(p, ec) && results_file_in(p).empty()) {
       for (auto& f : results_files_under(p)) add(f);
     } else {
       add(results_path(p));

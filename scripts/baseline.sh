@@ -21,7 +21,7 @@
 #                machine that is the folder that comes back
 #   --limit      seconds the whole script may take (default 7200); each run is stopped at its share
 #   after --     options for every `roofbench run`: --quick, --filter REGEX, --skip REGEX
-# OUT gets counters-1's results.json, gbench.json, roofline.svg, report.html, summary.md and
+# OUT gets counters-1's results.json (stored as results.json.xz), gbench.json, roofline.svg, report.html, summary.md and
 # console.log, each pair's verdicts (agreement-plain.md/.json, agreement-counters.md/.json) and
 # PROVENANCE.md. Otherwise uses $ROOFBENCH_BIN (default build/release/roofbench).
 # Exit: 0 every run passed and each pair agreed (no SLOWER, FASTER or FAILED verdict); 1 a run
@@ -104,9 +104,12 @@ for pair in plain counters; do
   fi
 done
 
+rm -f "$out/results.json.xz" "$out/results.json.gz"  # an earlier baseline's, stored compressed
 for f in results.json gbench.json roofline.svg report.html summary.md console.log; do
   cp "$work/counters-1/$f" "$out/$f" || status=1
 done
+# Stored as results.json.xz, as committed baselines are: every roofbench command reads it so.
+bash "$here/scripts/compress-results.sh" "$out" >/dev/null || status=1
 [ -n "$sanitizer_log" ] && cp "$sanitizer_log" "$out/sanitizer.log"
 {
   echo "# Provenance"
@@ -117,7 +120,7 @@ done
   echo "- commit the binary was built from: $commit"
   echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- baseline: the first of the two runs with counters; the device, driver, clocks and"
-  echo "  command line are in results.json"
+  echo "  command line are in results.json (stored as results.json.xz: \`xz -dc\` gives the file the run wrote)"
   echo "- agreement: \`agreement-plain.md\` and \`agreement-counters.md\`, each pair's second run against its first"
   [ -n "$sanitizer_log" ] && echo "- compute-sanitizer: \`sanitizer.log\` (scripts/sanitize.sh)"
   if command -v nvidia-smi >/dev/null && [[ $device == cuda:* ]]; then

@@ -34,8 +34,8 @@ for t in $targets; do mkdir -p "$seeds/$t" "$out/corpus/$t"; done
 # Seeds: every committed results file, cut down, and the other kinds from tests/fuzz/seeds/.
 if [ -d "$seeds/results" ] || [ -d "$seeds/compare_history" ]; then
   mkdir -p "$seeds/results"
-  python3 - "$seeds/results" reports/baselines/*/results.json tests/fixtures/*.json <<'PY'
-import json, sys
+  python3 - "$seeds/results" reports/baselines/*/results.json* tests/fixtures/*.json <<'PY'
+import gzip, json, lzma, sys
 # Per-sample lists (samples, clocks, placements' samples) cut to 8 entries and the indexes into
 # them kept in range: the file stays one the reader takes, with every field it had.
 def cut(v):
@@ -50,8 +50,12 @@ def cut(v):
         return d
     return v
 for i, path in enumerate(sys.argv[2:], 1):
-    text = json.dumps(cut(json.load(open(path))), separators=(",", ":"))
+    opener = lzma.open if path.endswith(".xz") else gzip.open if path.endswith(".gz") else open
+    text = json.dumps(cut(json.load(opener(path, "rt"))), separators=(",", ":"))
     open(f"{sys.argv[1]}/{i}.json", "w").write(text)
+    if i <= 2:  # the reader takes them compressed too: the first two also as xz and gzip
+        open(f"{sys.argv[1]}/{i}.json.xz", "wb").write(lzma.compress(text.encode()))
+        open(f"{sys.argv[1]}/{i}.json.gz", "wb").write(gzip.compress(text.encode(), mtime=0))
 PY
 fi
 if [ -d "$seeds/compare_history" ]; then cp "$seeds"/results/*.json "$seeds/compare_history/"; fi

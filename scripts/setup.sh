@@ -7,6 +7,8 @@ packages=(cmake ninja-build g++ git pkg-config
           libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev libopenblas-dev libopenblas-openmp-dev
           # bench/stats.cpp: the t and normal distributions (header-only)
           libboost-math-dev
+          # bench/results.cpp: results files stored compressed (.json.gz, .json.xz), read as they are
+          zlib1g-dev liblzma-dev xz-utils
           libgtest-dev libgmock-dev libtinyxml2-dev
           # the CPU elementwise families' vectorized transcendentals
           libsleef-dev

@@ -23,16 +23,19 @@ wall time over its timed samples and the spread of the kernels of at least 50 us
 """
 import argparse
 import json
+import lzma
 import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_io import read_json, results_file_in  # noqa: E402
+
 
 def load(path):
     try:
-        with open(path) as f:
-            d = json.load(f)
-    except (OSError, ValueError) as e:
+        d = read_json(path)
+    except (OSError, ValueError, EOFError, lzma.LZMAError) as e:
         sys.exit(f"targets: cannot read {path}: {e}")
     if not isinstance(d, dict) or d.get("schema") != "roofbench.results.v1":
         sys.exit(f"targets: {path} is not a roofbench results file (schema roofbench.results.v1)")
@@ -72,15 +75,18 @@ class Row:
 
 class Baseline:
     def __init__(self, folder):
-        path = os.path.join(folder, "results.json")
-        if not os.path.isfile(path):
-            sys.exit(f"targets: no results.json in {folder}")
+        try:
+            path = results_file_in(folder)
+            cpath = results_file_in(os.path.join(folder, "counters"))
+        except ValueError as e:
+            sys.exit(f"targets: {e}")
+        if path is None:
+            sys.exit(f"targets: no results.json (nor results.json.xz or .gz) in {folder}")
         self.r = load(path)
         self.name = self.r.get("device", {}).get("name", "?")
         self.h200 = "H200" in self.name
         self.h100 = "H100" in self.name
-        cpath = os.path.join(folder, "counters", "results.json")
-        self.counters = load(cpath) if os.path.isfile(cpath) else None
+        self.counters = load(cpath) if cpath else None
         apath = os.path.join(folder, "agreement.json")
         self.agreement = None
         if os.path.isfile(apath):
@@ -414,13 +420,14 @@ def visits_of(bl, folder, root):
     mine = os.path.realpath(folder)
     for name in sorted(os.listdir(root)):
         other = os.path.join(root, name)
-        path = os.path.join(other, "results.json")
-        if os.path.realpath(other) == mine or not os.path.isfile(path):
+        if os.path.realpath(other) == mine or not os.path.isdir(other):
             continue
         try:  # a folder that is not a baseline of roofbench's is no visit
-            with open(path) as f:
-                d = json.load(f)
-        except (OSError, ValueError):
+            path = results_file_in(other)
+            if path is None:
+                continue
+            d = read_json(path)
+        except (OSError, ValueError, EOFError, lzma.LZMAError):
             continue
         if not isinstance(d, dict) or d.get("schema") != "roofbench.results.v1":
             continue

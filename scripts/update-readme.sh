@@ -19,14 +19,18 @@ results=$(mktemp)
 baselines=$(mktemp)
 { echo '```'; "$bin" list; echo '```'; } >"$catalogue"
 evidence=$(mktemp)
-"$bin" evidence reports/baselines/*/results.json --json "$evidence" >/dev/null || true
+# Each baseline's results file: results.json.xz as committed (or results.json, results.json.gz).
+results_of() { local n; for n in results.json results.json.xz results.json.gz; do [ -f "$1/$n" ] && { echo "$1/$n"; return; }; done; }
+files=()
+for d in reports/baselines/*/; do f=$(results_of "${d%/}"); [ -n "$f" ] && files+=("$f"); done
+"$bin" evidence "${files[@]}" --json "$evidence" >/dev/null || true
 [ -s "$evidence" ] || { echo "roofbench evidence wrote no verdicts on reports/baselines" >&2; exit 2; }
 verdict() {  # verdict(dir): "" for a baseline that passes, else " — **FAILS ...**: its first reasons"
-  python3 - "$evidence" "$1" <<'PY'
+  python3 - "$evidence" "$1" "$(results_of "$1")" <<'PY'
 import json, os, sys
 files = {f["path"]: f for f in json.load(open(sys.argv[1]))["files"]}
 d = sys.argv[2]
-f = files.get(os.path.join(d, "results.json"))
+f = files.get(sys.argv[3])
 if f and not f["ok"]:
     why = "; ".join(f"{x['check']}: `{x['benchmark']}` {x['text']}" for x in f["failures"][:2])
     more = len(f["failures"]) - 2
@@ -41,11 +45,12 @@ for summary in reports/baselines/*/summary.md; do
   dir=$(dirname "$summary")
   title=$(sed -n '1s/^### roofbench: //p' "$summary")
   stamp=$(sed -n '3p' "$summary")
+  file=$(basename "$(results_of "$dir")")
   echo "- **$title** ($stamp): [tables](docs/baselines.md), [chart]($dir/roofline.svg)," \
-    "[report]($dir/report.html), [summary]($dir/summary.md), [results.json]($dir/results.json)$(verdict "$dir")" \
+    "[report]($dir/report.html), [summary]($dir/summary.md), [$file]($dir/$file)$(verdict "$dir")" \
     >>"$baselines"
   # Links from docs/ lead up one folder.
-  { echo "From [\`$dir/results.json\`](../$dir/results.json) ([chart](../$dir/roofline.svg), [report](../$dir/report.html)):"
+  { echo "From [\`$dir/$file\`](../$dir/$file) ([chart](../$dir/roofline.svg), [report](../$dir/report.html)):"
     echo
     # docs/baselines.md keeps the short tables (ceilings, the GEMM ladder against the vendor
     # library, the lessons); the counters, the row of every benchmark and the warnings stay in

@@ -12,6 +12,8 @@
 #   sanitize scripts/sanitize.sh's logs (racecheck, initcheck, synccheck with the time a visit had
 #            left), into sanitizer.log beside repeat's: each tool's log in place of its earlier one
 # and then targets.md, the visit's targets read off what the folder holds (scripts/targets.py).
+# Every results.json of the folder is stored as results.json.xz (scripts/compress-results.sh):
+# roofbench's commands and scripts/targets.py read it as it is.
 # A stage without numbers adds to the folder that a numbers stage made, on a GPU of the same name
 # (each stage's summary names its GPU and commit; tests and repeat carry results files that do
 # too); a stage of another GPU is refused, and nothing is written. A stage that was refused, whose
@@ -48,7 +50,9 @@ die() { echo "visit-baseline: $*" >&2; exit 2; }
 [ -d "$visit" ] || die "no folder $visit"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-device_name() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"]["name"])' "$1"; }
+device_name() { python3 -c 'import sys; sys.path.insert(0, sys.argv[2]); from results_io import read_json; print(read_json(sys.argv[1])["device"]["name"])' "$1" "$here/scripts"; }
+# The baseline's results file: results.json.xz as committed (scripts/compress-results.sh), or plain.
+baseline_results() { local n; for n in results.json.xz results.json results.json.gz; do [ -f "$1/$n" ] && { echo "$1/$n"; return; }; done; }
 
 # Which stages came back, each unpacked, and the name of the device each ran on: from a results
 # file where the stage wrote one, else from its summary's "device: NAME, UUID, DRIVER; ..." line.
@@ -115,9 +119,9 @@ if [ "${stages[0]}" = numbers ]; then
   [ -f "$tmp/numbers/baseline/results.json" ] || die "the numbers stage merged no results"
   want=${names[0]}
 else
-  [ -f "$out/results.json" ] ||
+  [ -n "$(baseline_results "$out")" ] ||
     die "no baseline in $out to add the ${stages[*]} stage(s) to: a numbers stage makes it first"
-  want=$(device_name "$out/results.json")
+  want=$(device_name "$(baseline_results "$out")")
 fi
 for i in "${!stages[@]}"; do
   [ "${names[$i]}" = "$want" ] ||
@@ -157,16 +161,18 @@ for st in "${stages[@]}"; do
   case $st in
     numbers)
       # A new baseline: what earlier visits added to the old one goes with it.
-      for f in results.json gbench.json roofline.svg hierarchy.svg report.html summary.md console.log \
+      for f in results.json results.json.xz results.json.gz gbench.json roofline.svg hierarchy.svg report.html summary.md console.log \
         PROVENANCE.md agreement.md agreement.json sanitizer.log counters targets.md; do
         rm -rf "${out:?}/$f"
       done
       cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
       # The device the numbers are of, from its own results.json: which GPU, its driver, the power
       # limit it ran under and where power and energy were read from (issue 47).
-      python3 - "$out/results.json" >"$tmp/device.md" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])).get("device", {})
+      python3 - "$out/results.json" "$here/scripts" >"$tmp/device.md" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from results_io import read_json
+d = read_json(sys.argv[1]).get("device", {})
 limit = d.get("power_limit_w")
 print(f"- device: {d.get('name', '?')}, UUID {d.get('uuid') or 'not recorded'}")
 print(f"- NVIDIA driver: {d.get('nvidia_driver_version') or 'not recorded (NVML did not give it, or a file from before it was read)'}")
@@ -213,6 +219,8 @@ PY
       ;;
   esac
 done
-# The targets of a GPU visit, read off what the folder now holds (scripts/targets.py).
+# Its results files stored as xz (a visit's is 15 MB; the tree is kept under 30 MB), which every
+# command reads as they are; then the targets of a GPU visit, read off what the folder now holds.
+bash "$here/scripts/compress-results.sh" "$out" >/dev/null || die "its results files could not be stored as xz"
 python3 "$here/scripts/targets.py" "$out" --out "$out/targets.md"
 echo "visit-baseline: ${stages[*]} into $out ($(ls "$out" | tr '\n' ' ')); now run scripts/update-readme.sh"

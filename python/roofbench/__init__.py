@@ -25,7 +25,7 @@ import tempfile
 
 from . import _roofbench
 
-__all__ = ["Benchmark", "Result", "Run", "bench", "run", "RunError"]
+__all__ = ["Benchmark", "Result", "Run", "bench", "load", "run", "RunError"]
 
 _NAME = re.compile(r"^([a-z0-9_.\-]+)/([a-z0-9_.\-]+)/(fp64|fp32|fp16|bf16)$")
 _FILES = ("results.json", "gbench.json", "roofline.svg", "report.html", "summary.md")
@@ -129,10 +129,12 @@ class Result:
 class Run:
     """A run's results folder and what it holds."""
 
-    def __init__(self, folder, exit_code, temporary):
+    def __init__(self, folder, exit_code, temporary, data=None):
         self.folder, self.exit_code, self._temporary = folder, exit_code, temporary
-        with open(os.path.join(folder, "results.json")) as f:
-            self.data = json.load(f)
+        if data is None:
+            with open(os.path.join(folder, "results.json")) as f:
+                data = json.load(f)
+        self.data = data
         self.results = [Result(b) for b in self.data["benchmarks"]]
 
     def __del__(self):
@@ -147,9 +149,10 @@ class Run:
         raise KeyError(f"{name}: not in this run (a failed ceiling, a stopped run?)")
 
     def write(self, folder):
-        """Copies results.json and the reports into `folder` (created; files there are replaced)."""
+        """Copies results.json (as stored: compressed, for a loaded one stored so) and the reports
+        into `folder` (created; files there are replaced)."""
         os.makedirs(folder, exist_ok=True)
-        for f in _FILES:
+        for f in _FILES + ("results.json.xz", "results.json.gz"):
             src = os.path.join(self.folder, f)
             if os.path.exists(src):
                 shutil.copyfile(src, os.path.join(folder, f) + ".tmp")
@@ -224,6 +227,15 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
     if code not in (0, 1) and code < 128 or not written:
         raise RunError(f"roofbench run exited {code} and wrote no results (its message is above)")
     return Run(folder, code, temporary)
+
+
+def load(path):
+    """The Run of an earlier results file: results.json, or stored compressed (results.json.xz,
+    .json.gz, as committed baselines and CI artifacts are), or the folder that holds one. Read by
+    the reader every roofbench command uses; ValueError with its one line when it refuses the
+    file. Its exit_code is None: no run was made here."""
+    path, text = _roofbench.results_text(os.fspath(path))
+    return Run(os.path.dirname(path) or ".", None, False, data=json.loads(text))
 
 
 def bench(fn, inputs, reference=None, name=None, flops=0, bytes=0, **options):

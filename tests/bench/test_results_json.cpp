@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <lzma.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -648,4 +650,124 @@ TEST(ResultsJson, ASustainedPassAndTheClockOfThePlacementRoundTripAndAreChecked)
     plant(bad["ceilings"][2]);
     EXPECT_THROW(bad.get<Results>(), InputError) << bad["ceilings"][2].dump().substr(0, 200);
   }
+}
+
+// ---------------------------------------------------------------- results stored compressed
+
+namespace {
+std::string gzip_of(const std::string& text) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, text.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+std::string xz_of(const std::string& text) {
+  std::string out(lzma_stream_buffer_bound(text.size()), '\0');
+  std::size_t pos = 0;
+  EXPECT_EQ(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, nullptr, reinterpret_cast<const uint8_t*>(text.data()),
+                                    text.size(), reinterpret_cast<uint8_t*>(out.data()), &pos, out.size()),
+            LZMA_OK);
+  out.resize(pos);
+  return out;
+}
+
+std::string write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path.string();
+}
+
+std::string refusal(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(not refused)";
+}
+}  // namespace
+
+TEST(ResultsCompressed, XzAndGzipAreReadAsThePlainFileWhateverTheirName) {
+  const std::string text = dump_results(full_sample());
+  const auto dir = scratch_path("rb_compressed_read");
+  std::filesystem::remove_all(dir);
+  const std::string plain = write_bytes(dir / "plain/results.json", text);
+  const std::string want = dump_results(load_results(plain));
+  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
+           {"xz/results.json.xz", xz_of(text)},
+           {"gz/results.json.gz", gzip_of(text)},
+           {"misnamed/results.json", gzip_of(text)}}) {  // known by its bytes, not its name
+    SCOPED_TRACE(name);
+    ASSERT_NE(bytes, text);
+    const std::string path = write_bytes(dir / name, bytes);
+    EXPECT_EQ(read_results_text(path), text);
+    EXPECT_EQ(dump_results(load_results(path)), want);
+    // Its folder names it, as a folder names its results.json.
+    EXPECT_EQ(results_path(std::filesystem::path(path).parent_path().string()), path);
+  }
+  EXPECT_EQ(results_files_under(dir.string()),
+            (std::vector<std::string>{(dir / "gz/results.json.gz").string(), (dir / "misnamed/results.json").string(),
+                                      (dir / "plain/results.json").string(), (dir / "xz/results.json.xz").string()}));
+}
+
+TEST(ResultsCompressed, BrokenStreamsAreOneLineRefusalsNamingTheFile) {
+  const std::string text = dump_results(full_sample());
+  const auto dir = scratch_path("rb_compressed_broken");
+  std::filesystem::remove_all(dir);
+  const std::string xz = xz_of(text), gz = gzip_of(text);
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases{
+      {"cut.json.xz", xz.substr(0, xz.size() / 2), "a broken xz file (the stream ends early or is corrupt)"},
+      {"cut.json.gz", gz.substr(0, gz.size() / 2), "a broken gzip file (the stream ends early)"},
+      {"flipped.json.xz", xz.substr(0, 40) + std::string(1, static_cast<char>(xz[40] ^ 0x55)) + xz.substr(41),
+       "a broken xz file"},
+      {"trailing.json.gz", gz + "more", "a gzip file with bytes after its stream"},
+      {"header.json.gz", std::string("\x1f\x8b", 2) + "not deflate", "a broken gzip file"},
+      {"header.json.xz", std::string("\xfd" "7zXZ\0", 6) + "not lzma", "a broken xz file"},
+  };
+  for (const auto& [name, bytes, why] : cases) {
+    SCOPED_TRACE(name);
+    const std::string path = write_bytes(dir / name, bytes);
+    const std::string what = refusal([&] { (void)load_results(path); });
+    EXPECT_EQ(what.rfind(path + ": ", 0), 0u) << what;
+    EXPECT_NE(what.find(why), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(ResultsCompressed, AStreamThatDecompressesPastTheLimitIsRefusedAsItDecompresses) {
+  // Two MiB of spaces (a bomb in miniature) against a limit of one; the reader's own is 512 MiB.
+  const std::string big(2u << 20, ' ');
+  for (const std::string& bytes : {xz_of(big), gzip_of(big)}) {
+    ASSERT_LT(bytes.size(), 20000u);
+    const std::string what = refusal([&] { (void)results_text(bytes, "bomb", 1u << 20); });
+    EXPECT_NE(what.find("bomb: "), std::string::npos) << what;
+    EXPECT_NE(what.find("decompresses past 1 MiB: not a roofbench results file"), std::string::npos) << what;
+    EXPECT_EQ(results_text(bytes, "bomb", 2u << 20), big);  // at the limit it is taken
+  }
+  EXPECT_EQ(results_text("{\"plain\": 1}", "plain", 4), "{\"plain\": 1}");  // plain text: no limit of this kind
+}
+
+TEST(ResultsCompressed, AFolderHoldingTwoResultsFilesIsRefusedNotGuessed) {
+  const std::string text = dump_results(full_sample());
+  const auto dir = scratch_path("rb_compressed_two");
+  std::filesystem::remove_all(dir);
+  write_bytes(dir / "run/results.json", text);
+  write_bytes(dir / "run/results.json.xz", xz_of(text));
+  EXPECT_NE(refusal([&] { (void)results_path((dir / "run").string()); })
+                .find("holds results.json and results.json.xz: which is its run's cannot be told"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)results_files_under(dir.string()); }).find("cannot be told"), std::string::npos);
+  std::filesystem::remove(dir / "run/results.json");
+  EXPECT_EQ(results_file_in((dir / "run").string()), (dir / "run/results.json.xz").string());
+  EXPECT_EQ(results_file_in(dir.string()), "");
+  EXPECT_NE(refusal([&] { (void)results_path(dir.string()); }).find("holds no results.json (nor results.json.xz or .gz)"),
+            std::string::npos);
 }

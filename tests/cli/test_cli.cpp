@@ -635,13 +635,20 @@ TEST(CliScripts, BaselineRunsTwoPairsComparesEachAndWritesTheFirstCountersRunWit
     EXPECT_TRUE(fs::exists(work / run / "results.json")) << run;
     EXPECT_TRUE(fs::exists(work / run / "console.log")) << run;
   }
-  // The baseline is the first run with counters, files and all.
-  for (const char* f : {"results.json", "gbench.json", "roofline.svg", "report.html", "summary.md", "console.log"}) {
+  // The baseline is the first run with counters, files and all; its results.json stored as xz,
+  // as committed baselines are (scripts/compress-results.sh), and only so.
+  for (const char* f : {"gbench.json", "roofline.svg", "report.html", "summary.md", "console.log"}) {
     EXPECT_FALSE(slurp(out / f).empty()) << f;  // two missing files would be equal too
     EXPECT_EQ(slurp(out / f), slurp(work / "counters-1" / f)) << f;
   }
-  EXPECT_TRUE(nlohmann::json::parse(slurp(out / "results.json")).at("settings").contains("filter"));
-  EXPECT_FALSE(nlohmann::json::parse(slurp(out / "results.json")).at("counters").is_null());
+  EXPECT_FALSE(fs::exists(out / "results.json"));
+  ASSERT_TRUE(fs::exists(out / "results.json.xz")) << log;
+  EXPECT_NE(slurp(out / "results.json.xz"), slurp(work / "counters-1" / "results.json"));
+  const std::string results = roofbench::read_results_text((out / "results.json.xz").string());
+  EXPECT_EQ(results, slurp(work / "counters-1" / "results.json"));
+  EXPECT_EQ(roofbench::results_path(out.string()), (out / "results.json.xz").string());
+  EXPECT_TRUE(nlohmann::json::parse(results).at("settings").contains("filter"));
+  EXPECT_FALSE(nlohmann::json::parse(results).at("counters").is_null());
   // Each pair's verdicts; the exit code says whether any of them moved.
   int moved = 0;
   for (const char* pair : {"plain", "counters"}) {
@@ -661,7 +668,7 @@ TEST(CliScripts, BaselineRunsTwoPairsComparesEachAndWritesTheFirstCountersRunWit
       << provenance;
   // The commit the binary was built from, as its results.json records it (the files the script
   // writes into OUT, often a folder of the tree, are not uncommitted changes of the build).
-  const nlohmann::json run = nlohmann::json::parse(slurp(out / "results.json")).at("provenance");
+  const nlohmann::json run = nlohmann::json::parse(results).at("provenance");
   EXPECT_NE(provenance.find("- commit the binary was built from: " + run.at("git_commit").get<std::string>()),
             std::string::npos)
       << provenance;
@@ -708,7 +715,7 @@ TEST(Cli, ReportOfTwoResultsFilesDrawsBothRooflinesOnOneChart) {
 TEST(Cli, ReportOfTheCommittedFixturesShowsEachRunsOwnBalance) {
   const std::vector<std::string> inputs = {std::string(ROOFBENCH_SOURCE_DIR) + "/tests/fixtures/cpu-quick-saxpy.results.json",
                                            std::string(ROOFBENCH_SOURCE_DIR) +
-                                               "/reports/baselines/cpu-amd-epyc-2c/results.json"};
+                                               "/reports/baselines/cpu-amd-epyc-2c/results.json.xz"};
   const fs::path out = fresh("rb_fixture_pair");
   const CmdResult r = rb("report " + inputs[0] + " " + inputs[1] + " --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
@@ -1089,4 +1096,53 @@ TEST(Cli, TheCpuRunsVendorReferenceUsesOpenBlasKernelsForThisCpusIsa) {
   const std::string core = r.out.substr(at + 9, r.out.find_first_of(" )", at + 9) - (at + 9));
   EXPECT_FALSE(core.empty()) << r.out;
   EXPECT_EQ(roofbench::openblas_better_core(core, roofbench::cpu_info().isa), "") << r.out;
+}
+
+// Results stored compressed (committed baselines are results.json.xz; a CI artifact may come as
+// .json.gz): every command that reads results takes them as they are, a file or the folder that
+// holds one, and says what is wrong with a broken one or a folder that holds two.
+TEST(CliCompressed, EveryReaderTakesResultsStoredAsXzOrGzip) {
+  const std::string fixture = std::string(ROOFBENCH_SOURCE_DIR) + "/tests/fixtures/cpu-quick-saxpy.results.json";
+  const fs::path d = fresh("rb_cli_compressed");
+  for (const char* sub : {"runs/plain", "runs/xz", "runs/gz"}) fs::create_directories(d / sub);
+  fs::copy_file(fixture, d / "runs/plain/results.json");
+  ASSERT_EQ(std::system(("xz -9 -c " + fixture + " >" + (d / "runs/xz/results.json.xz").string()).c_str()), 0);
+  ASSERT_EQ(std::system(("gzip -9 -c " + fixture + " >" + (d / "runs/gz/results.json.gz").string()).c_str()), 0);
+  const std::string plain = (d / "runs/plain").string(), xz = (d / "runs/xz").string(), gz = (d / "runs/gz").string();
+
+  const CmdResult cmp = rb("compare " + xz + " " + gz + " --json " + (d / "compare.json").string());
+  EXPECT_EQ(cmp.code, 0) << cmp.err;
+  EXPECT_NE(cmp.out.find("BASE " + xz + "/results.json.xz"), std::string::npos) << cmp.out;
+  EXPECT_NE(cmp.out.find("NEW  " + gz + "/results.json.gz"), std::string::npos) << cmp.out;
+  EXPECT_NE(cmp.out.find("\n0 SLOWER, 0 UNSURE, 1 SAME"), std::string::npos) << cmp.out;
+
+  // report: in place beside the .xz (the same run), and the same summary as from the plain file.
+  const CmdResult rep = rb("report " + xz);
+  EXPECT_EQ(rep.code, 0) << rep.err;
+  EXPECT_EQ(rb("report " + plain + " --out " + (d / "plain-report").string()).code, 0);
+  EXPECT_FALSE(slurp(d / "runs/xz/summary.md").empty());
+  EXPECT_EQ(slurp(d / "runs/xz/summary.md"), slurp(d / "plain-report/summary.md"));
+
+  // merge reads both (and refuses two copies of one run for what they are, naming both files).
+  expect_usage_error(rb("merge " + xz + " " + gz + " --out " + (d / "merged").string()),
+                     "stream/saxpy/fp32/n:67108864 is in both " + xz + "/results.json.xz and " + gz + "/results.json.gz");
+
+  const CmdResult hist = rb("history " + plain + " " + xz + "/results.json.xz " + gz);
+  EXPECT_EQ(hist.code, 0) << hist.err;
+
+  // fleet and evidence find every results file under a folder, stored however.
+  const CmdResult fleet = rb("fleet " + (d / "runs").string());
+  EXPECT_EQ(fleet.code, 0) << fleet.err << fleet.out;
+  EXPECT_NE(fleet.out.find("3 devices"), std::string::npos) << fleet.out;
+  const CmdResult ev = rb("evidence " + xz);
+  EXPECT_TRUE(ev.code == 0 || ev.code == 1) << ev.err;
+  EXPECT_NE(ev.out.find(xz + "/results.json.xz"), std::string::npos) << ev.out;
+
+  // Broken: one line each, exit 2.
+  const std::string bytes = slurp(d / "runs/xz/results.json.xz");
+  std::ofstream(d / "cut.json.xz", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  expect_usage_error(rb("compare " + (d / "cut.json.xz").string() + " " + xz), "a broken xz file");
+  fs::copy_file(fixture, d / "runs/gz/results.json");
+  expect_usage_error(rb("compare " + xz + " " + gz), "holds results.json and results.json.gz: which is its run's cannot be told");
+  expect_usage_error(rb("fleet " + (d / "runs").string()), "cannot be told");
 }

@@ -1,4 +1,5 @@
-// libFuzzer target: a results.json from anywhere (a CI artifact, a colleague's run) read as
+// libFuzzer target: a results.json from anywhere (a CI artifact, a colleague's run; plain, gzip or
+// xz) read as
 // report, compare, history, merge and ab read it, then every report printer and merge run over
 // what the reader accepted. A reader may refuse (InputError, one line); anything else that
 // escapes, and every sanitizer report, is a finding. Compare and history have a target of their
@@ -16,7 +17,9 @@ using namespace roofbench;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Results r;
   try {
-    r = parse_results(std::string(reinterpret_cast<const char*>(data), size));
+    // Decompressed first where the bytes are gzip or xz (a committed baseline, a CI artifact),
+    // with a limit of 64 MiB here (the reader's is 512 MiB) to stay within the fuzzer's memory.
+    r = parse_results(results_text(std::string(reinterpret_cast<const char*>(data), size), "input", 64 << 20));
   } catch (const InputError&) {
     return 0;
   }

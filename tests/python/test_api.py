@@ -2,7 +2,9 @@
 the FMA roof, an elementwise chain unfused and fused (chunked, so its intermediates stay in cache),
 both in one run; the results folder read by roofbench's own commands (report, compare, merge with a
 C++ run of the same machine); and the declaration errors Benchmark refuses."""
+import gzip
 import json
+import lzma
 import os
 import subprocess
 import tempfile
@@ -110,11 +112,40 @@ class Api(unittest.TestCase):
         self.assertTrue(any(n.startswith("stream/saxpy/") for n in names), names)
 
     def test_bench_is_one_benchmark_in_a_run_of_its_own(self):
+        # Its ceilings from the run's results stored as xz, as a committed baseline is.
+        xz = os.path.join(self.tmp.name, "ceilings.json.xz")
+        with open(os.path.join(self.rb_run.folder, "results.json"), "rb") as f, open(xz, "wb") as g:
+            g.write(lzma.compress(f.read()))
         r = rb.bench(chain_fused, chain_inputs, chain_reference, name="numpy/chain_fused/fp32", flops=5 * M,
-                     bytes=8 * M, params={"n": M}, growth=4, device="cpu", quick=True,
-                     ceilings_from=os.path.join(self.rb_run.folder, "results.json"))
+                     bytes=8 * M, params={"n": M}, growth=4, device="cpu", quick=True, ceilings_from=xz)
         self.assertTrue(r.ok, r)
         self.assertEqual(r.bound, "memory")
+
+    def test_load_reads_a_results_file_stored_compressed_or_plain(self):
+        with open(os.path.join(self.rb_run.folder, "results.json"), "rb") as f:
+            text = f.read()
+        want = json.loads(text)
+        for name, data in (("results.json.xz", lzma.compress(text)), ("results.json.gz", gzip.compress(text)),
+                           ("results.json", text)):
+            folder = os.path.join(self.tmp.name, "load", name)
+            os.makedirs(folder)
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
+            for where in (folder, os.path.join(folder, name)):  # the folder, or the file
+                run = rb.load(where)
+                self.assertEqual(run.data, want, where)
+                self.assertIsNone(run.exit_code)
+                self.assertEqual(run["numpy/matmul/fp32"].median_s, self.rb_run["numpy/matmul/fp32"].median_s)
+            copy = os.path.join(self.tmp.name, "load-copy", name)
+            run.write(copy)  # the results file as stored, and nothing in its place
+            self.assertEqual(sorted(os.listdir(copy)), [name])
+        cut = os.path.join(self.tmp.name, "cut.json.xz")
+        with open(cut, "wb") as f:
+            f.write(lzma.compress(text)[:1000])
+        with self.assertRaisesRegex(ValueError, r"cut\.json\.xz: a broken xz file"):
+            rb.load(cut)
+        with self.assertRaisesRegex(ValueError, "holds no results.json"):
+            rb.load(self.tmp.name + "/load")
 
     def test_bad_declarations_are_refused_before_anything_runs(self):
         with self.assertRaisesRegex(ValueError, "expected family/variant/precision"):

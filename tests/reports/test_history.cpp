@@ -196,7 +196,7 @@ struct RealSeries {
 std::vector<RealSeries> real_noise_series(int runs, std::uint64_t seed) {
   std::vector<RealSeries> out;
   for (const char* baseline : {"cpu-amd-epyc-2c", "cpu-intel-xeon-2c-avx512-l3-504m"}) {
-  const std::string file = std::string(ROOFBENCH_SOURCE_DIR) + "/reports/baselines/" + baseline + "/results.json";
+  const std::string file = std::string(ROOFBENCH_SOURCE_DIR) + "/reports/baselines/" + baseline + "/results.json.xz";
   const Results r = read_results(file);
   for (const auto& b : r.benchmarks) {
     if (!b.measurement || b.measurement->samples_s.size() < 10u * static_cast<std::size_t>(runs)) continue;

@@ -19,15 +19,19 @@ Writes every kind, or the NAMEs given; prints one line per file: its name and si
 """
 import json
 import os
+import pathlib
 import random
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[2] / "scripts"))
+from results_io import read_json  # noqa: E402  (a committed baseline is stored as results.json.xz)
 
 
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    template = json.load(open(sys.argv[1]))
+    template = read_json(sys.argv[1])
     out = sys.argv[2]
     size = int(float(sys.argv[3])) if len(sys.argv) > 3 else 100_000_000
     only = set(sys.argv[4:])

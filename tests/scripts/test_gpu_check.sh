@@ -189,10 +189,14 @@ grep -qE '^  SKIPPED +- +memcheck +the device is cpu' "$out/repeat-summary.txt" 
 # every stage's summary in PROVENANCE.md.
 vb=$here/scripts/visit-baseline.sh
 bash "$vb" "$out" --out "$tmp/committed" >/dev/null || fail "visit-baseline.sh failed"
-for f in results.json gbench.json roofline.svg report.html summary.md console.log PROVENANCE.md agreement.md agreement.json \
-  counters/results.json counters/summary.md targets.md; do
+for f in results.json.xz gbench.json roofline.svg report.html summary.md console.log PROVENANCE.md agreement.md agreement.json \
+  counters/results.json.xz counters/summary.md targets.md; do
   [ -s "$tmp/committed/$f" ] || fail "visit-baseline: no $f"
 done
+# Its results files are stored as xz, and only so (scripts/compress-results.sh), and roofbench reads them as they are.
+[ ! -e "$tmp/committed/results.json" ] && [ ! -e "$tmp/committed/counters/results.json" ] ||
+  fail "visit-baseline: a plain results.json beside its xz"
+"$roofbench" compare "$tmp/committed" "$tmp/numbers/baseline" >/dev/null 2>&1 || fail "compare of the xz baseline and the stage's run: exit $?"
 grep -q '^| suite wall time / time in timed samples | [0-9.]*× ' "$tmp/committed/targets.md" ||
   fail "visit-baseline: targets.md does not read the run: $(cat "$tmp/committed/targets.md")"
 for st in smoke tests numbers repeat; do
@@ -205,18 +209,19 @@ grep -q "^device: cpu, .*commit $commit" "$tmp/committed/PROVENANCE.md" || fail 
 grep -q '^- power limit: not recorded$' "$tmp/committed/PROVENANCE.md" || fail "visit-baseline: no power-limit line"
 grep -q '^- power and energy: \(RAPL: \|unavailable: \)' "$tmp/committed/PROVENANCE.md" ||
   fail "visit-baseline: no power and energy line: $(grep -A5 '^## The device' "$tmp/committed/PROVENANCE.md")"
-cmp -s "$tmp/committed/results.json" "$tmp/numbers/baseline/results.json" || fail "visit-baseline: results.json is not the numbers stage's"
+xz -dc "$tmp/committed/results.json.xz" | cmp -s - "$tmp/numbers/baseline/results.json" ||
+  fail "visit-baseline: results.json.xz is not the numbers stage's results.json"
 
 # A later visit's stages add to that folder: its repeat stage takes the place of the first one's
 # (one section, its verdicts), and the numbers stage's files stay as they were.
 later=$tmp/later
 mkdir -p "$later"
 cp "$out/repeat.tar.xz" "$out/repeat-summary.txt" "$later/"
-sum_before=$(cat "$tmp/committed/results.json" "$tmp/committed/counters/results.json" | md5sum)
+sum_before=$(cat "$tmp/committed/results.json.xz" "$tmp/committed/counters/results.json.xz" | md5sum)
 bash "$vb" "$later" --out "$tmp/committed" >/dev/null || fail "visit-baseline.sh of a later visit's repeat stage failed"
 [ "$(grep -c '^## The repeat stage' "$tmp/committed/PROVENANCE.md")" -eq 1 ] || fail "visit-baseline: two repeat sections"
 [ "$(grep -c '^## The numbers stage' "$tmp/committed/PROVENANCE.md")" -eq 1 ] || fail "visit-baseline: the numbers section went"
-[ "$(cat "$tmp/committed/results.json" "$tmp/committed/counters/results.json" | md5sum)" = "$sum_before" ] ||
+[ "$(cat "$tmp/committed/results.json.xz" "$tmp/committed/counters/results.json.xz" | md5sum)" = "$sum_before" ] ||
   fail "visit-baseline: a later repeat stage changed the baseline's results"
 # ... but not from another device, and not where no numbers stage made a baseline: refused, nothing written.
 printf 'smoke: passed (in 9 s of 300 s)\ndevice: NVIDIA H200, GPU-0, 580.159.04; roofbench 0.1.0 commit %s\n' "$commit" \
@@ -267,7 +272,8 @@ bash "$vb" "$san" --out "$tmp/committed" --device-from sanitize=smoke >/dev/null
 [ "$(grep -c '^==== racecheck' "$tmp/committed/sanitizer.log")" -eq 1 ] && grep -q 'second racecheck' "$tmp/committed/sanitizer.log" &&
   ! grep -q 'first racecheck' "$tmp/committed/sanitizer.log" || fail "visit-baseline: a later racecheck log did not replace the first"
 [ "$(grep -c '^## The sanitize stage' "$tmp/committed/PROVENANCE.md")" -eq 1 ] || fail "visit-baseline: two sanitize sections"
-cmp -s "$tmp/committed/results.json" "$tmp/numbers/baseline/results.json" || fail "visit-baseline: a sanitize stage changed the results"
+xz -dc "$tmp/committed/results.json.xz" | cmp -s - "$tmp/numbers/baseline/results.json" ||
+  fail "visit-baseline: a sanitize stage changed the results"
 
 # sanitize.sh names the device and the build first, as the stages do, so that its logs can be
 # placed (a stand-in compute-sanitizer here: there is no GPU for the real one).

@@ -33,6 +33,10 @@ json_headers=$(cd "$tmp/ext" && ninja -t deps | grep '/nlohmann/' || true)
 [ -n "$json_headers" ] || fail "the extension's dependencies name no nlohmann header"
 outside=$(grep -v "^ *$packed/python/include/nlohmann/" <<<"$json_headers" || true)
 [ -z "$outside" ] || fail "nlohmann headers read from outside the archive: $(head -3 <<<"$outside")"
+# Nor any header of the Debian -dev packages roofbench builds with (a GPU machine has none of them).
+debian=$(cd "$tmp/ext" && ninja -t deps |
+  grep -E '^ +/usr/include/(fmt|benchmark|CLI|boost|gtest|x86_64-linux-gnu/openblas[^/]*|openblas)/|/usr/include/(sleef|lzma|zlib|cblas)\.h' || true)
+[ -z "$debian" ] || fail "the extension reads headers of Debian packages the GPU machine lacks: $(head -3 <<<"$debian")"
 
 PYTHONPATH=$tmp/ext "${PYTHON:-python3}" - "$packed" "$build/roofbench" "$tmp/run" 2>"$tmp/run.err" <<'PY' ||
   { tail -n 30 "$tmp/run.err"; fail "the NumPy run through the built extension"; }

@@ -26,7 +26,9 @@ for summary in "$here"/reports/baselines/*/summary.md; do
   d=$(basename "$(dirname "$summary")")
   mkdir -p "$tmp/reports/baselines/$d" && cp "$summary" "$tmp/reports/baselines/$d/"
   # What the evidence check reads, and the note a failing one may link to.
-  ln -s "$here/reports/baselines/$d/results.json" "$tmp/reports/baselines/$d/results.json"
+  for f in results.json results.json.xz results.json.gz; do  # as committed: results.json.xz
+    [ -f "$here/reports/baselines/$d/$f" ] && ln -s "$here/reports/baselines/$d/$f" "$tmp/reports/baselines/$d/$f"
+  done
   [ -f "$here/reports/baselines/$d/EVIDENCE.md" ] && cp "$here/reports/baselines/$d/EVIDENCE.md" "$tmp/reports/baselines/$d/"
 done
 for md in "$here"/reports/ab/*/bench-ab.md; do

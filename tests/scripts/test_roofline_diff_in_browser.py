@@ -26,6 +26,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+sys.path.insert(0, str(pathlib.Path(__file__).parents[2] / "scripts"))
+from results_io import read_json  # noqa: E402
 from test_charts_in_browser import CHECK, chromium, run_browser  # noqa: E402
 
 COLOURS = {"SLOWER": "rgb(208, 0, 0)", "FASTER": "rgb(0, 158, 115)", "UNSURE": "rgb(230, 159, 0)",
@@ -53,7 +55,7 @@ ARROWS = r"""
 
 
 def plant(base_path, new_path):
-    r = json.load(open(base_path))
+    r = read_json(base_path)  # the committed baseline, stored as results.json.xz
     names = [b["name"] for b in r["benchmarks"] if b.get("flops", 0) > 0 and b.get("measurement")]
     factor = {n: 1.25 if i % 5 == 0 else 0.8 if i % 5 == 1 else 1.0 for i, n in enumerate(names)}
     for b in r["benchmarks"]:

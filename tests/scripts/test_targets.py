@@ -46,7 +46,8 @@ def table(folder):
 # ---------------------------------------------------------------- 1. against the suite's own lines
 with tempfile.TemporaryDirectory() as tmp:
     checked = 0
-    for results in sorted(glob.glob(os.path.join(root, "reports", "baselines", "*", "results.json"))):
+    # (stored as results.json.xz, as every committed baseline is: report reads it as it is)
+    for results in sorted(glob.glob(os.path.join(root, "reports", "baselines", "*", "results.json*"))):
         folder = os.path.dirname(results)
         out = os.path.join(tmp, os.path.basename(folder))
         # (exit 1: the file holds a kernel the plausibility gate refuses; its reports are written all the same)
