@@ -171,11 +171,13 @@ def _backend(device):
 
 
 def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=None, ceilings_from=None,
-        budget=None, min_samples=None, verbose=False, quiet_stdout=False, options=()):
+        budget=None, min_samples=None, verbose=False, quiet_stdout=False, options=(), builtin=None):
     """Runs the benchmarks in one roofbench run (the ceilings measured first and last, unless
     ceilings_from names a results file of this machine) and returns the Run. `out`: the results
-    folder (default: a temporary one; Run.write copies it). Raises RunError when the run wrote no
-    results (bad options; the message is roofbench's)."""
+    folder (default: a temporary one; Run.write copies it). `builtin`: a regular expression of
+    roofbench's own benchmarks to run beside them, in the same run against the same ceilings
+    (say, "^gemm/cublas/bf16/M:8192/" beside a torch.matmul). Raises RunError when the run wrote
+    no results (bad options; the message is roofbench's)."""
     benchmarks = list(benchmarks)
     if any(not isinstance(b, Benchmark) for b in benchmarks):
         raise TypeError("run() takes Benchmark objects")
@@ -201,8 +203,11 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
         folder = tempfile.mkdtemp(prefix="roofbench-") if temporary else out
         results = os.path.join(folder, "results.json")
         before = os.stat(results).st_mtime_ns if os.path.exists(results) else None
-        args = ["run", "--no-builtin", "--device", device if device != "auto" else backend + (":0" if backend == "cuda" else ""),
-                "--filter", "^(" + "|".join(re.escape(b.name) for b in benchmarks) + ")(/|$)", "--out", folder]
+        pattern = "^(" + "|".join(re.escape(b.name) for b in benchmarks) + ")(/|$)"
+        args = ["run", "--device", device if device != "auto" else backend + (":0" if backend == "cuda" else ""),
+                "--filter", pattern + (f"|{builtin}" if builtin else ""), "--out", folder]
+        if not builtin:
+            args.insert(1, "--no-builtin")
         if quick:
             args.append("--quick")
         if counters:

@@ -121,6 +121,16 @@ class Api(unittest.TestCase):
         self.assertTrue(r.ok, r)
         self.assertEqual(r.bound, "memory")
 
+    def test_builtin_runs_roofbench_kernels_beside_the_callables_in_one_run(self):
+        run = rb.run([rb.Benchmark(chain_fused, chain_inputs, chain_reference, "numpy/chain_fused/fp32", flops=5 * M,
+                                   bytes=8 * M, params={"n": M}, growth=4)],
+                     device="cpu", quick=True, builtin="^stream/saxpy/",
+                     ceilings_from=os.path.join(self.rb_run.folder, "results.json"))
+        self.assertEqual(sorted(r.name.split("/")[0] for r in run.results), ["numpy", "stream"])
+        for r in run.results:
+            self.assertTrue(r.ok, r)
+        self.assertEqual(run.data["settings"]["builtin"], True)
+
     def test_load_reads_a_results_file_stored_compressed_or_plain(self):
         with open(os.path.join(self.rb_run.folder, "results.json"), "rb") as f:
             text = f.read()

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Python kernels on the measured roofline, as a GPU visit runs them (issue 46), and checks that
+each number agrees with the other tools that measure it:
+
+    gpu_visit.py OUT [--device cuda:0|cpu] [--small] [--budget S] [--skip REGEX] [--profile]
+
+1. One roofbench run (OUT/run): the kernels of tests/python/gpu_kernels.py (torch.matmul BF16
+   8192³, F.softmax, F.layer_norm, Triton's vector-add, fused-softmax and matmul), each checked
+   against its reference before and after its samples and placed on the ceilings measured in the
+   same run, with CUPTI counters on a GPU, and the C++ suite's cuBLAS BF16 row of the same size
+   beside them (--builtin).
+2. OUT/agreement.md and .json, one row per check, each met or NOT MET:
+   - every kernel verified, placed and plausible;
+   - torch.matmul's median within 5% of cuBLAS's, measured in the same run;
+   - counted DRAM bytes (CUPTI) within 5% of the declared bytes, where bytes are declared;
+   - roofbench's median within 3% of triton.testing.do_bench's (its median, L2 flushed before
+     each call, as roofbench flushes) for every kernel of 50 µs or more.
+   A check that cannot be made here (no Triton for do_bench, no counters on the CPU) says why.
+--profile: one run of each kernel and nothing else (roofbench run --profile, the ceilings from
+OUT/run), for Nsight Compute to profile: `ncu --csv ... gpu_visit.py OUT --profile`, then
+`roofbench crosscheck OUT/run NCU.csv --benchmark NAME` as the C++ crosscheck does.
+--small: small sizes (a rehearsal). On the CPU the kernels are NumPy stand-ins (no torch, no GPU:
+ctest's Python.GpuVisitScriptRehearsedOnTheCpu runs it so in CI).
+Exit: 0 every check met; 1 one was not (all files still written); 2 bad input.
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import roofbench as rb  # noqa: E402
+from roofbench import _harness  # noqa: E402
+from gpu_kernels import PAIRS, benchmarks  # noqa: E402
+
+LONG_S = 50e-6  # do_bench is compared for kernels at least this long
+TOL = {"pair": 0.05, "bytes": 0.05, "do_bench": 0.03}
+
+
+def counted_dram_bytes(record):
+    c = record.get("counters") or {}
+    d = c.get("derived") or {}
+    return (d.get("bytes") or {}).get("dram")
+
+
+def do_bench_median_s(bench):
+    """triton.testing.do_bench's median (seconds) of the callable on inputs of seed 1, or (None, why)."""
+    try:
+        import triton.testing
+    except ImportError as e:
+        return None, f"no triton here ({e})"
+    args = _harness.make_inputs(bench.inputs, 1, "cuda")
+    ms = triton.testing.do_bench(lambda: bench.fn(*args), warmup=25, rep=200, return_mode="median")
+    return ms * 1e-3, None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out")
+    p.add_argument("--device", default="cuda:0")
+    p.add_argument("--small", action="store_true")
+    p.add_argument("--budget", type=float, default=None)
+    p.add_argument("--skip", default=None, help="benchmarks left out (roofbench run --skip)")
+    p.add_argument("--profile", action="store_true")
+    a = p.parse_args()
+    gpu = a.device.startswith("cuda")
+    if not gpu and a.device != "cpu":
+        print(f"gpu_visit: --device {a.device}: cuda:N or cpu", file=sys.stderr)
+        return 2
+    benches, builtin, left_out = benchmarks("cuda" if gpu else "cpu", a.small)
+    if not benches:
+        print(f"gpu_visit: no kernel to run: {'; '.join(f'{w}: {y}' for w, y in left_out)}", file=sys.stderr)
+        return 2
+    run_dir = os.path.join(a.out, "run")
+    common = dict(device=a.device, quick=a.small, builtin=builtin, options=["--skip", a.skip] if a.skip else [])
+    if a.profile:
+        common["options"] = common["options"] + ["--profile"]
+        prof = rb.run(benches, ceilings_from=os.path.join(run_dir, "results.json"), out=os.path.join(a.out, "profiled"),
+                      **common)
+        return 0 if prof.exit_code == 0 else 1
+    run = rb.run(benches, counters=gpu, out=run_dir, budget=a.budget, **common)
+    rows = []
+
+    def row(check, name, measured, ok, why=""):
+        rows.append({"check": check, "benchmark": name, "measured": measured,
+                     "verdict": "—" if ok is None else ("met" if ok else "NOT MET"), "why": why})
+
+    by_family = {"/".join(r.name.split("/")[:3]): r for r in run.results}  # family/variant/precision
+    for b in benches:
+        r = by_family.get(b.name)
+        if r is None:
+            row("checked, placed, plausible", b.name, "not in the run", False)
+            continue
+        placed = r.roof_pct is not None
+        row("checked, placed, plausible", r.name,
+            f"{r.median_s * 1e3:.4g} ms, {r.roof_pct:.1f}% of its roof ({r.bound})" if placed and r.median_s else
+            (r.error or "no number"), r.ok and placed, "" if r.ok else (r.error or "IMPLAUSIBLE or unverified"))
+        other = PAIRS.get(b.name)
+        if other:
+            o = by_family.get(other)
+            if o is None or not o.median_s or not r.median_s:
+                row(f"within {TOL['pair']:.0%} of {other}, same run", r.name, "—", False, f"no {other} row timed")
+            else:
+                ratio = r.median_s / o.median_s
+                row(f"within {TOL['pair']:.0%} of {other}, same run", r.name,
+                    f"{ratio:.3f}× ({r.median_s * 1e3:.4g} ms / {o.median_s * 1e3:.4g} ms)", ratio <= 1 + TOL["pair"])
+        if b.bytes:
+            got = counted_dram_bytes(r.record)
+            if got is None:
+                row(f"counted DRAM bytes within {TOL['bytes']:.0%} of declared", r.name, "—", None,
+                    "no counters (a CPU run)" if not gpu else "CUPTI gave no DRAM bytes: see the record's counters")
+            else:
+                dev = got / b.bytes - 1
+                row(f"counted DRAM bytes within {TOL['bytes']:.0%} of declared", r.name,
+                    f"{got:.4g} B counted, {b.bytes:.4g} declared ({dev:+.1%})", abs(dev) <= TOL["bytes"])
+        if not gpu:
+            row(f"median within {TOL['do_bench']:.0%} of do_bench's", r.name, "—", None, "a CPU run: do_bench times GPUs")
+        elif r.median_s and r.median_s >= LONG_S:
+            db, why = do_bench_median_s(b)
+            if db is None:
+                row(f"median within {TOL['do_bench']:.0%} of do_bench's", r.name, "—", None, why)
+            else:
+                dev = r.median_s / db - 1
+                row(f"median within {TOL['do_bench']:.0%} of do_bench's", r.name,
+                    f"{r.median_s * 1e3:.4g} ms against {db * 1e3:.4g} ms ({dev:+.1%})", abs(dev) <= TOL["do_bench"])
+    for what, why in left_out:
+        row("left out", what, "—", None, why)
+    failed = [x for x in rows if x["verdict"] == "NOT MET"]
+    device = run.data.get("device", {})
+    with open(os.path.join(a.out, "agreement.json"), "w") as f:
+        json.dump({"device": device.get("name"), "uuid": device.get("uuid"), "exit_code": run.exit_code,
+                   "results": os.path.relpath(os.path.join(run_dir, "results.json"), a.out), "rows": rows}, f, indent=2)
+    with open(os.path.join(a.out, "agreement.md"), "w") as f:
+        f.write(f"### Python kernels on {device.get('name', '?')} ({device.get('uuid') or 'no UUID'})\n\n"
+                f"From `run/results.json` (tests/python/gpu_visit.py). {len(failed)} of {len(rows)} checks NOT MET.\n\n"
+                "| check | benchmark | measured | verdict | why |\n|---|---|---|---|---|\n")
+        for x in rows:
+            f.write(f"| {x['check']} | `{x['benchmark']}` | {x['measured']} | {x['verdict']} | {x['why']} |\n")
+    print(open(os.path.join(a.out, "agreement.md")).read())
+    return 1 if failed or run.exit_code != 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
