@@ -83,39 +83,26 @@ def _torch_benchmarks(s):
     ]
 
 
-def _triton_benchmarks(s):
-    import torch
+# Triton's kernels at module level: @triton.jit resolves the names a kernel uses (tl) among its
+# module's globals, not a function's locals.
+try:
     import triton
     import triton.language as tl
+except ImportError as e:
+    triton = None
+    _NO_TRITON = str(e)
 
-    dev = "cuda"
-
-    def gen(seed):
-        g = torch.Generator(device=dev)
-        g.manual_seed(seed)
-        return g
-
-    # --- vector add (Triton's tutorial 01)
+if triton is not None:
     @triton.jit
-    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    def _add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        # Triton's tutorial 01, vector add
         offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         mask = offs < n
         tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
 
-    n = s["vector_n"]
-
-    def add(x, y):
-        out = torch.empty_like(x)
-        add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
-        return out
-
-    def add_inputs(seed):
-        g = gen(seed)
-        return torch.rand(n, device=dev, generator=g), torch.rand(n, device=dev, generator=g)
-
-    # --- fused softmax (tutorial 02): one program a row, the row held in registers
     @triton.jit
-    def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, cols, BLOCK: tl.constexpr):
+    def _softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, cols, BLOCK: tl.constexpr):
+        # tutorial 02, fused softmax: one program a row, the row held in registers
         row = tl.program_id(0)
         offs = tl.arange(0, BLOCK)
         x = tl.load(in_ptr + row * in_stride + offs, mask=offs < cols, other=-float("inf"))
@@ -123,24 +110,13 @@ def _triton_benchmarks(s):
         num = tl.exp(x)
         tl.store(out_ptr + row * out_stride + offs, num / tl.sum(num, axis=0), mask=offs < cols)
 
-    r, c = s["rows"], s["cols"]
-
-    def fused_softmax(x):
-        out = torch.empty_like(x)
-        softmax_kernel[(r,)](out, x, x.stride(0), out.stride(0), c, BLOCK=triton.next_power_of_2(c),
-                             num_warps=8)
-        return out
-
-    def rows_inputs(seed):
-        return (torch.randn(r, c, device=dev, generator=gen(seed)),)
-
-    # --- matmul (tutorial 03), at its first configuration for CUDA rather than autotuned: one
-    # kernel, the same every run (autotuning would time candidates inside roofbench's check)
     @triton.jit
-    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
-                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+    def _matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+        # tutorial 03, matmul with grouped ordering of the output tiles
         pid = tl.program_id(0)
-        npm, npn = tl.cdiv(M, BM), tl.cdiv(N, BN)
+        npm = tl.cdiv(M, BM)
+        npn = tl.cdiv(N, BN)
         width = GROUP * npn
         gid = pid // width
         first = gid * GROUP
@@ -163,13 +139,49 @@ def _triton_benchmarks(s):
         tl.store(c_ptr + cm[:, None] * scm + cn[None, :] * scn, acc.to(tl.float16),
                  mask=(cm[:, None] < M) & (cn[None, :] < N))
 
+
+def _triton_benchmarks(s):
+    import torch
+
+    if triton is None:
+        raise ImportError(_NO_TRITON)
+    dev = "cuda"
+
+    def gen(seed):
+        g = torch.Generator(device=dev)
+        g.manual_seed(seed)
+        return g
+
+    n = s["vector_n"]
+
+    def add(x, y):
+        out = torch.empty_like(x)
+        _add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+        return out
+
+    def add_inputs(seed):
+        g = gen(seed)
+        return torch.rand(n, device=dev, generator=g), torch.rand(n, device=dev, generator=g)
+
+    r, c = s["rows"], s["cols"]
+
+    def fused_softmax(x):
+        out = torch.empty_like(x)
+        _softmax_kernel[(r,)](out, x, x.stride(0), out.stride(0), c, BLOCK=triton.next_power_of_2(c), num_warps=8)
+        return out
+
+    def rows_inputs(seed):
+        return (torch.randn(r, c, device=dev, generator=gen(seed)),)
+
+    # The matmul at the tutorial's first configuration for CUDA rather than autotuned: one kernel,
+    # the same every run (autotuning would time candidates inside roofbench's check).
     m = s["triton_mm_n"]
 
     def matmul(a, b):
         out = torch.empty((m, m), device=dev, dtype=torch.float16)
         grid = (triton.cdiv(m, 128) * triton.cdiv(m, 256),)
-        matmul_kernel[grid](a, b, out, m, m, m, a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0),
-                            out.stride(1), BM=128, BN=256, BK=64, GROUP=8, num_stages=3, num_warps=8)
+        _matmul_kernel[grid](a, b, out, m, m, m, a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0),
+                             out.stride(1), BM=128, BN=256, BK=64, GROUP=8, num_stages=3, num_warps=8)
         return out
 
     def mm_inputs(seed):
