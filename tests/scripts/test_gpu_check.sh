@@ -23,7 +23,7 @@ out=$tmp/out
 # carries is checked by Scripts.PackBuildArchiveUnpacksAndRuns; this is about the stages.
 export XZ_OPT='-0 -T0'
 # (xz -0: the stages are tested here, not the packing, which Scripts.PackBuildArchiveUnpacksAndRuns
-# tests as a visit packs; xz -6 took 18 s of this test.)
+# tests as a visit packs.)
 XZ_OPT='-0 -T0' bash "$here/scripts/pack-build.sh" "$build" "$tmp/roofbench.tar.xz" >/dev/null || fail "pack-build.sh exited $?"
 roofbench=$build/roofbench
 
