@@ -11,6 +11,8 @@
 #            compute-sanitizer's logs (sanitizer.log)
 #   sanitize scripts/sanitize.sh's logs (racecheck, initcheck, synccheck with the time a visit had
 #            left), into sanitizer.log beside repeat's: each tool's log in place of its earlier one
+#   python   tests/python/gpu_visit.py's folder (its run, agreement.md and .json: torch and Triton
+#            kernels on the measured roofs, issue 46), into python/, in place of an earlier one
 # and then targets.md, the visit's targets read off what the folder holds (scripts/targets.py).
 # Every results.json of the folder is stored as results.json.xz (scripts/compress-results.sh):
 # roofbench's commands and scripts/targets.py read it as it is.
@@ -62,7 +64,7 @@ baseline_results() { local n; for n in results.json.xz results.json results.json
 stages=() names=()
 declare -A name_of=() borrowed=()
 left_out() { echo "visit-baseline: the $1 stage left out: $2" >&2; }
-for st in numbers smoke tests repeat sanitize; do
+for st in numbers smoke tests repeat sanitize python; do
   [ -f "$visit/$st.tar.xz" ] || [ -f "$visit/$st-summary.txt" ] || continue
   mkdir -p "$tmp/$st"
   if [ -f "$visit/$st.tar.xz" ]; then
@@ -84,7 +86,7 @@ for st in numbers smoke tests repeat sanitize; do
     continue
   fi
   name=""
-  for r in baseline/results.json quick-run/results.json runs/quick-1/results.json; do
+  for r in baseline/results.json quick-run/results.json runs/quick-1/results.json run/results.json; do
     [ -f "$tmp/$st/$r" ] && { name=$(device_name "$tmp/$st/$r"); break; }
   done
   if [ -z "$name" ]; then
@@ -162,7 +164,7 @@ for st in "${stages[@]}"; do
     numbers)
       # A new baseline: what earlier visits added to the old one goes with it.
       for f in results.json results.json.xz results.json.gz gbench.json roofline.svg hierarchy.svg report.html summary.md console.log \
-        PROVENANCE.md agreement.md agreement.json sanitizer.log counters targets.md; do
+        PROVENANCE.md agreement.md agreement.json sanitizer.log counters targets.md python; do
         rm -rf "${out:?}/$f"
       done
       cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
@@ -207,6 +209,14 @@ PY
       rm -f "$out/agreement.md" "$out/agreement.json"
       for f in agreement.md agreement.json; do [ -f "$tmp/repeat/$f" ] && cp "$tmp/repeat/$f" "$out/"; done
       sanitizer_log repeat
+      ;;
+    python)
+      section "The Python kernels" "$(fenced "$tmp/python/summary.txt")"
+      rm -rf "${out:?}/python"
+      mkdir -p "$out/python"
+      for f in run/results.json run/summary.md run/report.html run/roofline.svg agreement.md agreement.json; do
+        [ -f "$tmp/python/$f" ] && cp -L "$tmp/python/$f" "$out/python/"
+      done
       ;;
     sanitize)
       fenced "$tmp/sanitize/summary.txt" >/dev/null
