@@ -21,6 +21,18 @@ SIZES = {"matmul_n": 8192, "rows": 32768, "cols": 4096, "vector_n": 1 << 27, "tr
 SMALL = {"matmul_n": 512, "rows": 512, "cols": 1024, "vector_n": 1 << 22, "triton_mm_n": 256}
 
 
+def _fp32_matmul_ref(a, b):
+    """A matmul's reference: FP32 products and sums (no TF32), rounded once to the output's type."""
+    import torch
+
+    allow = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        return (a.float() @ b.float()).to(a.dtype)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = allow
+
+
 def _torch_benchmarks(s):
     import torch
     import torch.nn.functional as F
@@ -41,14 +53,6 @@ def _torch_benchmarks(s):
         return (torch.rand(n, n, device=dev, dtype=torch.bfloat16, generator=g),
                 torch.rand(n, n, device=dev, dtype=torch.bfloat16, generator=g))
 
-    def mm_ref(a, b):
-        # FP32 products and sums (no TF32), rounded once to BF16 as the output is.
-        allow = torch.backends.cuda.matmul.allow_tf32
-        torch.backends.cuda.matmul.allow_tf32 = False
-        try:
-            return (a.float() @ b.float()).to(torch.bfloat16)
-        finally:
-            torch.backends.cuda.matmul.allow_tf32 = allow
 
     r, c = s["rows"], s["cols"]
 
@@ -74,7 +78,7 @@ def _torch_benchmarks(s):
         return F.layer_norm(x.double(), (c,), w.double(), b.double()).to(torch.float16)
 
     return [
-        rb.Benchmark(torch.matmul, mm_inputs, mm_ref, "torch/matmul/bf16", flops=2 * n**3, bytes=3 * 2 * n * n,
+        rb.Benchmark(torch.matmul, mm_inputs, _fp32_matmul_ref, "torch/matmul/bf16", flops=2 * n**3, bytes=3 * 2 * n * n,
                      params={"M": n, "N": n, "K": n}, unit="tensor", growth=math.sqrt(n)),
         rb.Benchmark(softmax, rows_inputs, softmax_ref, "torch/softmax/fp16", bytes=2 * 2 * r * c,
                      params={"rows": r, "cols": c}, growth=8),
@@ -189,13 +193,6 @@ def _triton_benchmarks(s):
         return (torch.rand(m, m, device=dev, dtype=torch.float16, generator=g),
                 torch.rand(m, m, device=dev, dtype=torch.float16, generator=g))
 
-    def mm_ref(a, b):
-        allow = torch.backends.cuda.matmul.allow_tf32
-        torch.backends.cuda.matmul.allow_tf32 = False
-        try:
-            return (a.float() @ b.float()).to(torch.float16)
-        finally:
-            torch.backends.cuda.matmul.allow_tf32 = allow
 
     return [
         rb.Benchmark(add, add_inputs, lambda x, y: (x.double() + y.double()).float(), "triton/vector_add/fp32",
@@ -203,7 +200,7 @@ def _triton_benchmarks(s):
         rb.Benchmark(fused_softmax, rows_inputs, lambda x: torch.softmax(x.double(), dim=-1).float(),
                      "triton/fused_softmax/fp32", bytes=2 * 4 * r * c, params={"rows": r, "cols": c},
                      growth=64),  # tl.exp and the division are the GPU's approximate ones, a few ulp each
-        rb.Benchmark(matmul, mm_inputs, mm_ref, "triton/matmul/fp16", flops=2 * m**3, bytes=3 * 2 * m * m,
+        rb.Benchmark(matmul, mm_inputs, _fp32_matmul_ref, "triton/matmul/fp16", flops=2 * m**3, bytes=3 * 2 * m * m,
                      params={"M": m, "N": m, "K": m}, unit="tensor", growth=math.sqrt(m)),
     ]
 
