@@ -21,6 +21,15 @@ SIZES = {"matmul_n": 8192, "rows": 32768, "cols": 4096, "vector_n": 1 << 27, "tr
 SMALL = {"matmul_n": 512, "rows": 512, "cols": 1024, "vector_n": 1 << 22, "triton_mm_n": 256}
 
 
+def _cuda_generator(seed):
+    """torch's generator on the GPU, seeded: the inputs of every check are made afresh from it."""
+    import torch
+
+    g = torch.Generator(device="cuda")
+    g.manual_seed(seed)
+    return g
+
+
 def _fp32_matmul_ref(a, b):
     """A matmul's reference: FP32 products and sums (no TF32), rounded once to the output's type."""
     import torch
@@ -38,11 +47,7 @@ def _torch_benchmarks(s):
     import torch.nn.functional as F
 
     dev = "cuda"
-
-    def gen(seed):
-        g = torch.Generator(device=dev)
-        g.manual_seed(seed)
-        return g
+    gen = _cuda_generator
 
     n = s["matmul_n"]
 
@@ -150,11 +155,7 @@ def _triton_benchmarks(s):
     if triton is None:
         raise ImportError(_NO_TRITON)
     dev = "cuda"
-
-    def gen(seed):
-        g = torch.Generator(device=dev)
-        g.manual_seed(seed)
-        return g
+    gen = _cuda_generator
 
     n = s["vector_n"]
 
