@@ -157,6 +157,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
   xcheck->add_option("results", c.xc_results, "results.json of a run with --counters (or its folder)")->required();
   xcheck->add_option("ncu_csv", c.xc_csv, "what `ncu --csv --print-units base --metrics ...` printed")->required();
   xcheck->add_option("--benchmark", c.xc_benchmarks, "the benchmark to compare (repeatable)")->required();
+  xcheck->add_option("--json", c.xc_json, "also write the rows as JSON (every benchmark's, or none)")->check(kPath);
 
   CLI::App* compare = app.add_subcommand(
       "compare", "verdict per benchmark, NEW against BASE: SAME, FASTER, SLOWER, UNSURE or IMPLAUSIBLE (exit 1 on SLOWER, FAILED or IMPLAUSIBLE)");

@@ -50,7 +50,8 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv);
 int cmd_report(const std::vector<std::string>& paths, const std::string& out);
 int cmd_merge(const std::vector<std::string>& paths, const std::string& out, int argc, char** argv);
 // Nsight Compute's counters for one benchmark (ncu --csv output) beside the run's CUPTI counters.
-int cmd_crosscheck(const std::string& results, const std::string& ncu_csv, const std::vector<std::string>& benchmarks);
+int cmd_crosscheck(const std::string& results, const std::string& ncu_csv, const std::vector<std::string>& benchmarks,
+                   const std::string& json_out);
 
 struct CompareArgs {
   std::string base, fresh, markdown, json;
@@ -135,7 +136,7 @@ struct CommandLine {
   RunArgs run_args;
   std::vector<std::string> report_paths, merge_paths;
   std::string report_out, merge_out;
-  std::string xc_results, xc_csv;
+  std::string xc_results, xc_csv, xc_json;
   std::vector<std::string> xc_benchmarks;
   CompareArgs cmp;
   HistoryArgs hist;

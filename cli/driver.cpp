@@ -23,7 +23,7 @@ int run_command_line(int argc, char** argv) {
     if (c.command == "run" || c.command == "ceilings") return cmd_run(c.run_args, c.command == "ceilings", argc, argv);
     if (c.command == "report") return cmd_report(c.report_paths, c.report_out);
     if (c.command == "merge") return cmd_merge(c.merge_paths, c.merge_out, argc, argv);
-    if (c.command == "crosscheck") return cmd_crosscheck(c.xc_results, c.xc_csv, c.xc_benchmarks);
+    if (c.command == "crosscheck") return cmd_crosscheck(c.xc_results, c.xc_csv, c.xc_benchmarks, c.xc_json);
     if (c.command == "compare") return cmd_compare(c.cmp);
     if (c.command == "history") return cmd_history(c.hist);
     if (c.command == "fleet") return cmd_fleet(c.fleet);

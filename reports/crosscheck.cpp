@@ -189,4 +189,13 @@ std::string render_crosscheck_markdown(const Crosscheck& c) {
   return s;
 }
 
+nlohmann::json crosscheck_json(const Crosscheck& c) {
+  auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : c.rows)
+    rows.push_back({{"quantity", r.quantity}, {"unit", r.unit}, {"ncu", value(r.ncu)}, {"cupti", value(r.cupti)},
+                    {"declared", value(r.declared)}});
+  return {{"benchmark", c.benchmark}, {"kernels", c.kernels}, {"rows", std::move(rows)}};
+}
+
 }  // namespace roofbench

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "bench/results.h"
 
 namespace roofbench {
@@ -43,5 +45,8 @@ struct Crosscheck {
 // --counters), or none of its kernels is among ncu's launches.
 Crosscheck crosscheck(const Results& r, const std::string& benchmark, const std::vector<NcuKernel>& ncu);
 std::string render_crosscheck_markdown(const Crosscheck& c);
+// The same as JSON, for a script to judge: {"benchmark", "kernels": [ncu's names], "rows":
+// [{"quantity", "unit", "ncu", "cupti", "declared"}]}, a value null where a side has none.
+nlohmann::json crosscheck_json(const Crosscheck& c);
 
 }  // namespace roofbench

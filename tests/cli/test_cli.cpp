@@ -1080,6 +1080,53 @@ TEST(CliCrosscheck, AResultsFileWithoutCountersIsRefusedWithWhatToDo) {
                      "cannot open for reading");
 }
 
+// --json: the rows of every benchmark asked for, for a script to judge (tests/python/gpu_visit.py);
+// a benchmark ncu did not profile writes nothing.
+TEST(CliCrosscheck, JsonHoldsEveryBenchmarksRowsOrNothing) {
+  roofbench::Results r = roofbench::testing::sample_results();
+  roofbench::BenchmarkResult b = roofbench::testing::kernel("a", 2e6, 8e6, 10e-6);
+  roofbench::Counters c;
+  c.metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"};
+  c.values = {{"gpu__time_duration.sum", 10500}, {"dram__bytes_read.sum", 4e6}, {"dram__bytes_write.sum", 4e6}};
+  roofbench::KernelTrace t;
+  t.kernels = {"void ns::k<float>(float*)"};
+  t.span_s = t.busy_s = {9e-6, 10e-6, 11e-6};
+  c.trace = t;
+  b.counters = c;
+  r.benchmarks.push_back(b);
+  const fs::path d = fresh("rb_xcheck_json");
+  fs::create_directories(d);
+  std::ofstream(d / "results.json") << roofbench::dump_results(r);
+  std::ofstream(d / "ncu.csv") << "==PROF== Connected to process 1 (python3)\n"
+                                  "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+                                  "\"0\",\"k\",\"gpu__time_duration.sum\",\"usecond\",\"10.2\"\n"
+                                  "\"0\",\"k\",\"dram__bytes_read.sum\",\"byte\",\"4,000,000\"\n";
+  const std::string json = (d / "out" / "xcheck.json").string();
+  const CmdResult ok = rb("crosscheck " + d.string() + " " + (d / "ncu.csv").string() + " --benchmark " + b.name +
+                          " --json " + json);
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("Nsight Compute beside roofbench"), std::string::npos) << ok.out;  // the Markdown as before
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j.at("benchmarks").size(), 1u);
+  const auto& rows = j["benchmarks"][0].at("rows");
+  EXPECT_EQ(j["benchmarks"][0].at("benchmark"), b.name);
+  EXPECT_EQ(j["benchmarks"][0].at("kernels"), nlohmann::json::array({"k"}));
+  EXPECT_DOUBLE_EQ(rows[0].at("ncu").get<double>(), 10.2e-6);
+  EXPECT_DOUBLE_EQ(rows[0].at("cupti").get<double>(), 10e-6);  // the traced kernels' median own time
+  EXPECT_DOUBLE_EQ(rows[0].at("declared").get<double>(), b.measurement->stats.median);
+  // One benchmark of two that ncu never profiled: refused, and the JSON of the first call stays.
+  fs::remove(json);
+  expect_usage_error(rb("crosscheck " + d.string() + " " + (d / "ncu.csv").string() + " --benchmark " + b.name +
+                        " --benchmark gemm/none/fp32/n:1 --json " + json),
+                     "no benchmark gemm/none/fp32/n:1");
+  EXPECT_FALSE(fs::exists(json)) << "a refused crosscheck wrote its JSON";
+  // Never over an input.
+  expect_usage_error(rb("crosscheck " + d.string() + " " + (d / "ncu.csv").string() + " --benchmark " + b.name +
+                        " --json " + (d / "ncu.csv").string()),
+                     "an input");
+}
+
 // OpenBLAS falls back to its Prescott (SSE3) kernels on a CPU model it does not know (a VM's);
 // `run` then restarts with OPENBLAS_CORETYPE set, so the ladder's vendor reference runs this
 // CPU's ISA (bench/openblas_core.h). Whatever the machine, the core in use is no fallback.

@@ -96,6 +96,27 @@ TEST(Crosscheck, OneRunOfTheBenchmarkBesideItsCuptiCountersAndDeclaredWork) {
   EXPECT_NE(md.find("| 1.000 |"), std::string::npos) << md;  // tensor ops: ncu / declared
 }
 
+TEST(Crosscheck, TheJsonHoldsTheSameRowsWithNullWhereASideHasNone) {
+  const Results r = gemm_run();
+  const Crosscheck c = crosscheck(r, "gemm/wgmma/bf16/M:2048/N:2048/K:2048", parse_ncu_csv(kNcuOutput));
+  const nlohmann::json j = crosscheck_json(c);
+  EXPECT_EQ(j.at("benchmark"), c.benchmark);
+  EXPECT_EQ(j.at("kernels"), nlohmann::json(c.kernels));
+  ASSERT_EQ(j.at("rows").size(), c.rows.size());
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    const auto& row = j.at("rows")[i];
+    EXPECT_EQ(row.at("quantity"), c.rows[i].quantity);
+    EXPECT_EQ(row.at("unit"), c.rows[i].unit);
+    for (const auto& [key, v] : {std::pair{"ncu", c.rows[i].ncu}, {"cupti", c.rows[i].cupti}, {"declared", c.rows[i].declared}})
+      if (v)
+        EXPECT_DOUBLE_EQ(row.at(key).get<double>(), *v) << key << " of " << c.rows[i].quantity;
+      else
+        EXPECT_TRUE(row.at(key).is_null()) << key << " of " << c.rows[i].quantity;
+  }
+  EXPECT_DOUBLE_EQ(j["rows"][0]["ncu"].get<double>(), 30.5e-6);
+  EXPECT_TRUE(j["rows"].back()["declared"].is_null());  // L2 bytes: nothing declared
+}
+
 TEST(Crosscheck, NcusKernelTimeStandsBesideTheTracedKernelsOwnTimeNotTheirSpan) {
   // Kernels traced as the host launched them: their span holds the launch gaps (25-55 us a kernel
   // under the Activity API on an H200), which ncu's per-kernel durations do not.
