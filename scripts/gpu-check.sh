@@ -26,20 +26,25 @@
 #   repeat   two quick runs compared (repeatability); compute-sanitizer memcheck over every CUDA
 #            kernel at its test sizes with the time that is left, then racecheck, initcheck and
 #            synccheck while time allows
+#   python   the Python package (issue 46): its extension built there for the machine's Python
+#            against the archive (scripts/build-python-ext.sh); tests/python/gpu_visit.py's run
+#            (torch and Triton kernels, cuBLAS's BF16 row beside them, with counters, on the
+#            ceilings measured in that run) and its checks; the kernels once more under Nsight
+#            Compute (gpu_visit.py --profile), and each beside ncu's numbers (--crosscheck)
 #
 # Options:
 #   --device D     the device (default cuda:0; cpu for the dress rehearsal in CI)
 #   --limit S      the stage's time limit in seconds, unpacking included, at most 570 (default:
-#                  smoke and tests 300, the first command of a visit; numbers and repeat 420, the
-#                  second: pass the device time left less a minute, see docs/gpu-visit.md)
+#                  smoke and tests 300, the first command of a visit; numbers, repeat and python
+#                  420: pass the device time left less a minute, see docs/gpu-visit.md)
 #   --plan         print the stage's estimate and stop, writing nothing (no GPU needed: it plans
 #                  from the registry; scripts/update-readme.sh puts it in the README)
 #   --force        run even when the estimate exceeds the limit (a step that runs out of time
 #                  is stopped: a run stopped so leaves its partial results)
 #   --skip REGEX   benchmarks and tests left out everywhere (e.g. wgmma, after it failed in smoke)
 #   --budget S     seconds a benchmark may sample (numbers: fitted to the limit, see above; the
-#                  quick runs of tests and repeat: 0.2)
-#   --quick        numbers: quick sizes instead of the full ones (the dress rehearsal)
+#                  quick runs of tests and repeat: 0.2; python: 0.5)
+#   --quick        numbers and python: quick sizes instead of the full ones (the dress rehearsal)
 #   --parts 'NAME=REGEX;...'   numbers: how the kernels are split into parts
 #   --xcheck REGEX tests: the benchmarks Nsight Compute profiles (default a BF16 wgmma GEMM and
 #                  SAXPY at their quick sizes; with wgmma skipped, cuBLAS BF16)
@@ -57,12 +62,12 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/gpu-lib.sh"
 
-usage() { sed -n '2,55p' "$0" >&2; exit 2; }
+usage() { sed -n '2,60p' "$0" >&2; exit 2; }
 [ $# -ge 3 ] || usage
 command_line="scripts/gpu-check.sh $*"  # as given, for PROVENANCE.md
 what=$1 from=$2 out=$3  # (not "stage": unpack-build.sh sets that)
 shift 3
-case $what in smoke | tests | numbers | repeat) ;; *) echo "gpu-check: unknown stage '$what'" >&2; usage ;; esac
+case $what in smoke | tests | numbers | repeat | python) ;; *) echo "gpu-check: unknown stage '$what'" >&2; usage ;; esac
 device=cuda:0 limit="" force=0 skip="" budget="" quick=0 parts="" xcheck="" plan_only=0 run_args=()
 while (($#)); do
   case "$1" in
@@ -83,6 +88,8 @@ done
 # The first command of a visit (smoke, tests) and the second (numbers, repeat), which gets what
 # the first and the machine's start left of the 15 minutes (docs/gpu-visit.md).
 [ -n "$limit" ] || case $what in smoke | tests) limit=300 ;; *) limit=420 ;; esac
+[ "$what" != python ] || ((${#run_args[@]} == 0)) ||
+  { echo "gpu-check: the python stage takes no run options after -- (tests/python/gpu_visit.py runs it)" >&2; exit 2; }
 [[ $limit =~ ^[0-9]+$ ]] || { echo "gpu-check: --limit takes whole seconds" >&2; exit 2; }
 # A device-tool command runs at most 600 s, and its timeout_s must leave the stage time to end.
 [ "$limit" -le 570 ] || { echo "gpu-check: --limit $limit: at most 570 s (a command runs at most 600 s; give timeout_s the limit + 30)" >&2; exit 2; }
@@ -494,6 +501,29 @@ run_repeat() {
   fi
 }
 
+# What Nsight Compute is run with, here and in the python stage: the counters crosscheck derives
+# FLOPs, bytes and time from, at the clocks the GPU runs at (--clock-control none: ncu's default
+# locks them to base, and only "none" has been seen working on these machines).
+ncu_metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex.sum
+ncu_metrics+=,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum
+ncu_metrics+=,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
+ncu_metrics+=,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+ncu_args=(--csv --print-units base --clock-control none --metrics "$ncu_metrics")
+# ncu_library_path: LD_LIBRARY_PATH for a program under ncu: the archive's libraries but not its
+# libnvperf_* (ncu loads its own, and LD_LIBRARY_PATH would come before them), through links in
+# $EV_WORK/ncu-libs (the caller removes it), then the rest of LD_LIBRARY_PATH (wherever the
+# archive's lib/ stands in it: unpack-build.sh may have put the toolkit's cuBLAS first).
+ncu_library_path() {
+  local ncu_libs=$EV_WORK/ncu-libs lib rest
+  mkdir -p "$ncu_libs"
+  for lib in "${stage:-/nonexistent}"/roofbench/lib/*; do
+    [ -e "$lib" ] || continue
+    case $(basename "$lib") in libnvperf_*) ;; *) ln -sf "$lib" "$ncu_libs/" ;; esac
+  done
+  rest=$(ev_path_without "${stage:-/nonexistent}/roofbench/lib" "${LD_LIBRARY_PATH:-}")
+  echo "$ncu_libs${rest:+:$rest}"
+}
+
 # Nsight Compute beside roofbench's CUPTI counters: benchmarks of the tests stage's quick run
 # with counters, once more under ncu, at the same sizes. xcheck_plan first (it plans), then
 # xcheck_steps.
@@ -524,38 +554,122 @@ xcheck_steps() {
   fi
   local names=()
   mapfile -t names < <(dry_names --device "$device" --quick --filter "$xc" --ceilings-from x "${skip_args[@]}")
-  local metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex.sum
-  metrics+=,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum
-  metrics+=,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
-  metrics+=,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
   # The same sizes as the run with counters (--quick; --skip as everywhere, and the launch
-  # ceilings a run measures itself left out: thousands of empty kernels under ncu), at the clocks the
-  # GPU runs at (--clock-control none: ncu's default locks them to base, and only "none" has
-  # been seen working on these machines). The archive's libraries but not its libnvperf_*:
-  # ncu loads its own, and LD_LIBRARY_PATH would come before them.
-  local ncu_libs=$EV_WORK/ncu-libs lib path=""
-  mkdir -p "$ncu_libs"
-  for lib in "${stage:-/nonexistent}"/roofbench/lib/*; do
-    [ -e "$lib" ] || continue
-    case $(basename "$lib") in libnvperf_*) ;; *) ln -sf "$lib" "$ncu_libs/" ;; esac
-  done
-  path=$ncu_libs
-  # (Wherever the archive's lib/ stands: unpack-build.sh may have put the toolkit's cuBLAS first.)
-  local rest
-  rest=$(ev_path_without "${stage:-/nonexistent}/roofbench/lib" "${LD_LIBRARY_PATH:-}")
+  # ceilings a run measures itself left out: thousands of empty kernels under ncu).
+  local path
+  path=$(ncu_library_path)
   mkdir -p "$EV_WORK/xcheck"
   # ncu writes its own ==PROF== and ==ERROR== lines to stdout, among the CSV: the step's log
   # gets them too (crosscheck reads past them).
-  ev_step ncu 180 env LD_LIBRARY_PATH="$path${rest:+:$rest}" bash -c 'set -o pipefail; csv=$1; shift; "$@" | tee "$csv"' _ \
+  ev_step ncu 180 env LD_LIBRARY_PATH="$path" bash -c 'set -o pipefail; csv=$1; shift; "$@" | tee "$csv"' _ \
     "$EV_WORK/xcheck/ncu.csv" \
-    "$ncu" --csv --print-units base --clock-control none --metrics "$metrics" \
+    "$ncu" "${ncu_args[@]}" \
     "$roofbench" run --device "$device" --profile --quick --filter "$xc" \
     --ceilings-from "$quick" --out "$EV_WORK/xcheck/profiled" --skip "${skip:+$skip|}^ceiling/launch_"
-  rm -rf "$ncu_libs"
+  rm -rf "$EV_WORK/ncu-libs"
   local bargs=() n
   for n in "${names[@]}"; do bargs+=(--benchmark "$n"); done
   ev_step crosscheck 30 bash -c '"$@" >"'"$EV_WORK/xcheck/crosscheck.md"'"' _ "$roofbench" crosscheck \
     "$quick" "$EV_WORK/xcheck/ncu.csv" "${bargs[@]}"
+}
+
+# The ceilings the Python run leaves out: none is a roof of its kernels (transcendentals, PCIe,
+# launches, FP64, shared memory).
+python_skip="ceiling/(math_|mufu_|pcie_|launch_|fp64|smem_)"
+# Allowances: a Python kernel's inputs, its two checks and its counter passes beside its budget
+# (the references run on the GPU: an FP32 matmul at 8192^3 takes tens of ms), and the process's
+# start (torch's import, Triton's three compiles, do_bench's calls). Without a GPU (the dress
+# rehearsal, NumPy stand-ins at small sizes) each takes seconds.
+kPyKernel=10 kPyStart=45 kBuildExt=60
+[[ $device == cuda:* ]] || kPyKernel=3 kPyStart=5
+
+run_python() {
+  local py=${PYTHON:-python3} tests_py=$here/../tests/python backend=cpu
+  [[ $device == cuda:* ]] && backend=cuda
+  local visit_py=$tests_py/gpu_visit.py budget_s=${budget:-0.5} skip_all="$python_skip${skip:+|$skip}"
+  local small=() q=() counters=() ext planned n builtin run_est
+  [ $quick -eq 1 ] && small=(--small) q=(--quick)
+  [ $backend = cuda ] && counters=(--counters)
+  # How many kernels, and the built-in row beside them, from tests/python/gpu_kernels.py (no
+  # torch, no roofbench needed): the run's estimate is the roofbench dry run of the ceilings and
+  # that row, and an allowance a kernel.
+  planned=$("$py" -c 'import sys; sys.path.insert(0, sys.argv[1]); import gpu_kernels as g
+print(len(g.PLANNED[sys.argv[2]]), g.builtin(sys.argv[2], sys.argv[3] == "1"))' "$tests_py" "$backend" "$quick" 2>&1)
+  read -r n builtin <<<"$planned"
+  [[ $n =~ ^[0-9]+$ ]] || { ev_refuse "$py cannot read the kernels' plan in tests/python/gpu_kernels.py: $planned"; ev_end; exit 2; }
+  run_est=$(dry_estimate run --device "$device" "${q[@]}" "${counters[@]}" --budget "$budget_s" --filter "$builtin" \
+    --skip "$skip_all")
+  [ -n "$run_est" ] || { ev_refuse "roofbench run --dry-run of the ceilings and '$builtin' failed"; ev_end; exit 2; }
+  run_est=$((run_est + n * kPyKernel + kPyStart))
+  plan env 15
+  if [ -d "$from" ]; then
+    ext=$from/python  # a build folder's own extension, for this Python
+    # --plan of a build folder plans what a visit's archive takes (the README's table).
+    [ "$plan_only" -eq 0 ] || plan build-ext $kBuildExt "from an archive; a build folder has its own"
+  else
+    ext=$stage/ext  # built here, for this machine's Python; removed with the unpacked archive
+    plan build-ext $kBuildExt
+  fi
+  plan run "$run_est" "$n kernels, the ceilings and $builtin"
+  if [ $backend = cuda ]; then
+    plan ncu 90
+    plan crosscheck 10
+  fi
+  refuse_or_go
+
+  ev_step env 60 bash -c '
+    nvidia-smi -L 2>/dev/null || echo "(no nvidia-smi)"
+    "$1" - <<"PY"
+import importlib, platform, sys
+print("Python", platform.python_version(), sys.executable)
+for m in ("numpy", "torch", "triton", "nanobind", "cupy"):
+    try:
+        mod = importlib.import_module(m)
+        print(m, getattr(mod, "__version__", "?"))
+    except Exception as e:
+        print(m, "not importable:", e)
+try:
+    import torch
+    print("torch sees", [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())], "CUDA", torch.version.cuda)
+except Exception as e:
+    print("torch.cuda:", e)
+PY' _ "$py"
+  if [ ! -d "$from" ]; then
+    ev_step build-ext 240 env PYTHON="$py" bash "$here/build-python-ext.sh" "$stage/roofbench" "$ext" ||
+      { ev_note "the extension did not build: the Python kernels cannot run (see build-ext.log)"; return; }
+  elif [ ! -d "$ext/roofbench" ]; then
+    ev_fail run "the build folder has no python/roofbench: it was configured without the Python package"
+    return
+  fi
+  local vargs=(--device "$device" --budget "$budget_s" --skip "$skip_all" "${small[@]}")
+  ev_step run $((run_est * 3 / 2 + 30)) env PYTHONPATH="$ext" "$py" "$visit_py" "$EV_WORK/python" "${vargs[@]}"
+  local ncu
+  ncu=$(ev_find_tool ncu)
+  if [ $backend != cuda ]; then
+    ev_skip ncu "the device is $device: Nsight Compute profiles CUDA kernels"
+    ev_skip crosscheck "no ncu numbers on $device"
+  elif [ -z "$ncu" ]; then
+    ev_fail ncu "no ncu on this machine (looked on PATH, in /usr/local/cuda*, /opt/nvidia/nsight-compute)"
+  elif [ ! -f "$EV_WORK/python/agreement.json" ]; then
+    ev_skip ncu "the run wrote no agreement.json: nothing to crosscheck"
+  else
+    # One run of each kernel (gpu_visit.py --profile: the ceilings from the run above), every
+    # kernel of the process profiled; ncu's CSV among what the program prints (crosscheck reads
+    # past it), then each kernel beside ncu's numbers for one run of it.
+    local path
+    path=$(ncu_library_path)
+    ev_step ncu 240 env LD_LIBRARY_PATH="$path" PYTHONPATH="$ext" \
+      bash -c 'set -o pipefail; csv=$1; shift; "$@" | tee "$csv"' _ "$EV_WORK/python/ncu.csv" \
+      "$ncu" "${ncu_args[@]}" "$py" "$visit_py" "$EV_WORK/python" --profile "${vargs[@]}"
+    rm -rf "$EV_WORK/ncu-libs"
+    ev_step crosscheck 60 env PYTHONPATH="$ext" "$py" "$visit_py" "$EV_WORK/python" --crosscheck "$EV_WORK/python/ncu.csv"
+  fi
+  # The checks' verdicts in the summary (python/agreement.md has them as a table).
+  local f=$EV_WORK/python/summary.txt line
+  if [ -f "$f" ]; then
+    ev_note "checks: $(head -n 1 "$f")"
+    while IFS= read -r line; do EV_LINES+=("$line"); done < <(tail -n +3 "$f")
+  fi
 }
 
 run_"$what"

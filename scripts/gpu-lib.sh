@@ -187,6 +187,9 @@ ev_detail() {
   [ -n "$line" ] && { echo "$line" | sed 's/ *$//'; return; }
   line=$(grep -m1 -E '^GPU [0-9]+: ' "$log")
   [ -n "$line" ] && { echo "$line" | cut -c1-120; return; }
+  # The Python stage's scripts (tests/python/gpu_visit.py, scripts/build-python-ext.sh): their last word.
+  line=$(grep -E '^(gpu_visit|build-python-ext): ' "$log" | tail -n 1)
+  [ -n "$line" ] && { echo "$line" | cut -c1-200; return; }
   line=$(grep -m1 -E '^roofbench: [0-9]+ benchmarks measured' "$log")
   [ -n "$line" ] && { echo "$line" | cut -c1-200; return; }
   line=$(grep -E '^roofbench: |ERROR SUMMARY|[0-9]+ SLOWER, |^merge: ' "$log" | tail -n 2 | tr '\n' ' ')

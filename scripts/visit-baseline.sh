@@ -11,8 +11,10 @@
 #            compute-sanitizer's logs (sanitizer.log)
 #   sanitize scripts/sanitize.sh's logs (racecheck, initcheck, synccheck with the time a visit had
 #            left), into sanitizer.log beside repeat's: each tool's log in place of its earlier one
-#   python   tests/python/gpu_visit.py's folder (its run, agreement.md and .json: torch and Triton
-#            kernels on the measured roofs, issue 46), into python/, in place of an earlier one
+#   python   the run of tests/python/gpu_visit.py (torch and Triton kernels on the measured roofs,
+#            issue 46) with its checks (agreement.md and .json) and Nsight Compute's numbers beside
+#            its kernels (crosscheck.md), into python/, in place of an earlier one; its summary
+#            (every check's verdict) into PROVENANCE.md
 # and then targets.md, the visit's targets read off what the folder holds (scripts/targets.py).
 # Every results.json of the folder is stored as results.json.xz (scripts/compress-results.sh):
 # roofbench's commands and scripts/targets.py read it as it is.
@@ -86,7 +88,7 @@ for st in numbers smoke tests repeat sanitize python; do
     continue
   fi
   name=""
-  for r in baseline/results.json quick-run/results.json runs/quick-1/results.json run/results.json; do
+  for r in baseline/results.json quick-run/results.json runs/quick-1/results.json python/run/results.json; do
     [ -f "$tmp/$st/$r" ] && { name=$(device_name "$tmp/$st/$r"); break; }
   done
   if [ -z "$name" ]; then
@@ -214,8 +216,9 @@ PY
       section "The Python kernels" "$(fenced "$tmp/python/summary.txt")"
       rm -rf "${out:?}/python"
       mkdir -p "$out/python"
-      for f in run/results.json run/summary.md run/report.html run/roofline.svg agreement.md agreement.json; do
-        [ -f "$tmp/python/$f" ] && cp -L "$tmp/python/$f" "$out/python/"
+      for f in run/results.json run/summary.md run/report.html run/roofline.svg agreement.md agreement.json \
+        crosscheck.md; do
+        [ -f "$tmp/python/python/$f" ] && cp -L "$tmp/python/python/$f" "$out/python/"
       done
       ;;
     sanitize)

@@ -14,11 +14,24 @@ import math
 
 import numpy as np
 
-import roofbench as rb
+# The kernels by device, for planning: scripts/gpu-check.sh's python stage estimates its run from
+# how many there are before the extension is built or torch imported (roofbench is imported where
+# a kernel is made, not here). Each list is what benchmarks() returns there
+# (tests/python/test_gpu_visit.sh checks both against this file).
+PLANNED = {"cuda": ["torch/matmul/bf16", "torch/softmax/fp16", "torch/layer_norm/fp16", "triton/vector_add/fp32",
+                    "triton/fused_softmax/fp32", "triton/matmul/fp16"],
+           "cpu": ["numpy/matmul/fp32", "numpy/softmax/fp32", "numpy/vector_add/fp32"]}
 
 # The sizes of a visit, and the small ones of a rehearsal (--small).
 SIZES = {"matmul_n": 8192, "rows": 32768, "cols": 4096, "vector_n": 1 << 27, "triton_mm_n": 4096}
 SMALL = {"matmul_n": 512, "rows": 512, "cols": 1024, "vector_n": 1 << 22, "triton_mm_n": 256}
+
+
+def _sizes(device, small):
+    """A GPU's small matmul is 2048³: the one size of cuBLAS's row in a quick run."""
+    if not small:
+        return SIZES
+    return SMALL if device == "cpu" else dict(SMALL, matmul_n=2048)
 
 
 def _cuda_generator(seed):
@@ -43,6 +56,7 @@ def _fp32_matmul_ref(a, b):
 
 
 def _torch_benchmarks(s):
+    import roofbench as rb
     import torch
     import torch.nn.functional as F
 
@@ -150,6 +164,7 @@ if triton is not None:
 
 
 def _triton_benchmarks(s):
+    import roofbench as rb
     import torch
 
     if triton is None:
@@ -208,6 +223,7 @@ def _triton_benchmarks(s):
 
 def _numpy_benchmarks(s):
     """The CPU rehearsal's stand-ins: the same shapes of work through NumPy (FP32: NumPy has no BF16)."""
+    import roofbench as rb
     n, r, c, v = s["matmul_n"], s["rows"], s["cols"], s["vector_n"]
 
     def mm_inputs(seed):
@@ -241,9 +257,9 @@ def _numpy_benchmarks(s):
 
 def benchmarks(device, small=False):
     """(benchmarks, builtin regex, [(what, why left out)]) for a run on `device`."""
-    s = SMALL if small else SIZES
+    s = _sizes(device, small)
     if device == "cpu":
-        return _numpy_benchmarks(s), "^gemm/openblas/fp32/M:{0}/N:{0}/K:{0}(/|$)".format(s["matmul_n"]), [
+        return _numpy_benchmarks(s), builtin(device, small), [
             ("torch and Triton kernels", "a CPU run: NumPy stand-ins of the same work instead")]
     out, left = [], []
     try:
@@ -254,8 +270,15 @@ def benchmarks(device, small=False):
         out += _triton_benchmarks(s)
     except ImportError as e:
         left.append(("Triton kernels", f"no triton here ({e})"))
-    n = s["matmul_n"]
-    return out, f"^gemm/cublas/bf16/M:{n}/N:{n}/K:{n}(/|$)", left
+    return out, builtin(device, small), left
+
+
+def builtin(device, small=False):
+    """The regex of the built-in row each run takes beside its kernels: the vendor's matmul of the
+    same size (cuBLAS BF16 on a GPU, OpenBLAS FP32 on the CPU), which PAIRS judges against."""
+    n = _sizes(device, small)["matmul_n"]
+    what = "openblas/fp32" if device == "cpu" else "cublas/bf16"
+    return f"^gemm/{what}/M:{n}/N:{n}/K:{n}(/|$)"
 
 
 # What each kernel is judged against in the same run: torch.matmul within 5% of cuBLAS (and its
