@@ -40,9 +40,20 @@ void restart_for_openblas(int argc, char** argv) {
   unsetenv("OPENBLAS_CORETYPE");
 }
 
+namespace {
+std::string& noted_fallback() {
+  static std::string chosen;
+  return chosen;
+}
+}  // namespace
+
+void note_openblas_fallback(const std::string& chosen) { noted_fallback() = chosen; }
+
 std::string openblas_core_description() {
   std::string d = openblas_core();
-  if (const char* fallback = std::getenv("ROOFBENCH_OPENBLAS_FALLBACK"))
+  const char* fallback = std::getenv("ROOFBENCH_OPENBLAS_FALLBACK");
+  if (!fallback && !noted_fallback().empty()) fallback = noted_fallback().c_str();
+  if (fallback)
     d += std::string(" (OPENBLAS_CORETYPE set by roofbench: OpenBLAS chose ") + fallback + " on this CPU model)";
   else if (const char* env = std::getenv("OPENBLAS_CORETYPE"))
     d += std::string(" (OPENBLAS_CORETYPE=") + env + " from the environment)";

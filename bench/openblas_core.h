@@ -24,4 +24,9 @@ void restart_for_openblas(int argc, char** argv);
 // chosen by itself ("SkylakeX (OPENBLAS_CORETYPE set by roofbench: OpenBLAS chose Prescott)").
 std::string openblas_core_description();
 
+// For a process that cannot restart (Python's: the roofbench package set OPENBLAS_CORETYPE for
+// OpenBLAS's load alone, then put the environment back): what OpenBLAS would have chosen, for
+// openblas_core_description(), as ROOFBENCH_OPENBLAS_FALLBACK says it after a restart.
+void note_openblas_fallback(const std::string& chosen);
+
 }  // namespace roofbench

@@ -22,6 +22,8 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "bench/cpu_info.h"
+#include "bench/openblas_core.h"
 #include "bench/registry.h"
 #include "bench/results.h"
 #include "roofbench/verify.h"
@@ -215,6 +217,12 @@ NB_MODULE(_roofbench, m) {
     roofbench::forget_variants(kSource);
   });
   m.def("main", &main_args, nb::arg("args"), nb::arg("quiet_stdout") = false);
+  // OpenBLAS's kernels, chosen when it loaded: the package's import sets OPENBLAS_CORETYPE first
+  // where they would be a fallback (bench/openblas_core.h; roofbench/__init__.py).
+  m.def("openblas_core", [] { return roofbench::openblas_core(); });
+  m.def("openblas_better_core",
+        [] { return roofbench::openblas_better_core(roofbench::openblas_core(), roofbench::cpu_info().isa); });
+  m.def("note_openblas_fallback", &roofbench::note_openblas_fallback, nb::arg("chosen"));
   m.def("gpu_count", &gpu_count);
   // A results file's JSON text (or a run folder's), compressed or not, through the reader every
   // command uses: (path, text), or ValueError with its one line.

@@ -19,11 +19,58 @@ docs/python.md has the details.
 
 import json
 import os
+import platform
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
+import warnings
 
-from . import _roofbench
+_PROBE = "ROOFBENCH_OPENBLAS_PROBE"
+
+
+def _openblas_cores():
+    """(the kernels OpenBLAS chooses here, the core that runs this CPU's ISA when that choice is a
+    fallback, else ""), from a child process, or None when there is nothing to ask or it cannot
+    tell. OpenBLAS picks its kernels from the CPU model as it loads, and on a VM whose model it does
+    not know it falls back to SSE3 ones, several times slower (bench/openblas_core.h). The roofbench
+    binary then restarts itself with OPENBLAS_CORETYPE set; a Python process cannot, so its import
+    asks a child (this package imported there without this step) first."""
+    if platform.machine() not in ("x86_64", "AMD64") or any(
+            os.environ.get(v) for v in ("OPENBLAS_CORETYPE", "ROOFBENCH_OPENBLAS_FALLBACK", _PROBE)):
+        return None
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, **{_PROBE: "1"})
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        p = subprocess.run([sys.executable, "-c", "from roofbench import _roofbench as m; "
+                            "print(m.openblas_core(), m.openblas_better_core() or '-')"],
+                           env=env, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    words = p.stdout.split()
+    if p.returncode != 0 or len(words) != 2:
+        return None
+    return words[0], "" if words[1] == "-" else words[1]
+
+
+_cores = _openblas_cores()
+if _cores and _cores[1]:
+    # For OpenBLAS's load alone: a library loaded later (NumPy's own OpenBLAS) chooses for itself.
+    os.environ["OPENBLAS_CORETYPE"] = _cores[1]
+    try:
+        from . import _roofbench
+    finally:
+        del os.environ["OPENBLAS_CORETYPE"]
+    if _roofbench.openblas_better_core():
+        warnings.warn(f"roofbench: OpenBLAS runs its {_roofbench.openblas_core()} kernels, a fallback on this CPU "
+                      "model, and was loaded before roofbench could choose (set OPENBLAS_CORETYPE="
+                      f"{_cores[1]} before Python starts): roofbench's OpenBLAS rows run them too")
+    else:
+        _roofbench.note_openblas_fallback(_cores[0])
+else:
+    from . import _roofbench
 
 __all__ = ["Benchmark", "Result", "Run", "bench", "load", "run", "RunError"]
 

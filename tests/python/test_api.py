@@ -7,6 +7,7 @@ import json
 import lzma
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -130,6 +131,21 @@ class Api(unittest.TestCase):
         for r in run.results:
             self.assertTrue(r.ok, r)
         self.assertEqual(run.data["settings"]["builtin"], True)
+
+    def test_openblas_in_a_python_process_runs_no_fallback_kernels(self):
+        # On a VM whose CPU model OpenBLAS does not know it falls back to SSE3 kernels, and the
+        # roofbench binary restarts with OPENBLAS_CORETYPE set; a Python process cannot, so the
+        # import sets it for OpenBLAS's load alone. Whatever the machine: no fallback is left, and
+        # the environment is as it was (a NumPy loaded later chooses its own kernels).
+        env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "ROOFBENCH_OPENBLAS_FALLBACK")}
+        p = subprocess.run([sys.executable, "-c",
+                            "import os, roofbench; from roofbench import _roofbench as m; "
+                            "print(m.openblas_core(), repr(m.openblas_better_core()), os.environ.get('OPENBLAS_CORETYPE'))"],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        core, better, left = p.stdout.split()
+        self.assertEqual(better, "''", f"OpenBLAS runs its {core} kernels, a fallback on this CPU")
+        self.assertEqual(left, "None", "OPENBLAS_CORETYPE was left in the environment")
 
     def test_load_reads_a_results_file_stored_compressed_or_plain(self):
         with open(os.path.join(self.rb_run.folder, "results.json"), "rb") as f:
