@@ -183,15 +183,15 @@ int cmd_crosscheck(const std::string& results, const std::string& ncu_csv, const
   std::stringstream text;
   text << in.rdbuf();
   const std::vector<NcuKernel> ncu = parse_ncu_csv(text.str());
-  std::string markdown;
+  // Each benchmark's table as it comes (a refused one ends the command, the earlier tables shown);
+  // the JSON only when every benchmark is in it.
   nlohmann::json j = {{"results", path}, {"ncu_csv", ncu_csv}, {"benchmarks", nlohmann::json::array()}};
   for (const auto& b : benchmarks) {
     const Crosscheck c = crosscheck(r, b, ncu);
-    markdown += render_crosscheck_markdown(c) + "\n";
+    std::cout << render_crosscheck_markdown(c) << "\n" << std::flush;
     j["benchmarks"].push_back(crosscheck_json(c));
   }
   write_outputs({{json_out, j.dump(2) + "\n"}}, {path, ncu_csv});
-  std::cout << markdown;
   return kExitOk;
 }
 

@@ -9,7 +9,8 @@ set -euo pipefail
 [ $# -eq 2 ] || { sed -n '2,7p' "$0" >&2; exit 2; }
 packed=$(realpath "$1") out=$2
 src=$(cd "$(dirname "$0")/.." && pwd)
-python=${PYTHON:-$(command -v python3)}
+# An absolute path: CMake's FindPython takes Python_EXECUTABLE only so (a bare name is searched anew).
+python=$(command -v "${PYTHON:-python3}") || { echo "build-python-ext: no ${PYTHON:-python3} on PATH" >&2; exit 2; }
 compgen -G "$packed/lib/libroofbench.so*" >/dev/null ||
   { echo "build-python-ext: $packed has no lib/libroofbench.so*: not an unpacked scripts/pack-build.sh archive" >&2; exit 2; }
 mkdir -p "$out"

@@ -509,20 +509,9 @@ ncu_metrics+=,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_
 ncu_metrics+=,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
 ncu_metrics+=,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
 ncu_args=(--csv --print-units base --clock-control none --metrics "$ncu_metrics")
-# ncu_library_path: LD_LIBRARY_PATH for a program under ncu: the archive's libraries but not its
-# libnvperf_* (ncu loads its own, and LD_LIBRARY_PATH would come before them), through links in
-# $EV_WORK/ncu-libs (the caller removes it), then the rest of LD_LIBRARY_PATH (wherever the
-# archive's lib/ stands in it: unpack-build.sh may have put the toolkit's cuBLAS first).
-ncu_library_path() {
-  local ncu_libs=$EV_WORK/ncu-libs lib rest
-  mkdir -p "$ncu_libs"
-  for lib in "${stage:-/nonexistent}"/roofbench/lib/*; do
-    [ -e "$lib" ] || continue
-    case $(basename "$lib") in libnvperf_*) ;; *) ln -sf "$lib" "$ncu_libs/" ;; esac
-  done
-  rest=$(ev_path_without "${stage:-/nonexistent}/roofbench/lib" "${LD_LIBRARY_PATH:-}")
-  echo "$ncu_libs${rest:+:$rest}"
-}
+# For a program under ncu: the archive's libraries but its libnvperf_* (ncu loads its own, and
+# LD_LIBRARY_PATH would come before them). newer-stdcxx: see ev_linked_library_path.
+ncu_library_path() { ev_linked_library_path "${stage:-/nonexistent}/roofbench/lib" "$EV_WORK/ncu-libs" '^libnvperf_' "$@"; }
 
 # Nsight Compute beside roofbench's CUPTI counters: benchmarks of the tests stage's quick run
 # with counters, once more under ncu, at the same sizes. xcheck_plan first (it plans), then
@@ -584,19 +573,24 @@ kPyKernel=10 kPyStart=45 kBuildExt=60
 [[ $device == cuda:* ]] || kPyKernel=3 kPyStart=5
 
 run_python() {
-  local py=${PYTHON:-python3} tests_py=$here/../tests/python backend=cpu
+  # An absolute path: CMake's FindPython takes Python_EXECUTABLE only so (build-python-ext.sh).
+  local py tests_py=$here/../tests/python backend=cpu
+  py=$(command -v "${PYTHON:-python3}") || { ev_refuse "no ${PYTHON:-python3} on PATH"; ev_end; exit 2; }
   [[ $device == cuda:* ]] && backend=cuda
   local visit_py=$tests_py/gpu_visit.py budget_s=${budget:-0.5} skip_all="$python_skip${skip:+|$skip}"
   local small=() q=() counters=() ext planned n builtin run_est
   [ $quick -eq 1 ] && small=(--small) q=(--quick)
   [ $backend = cuda ] && counters=(--counters)
-  # How many kernels, and the built-in row beside them, from tests/python/gpu_kernels.py (no
-  # torch, no roofbench needed): the run's estimate is the roofbench dry run of the ceilings and
-  # that row, and an allowance a kernel.
+  # How many kernels, and the built-in row beside them, from tests/python/gpu_kernels.py (NumPy
+  # and, where it is, Triton imported; not torch or roofbench): the run's estimate is the
+  # roofbench dry run of the ceilings and that row, and an allowance a kernel. (Its last line: an
+  # import may print warnings before it.)
   planned=$("$py" -c 'import sys; sys.path.insert(0, sys.argv[1]); import gpu_kernels as g
-print(len(g.PLANNED[sys.argv[2]]), g.builtin(sys.argv[2], sys.argv[3] == "1"))' "$tests_py" "$backend" "$quick" 2>&1)
+print(len(g.PLANNED[sys.argv[2]]), g.builtin(sys.argv[2], sys.argv[3] == "1"))' "$tests_py" "$backend" "$quick" \
+    2>"$EV_WORK/plan.err" | tail -n 1)
   read -r n builtin <<<"$planned"
-  [[ $n =~ ^[0-9]+$ ]] || { ev_refuse "$py cannot read the kernels' plan in tests/python/gpu_kernels.py: $planned"; ev_end; exit 2; }
+  [[ $n =~ ^[0-9]+$ ]] ||
+    { ev_refuse "$py cannot read the kernels' plan in tests/python/gpu_kernels.py: $(tail -n 1 "$EV_WORK/plan.err")"; ev_end; exit 2; }
   run_est=$(dry_estimate run --device "$device" "${q[@]}" "${counters[@]}" --budget "$budget_s" --filter "$builtin" \
     --skip "$skip_all")
   [ -n "$run_est" ] || { ev_refuse "roofbench run --dry-run of the ceilings and '$builtin' failed"; ev_end; exit 2; }
@@ -617,7 +611,13 @@ print(len(g.PLANNED[sys.argv[2]]), g.builtin(sys.argv[2], sys.argv[3] == "1"))' 
   fi
   refuse_or_go
 
-  ev_step env 60 bash -c '
+  # libstdc++: the newer of the machine's and the archive's, for every Python step (ev_machine_stdcxx).
+  local py_path
+  py_path=$(ev_linked_library_path "${stage:-/nonexistent}/roofbench/lib" "$EV_WORK/py-libs" '^$' newer-stdcxx)
+  if [ -L "$EV_WORK/py-libs/libstdc++.so.6" ] && [[ $(readlink "$EV_WORK/py-libs/libstdc++.so.6") != "${stage:-/nonexistent}"/* ]]; then
+    ev_note "libstdc++: the machine's $(readlink "$EV_WORK/py-libs/libstdc++.so.6") (GLIBCXX_3.4.$(ev_glibcxx "$(readlink -f "$EV_WORK/py-libs/libstdc++.so.6")")), at least as new as the archive's"
+  fi
+  ev_step env 60 env LD_LIBRARY_PATH="$py_path" bash -c '
     nvidia-smi -L 2>/dev/null || echo "(no nvidia-smi)"
     "$1" - <<"PY"
 import importlib, platform, sys
@@ -635,14 +635,16 @@ except Exception as e:
     print("torch.cuda:", e)
 PY' _ "$py"
   if [ ! -d "$from" ]; then
-    ev_step build-ext 240 env PYTHON="$py" bash "$here/build-python-ext.sh" "$stage/roofbench" "$ext" ||
-      { ev_note "the extension did not build: the Python kernels cannot run (see build-ext.log)"; return; }
+    ev_step build-ext 240 env LD_LIBRARY_PATH="$py_path" PYTHON="$py" bash "$here/build-python-ext.sh" "$stage/roofbench" "$ext" ||
+      { ev_note "the extension did not build: the Python kernels cannot run (see build-ext.log)"; rm -rf "$EV_WORK/py-libs"; return; }
   elif [ ! -d "$ext/roofbench" ]; then
     ev_fail run "the build folder has no python/roofbench: it was configured without the Python package"
+    rm -rf "$EV_WORK/py-libs"
     return
   fi
   local vargs=(--device "$device" --budget "$budget_s" --skip "$skip_all" "${small[@]}")
-  ev_step run $((run_est * 3 / 2 + 30)) env PYTHONPATH="$ext" "$py" "$visit_py" "$EV_WORK/python" "${vargs[@]}"
+  ev_step run $((run_est * 3 / 2 + 30)) env LD_LIBRARY_PATH="$py_path" PYTHONPATH="$ext" "$py" "$visit_py" "$EV_WORK/python" \
+    "${vargs[@]}"
   local ncu
   ncu=$(ev_find_tool ncu)
   if [ $backend != cuda ]; then
@@ -657,13 +659,21 @@ PY' _ "$py"
     # kernel of the process profiled; ncu's CSV among what the program prints (crosscheck reads
     # past it), then each kernel beside ncu's numbers for one run of it.
     local path
-    path=$(ncu_library_path)
+    path=$(ncu_library_path newer-stdcxx)
     ev_step ncu 240 env LD_LIBRARY_PATH="$path" PYTHONPATH="$ext" \
       bash -c 'set -o pipefail; csv=$1; shift; "$@" | tee "$csv"' _ "$EV_WORK/python/ncu.csv" \
       "$ncu" "${ncu_args[@]}" "$py" "$visit_py" "$EV_WORK/python" --profile "${vargs[@]}"
     rm -rf "$EV_WORK/ncu-libs"
-    ev_step crosscheck 60 env PYTHONPATH="$ext" "$py" "$visit_py" "$EV_WORK/python" --crosscheck "$EV_WORK/python/ncu.csv"
+    # Without ncu's table (it refused the machine, or stopped) every kernel would be NOT MET for
+    # that one failure: said once, by the ncu step.
+    if grep -q '"Metric Name"' "$EV_WORK/python/ncu.csv" 2>/dev/null; then
+      ev_step crosscheck 60 env LD_LIBRARY_PATH="$py_path" PYTHONPATH="$ext" "$py" "$visit_py" "$EV_WORK/python" \
+        --crosscheck "$EV_WORK/python/ncu.csv"
+    else
+      ev_skip crosscheck "ncu printed no table of metrics: see ncu.log"
+    fi
   fi
+  rm -rf "$EV_WORK/py-libs"
   # The checks' verdicts in the summary (python/agreement.md has them as a table).
   local f=$EV_WORK/python/summary.txt line
   if [ -f "$f" ]; then

@@ -12,6 +12,11 @@
 #   ev_find_tool NAME [ROOT...] a CUDA tool's path (ncu, compute-sanitizer): PATH first, then its
 #                               usual homes under the ROOTs (default /usr/local and /opt); empty if none
 #   ev_path_without DIR LIST    a colon-separated LIST with every DIR entry taken out
+#   ev_linked_library_path LIBDIR DIR SKIP [newer-stdcxx]  LD_LIBRARY_PATH through links in DIR to
+#                               LIBDIR's libraries but those named like the regex SKIP, then
+#                               LD_LIBRARY_PATH without LIBDIR; newer-stdcxx: libstdc++ and
+#                               libgcc_s the machine's own where ev_machine_stdcxx names one
+#   ev_machine_stdcxx LIBDIR    the machine's libstdc++ when it is at least as new as LIBDIR's
 #   ev_note TEXT                a line of its own in the summary
 #   ev_device_note DEVICE ROOFBENCH  the summary's "device: ..." line (which GPU, which build)
 #   ev_smi_index DEVICE         nvidia-smi's -i for cuda:N (CUDA_VISIBLE_DEVICES' Nth entry when set)
@@ -117,6 +122,51 @@ ev_path_without() {
     [ -z "$entry" ] || [ "$entry" = "$dir" ] || out=${out:+$out:}$entry
   done
   echo "$out"
+}
+
+# ev_linked_library_path LIBDIR DIR SKIP [newer-stdcxx]: LD_LIBRARY_PATH through links in DIR (the
+# caller removes it) to LIBDIR's libraries (an archive's lib/) but those whose names match the
+# regex SKIP, then the rest of LD_LIBRARY_PATH (wherever LIBDIR stands in it: unpack-build.sh may
+# have put the toolkit's cuBLAS first). With newer-stdcxx, libstdc++ and libgcc_s are the
+# machine's own where ev_machine_stdcxx names its libstdc++.
+ev_linked_library_path() {
+  local libdir=$1 dir=$2 skip=$3 stdcxx=${4:-} lib rest mine
+  mkdir -p "$dir"
+  for lib in "$libdir"/*; do
+    [ -e "$lib" ] || continue
+    [[ $(basename "$lib") =~ $skip ]] || ln -sf "$lib" "$dir/"
+  done
+  if [ "$stdcxx" = newer-stdcxx ] && mine=$(ev_machine_stdcxx "$libdir") && [ -n "$mine" ]; then
+    rm -f "$dir"/libstdc++.so* "$dir"/libgcc_s.so*
+    ln -sf "$mine" "$dir/libstdc++.so.6"
+    lib=$(ev_ld_cache libgcc_s.so.1)
+    [ -n "$lib" ] && ln -sf "$lib" "$dir/libgcc_s.so.1"
+  fi
+  rest=$(ev_path_without "$libdir" "${LD_LIBRARY_PATH:-}")
+  echo "$dir${rest:+:$rest}"
+}
+# ev_ld_cache NAME: the machine's own NAME (ldconfig's cache, a 64-bit one), empty if none.
+ev_ld_cache() {
+  local ldconfig
+  ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
+  "$ldconfig" -p 2>/dev/null | awk -v n="$1" '$1 == n && /x86-64|AArch64|64bit/ { print $NF; exit }'
+}
+# ev_glibcxx LIB: the newest GLIBCXX_3.4.N that LIB provides (N), empty if it cannot tell.
+ev_glibcxx() { grep -aoE 'GLIBCXX_3\.4\.[0-9]+' "$1" 2>/dev/null | sed 's/.*\.//' | sort -n | tail -n 1; }
+# ev_machine_stdcxx LIBDIR: the machine's libstdc++ when it is at least as new as LIBDIR's (an
+# archive built on Debian 12, GCC 12). A Python step loads libroofbench (built there), an
+# extension the machine's own compiler builds, and torch, in one process: the newer library
+# serves all three, and the archive's, first on the path, would refuse an extension built by a
+# newer GCC. Empty when LIBDIR's is the newer, when it has none (unpack-build.sh set it aside on
+# an older glibc), or when either cannot be read.
+ev_machine_stdcxx() {
+  local theirs=$1/libstdc++.so.6 mine a b
+  [ -e "$theirs" ] || return 0
+  mine=$(ev_ld_cache libstdc++.so.6)
+  [ -n "$mine" ] || return 0
+  a=$(ev_glibcxx "$(readlink -f "$theirs")") b=$(ev_glibcxx "$(readlink -f "$mine")")
+  [ -n "$a" ] && [ -n "$b" ] && [ "$b" -ge "$a" ] && echo "$mine"
+  return 0
 }
 
 ev_step() {

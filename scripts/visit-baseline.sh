@@ -34,7 +34,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/scripts/env.sh"
-[ $# -ge 1 ] || { sed -n '2,27p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,33p' "$0" >&2; exit 2; }
 visit=$1
 shift
 out=""
@@ -85,6 +85,12 @@ for st in numbers smoke tests repeat sanitize python; do
   fi
   if [ "$st" != smoke ] && [ ! -f "$visit/$st.tar.xz" ]; then
     left_out "$st" "only its summary came back, not $st.tar.xz"
+    continue
+  fi
+  # A python stage that stopped before its run (the extension did not build) has nothing to put
+  # in place of an earlier visit's python/.
+  if [ "$st" = python ] && [ ! -f "$tmp/python/python/run/results.json" ]; then
+    left_out "$st" "its run wrote no results ($(head -n 1 "$tmp/$st/summary.txt" | cut -c1-160))"
     continue
   fi
   name=""

@@ -37,19 +37,21 @@ def _openblas_cores():
     not know it falls back to SSE3 ones, several times slower (bench/openblas_core.h). The roofbench
     binary then restarts itself with OPENBLAS_CORETYPE set; a Python process cannot, so its import
     asks a child (this package imported there without this step) first."""
-    if platform.machine() not in ("x86_64", "AMD64") or any(
-            os.environ.get(v) for v in ("OPENBLAS_CORETYPE", "ROOFBENCH_OPENBLAS_FALLBACK", _PROBE)):
+    if (platform.machine() not in ("x86_64", "AMD64") or not sys.executable or getattr(sys, "frozen", False)
+            or any(os.environ.get(v) for v in ("OPENBLAS_CORETYPE", "ROOFBENCH_OPENBLAS_FALLBACK", _PROBE))):
         return None
+    # The child imports this very package (its folder first on sys.path, before the working
+    # directory's) and prints one line last; anything may print before it.
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, **{_PROBE: "1"})
-    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from roofbench import _roofbench as m; "
+            "print(m.openblas_core(), m.openblas_better_core() or '-')")
     try:
-        p = subprocess.run([sys.executable, "-c", "from roofbench import _roofbench as m; "
-                            "print(m.openblas_core(), m.openblas_better_core() or '-')"],
-                           env=env, capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.SubprocessError):
+        p = subprocess.run([sys.executable, "-c", code, here], env=dict(os.environ, **{_PROBE: "1"}),
+                           capture_output=True, text=True, timeout=120)
+    except Exception:  # the probe never stops the import: OpenBLAS then chooses as it would
         return None
-    words = p.stdout.split()
+    lines = p.stdout.strip().splitlines()
+    words = lines[-1].split() if lines else []
     if p.returncode != 0 or len(words) != 2:
         return None
     return words[0], "" if words[1] == "-" else words[1]

@@ -1081,19 +1081,24 @@ TEST(CliCrosscheck, AResultsFileWithoutCountersIsRefusedWithWhatToDo) {
 }
 
 // --json: the rows of every benchmark asked for, for a script to judge (tests/python/gpu_visit.py);
-// a benchmark ncu did not profile writes nothing.
+// when one is refused (ncu did not profile a whole run of it) no JSON is written, an earlier one
+// stays as it was, and the tables of the benchmarks before it are still printed.
 TEST(CliCrosscheck, JsonHoldsEveryBenchmarksRowsOrNothing) {
   roofbench::Results r = roofbench::testing::sample_results();
-  roofbench::BenchmarkResult b = roofbench::testing::kernel("a", 2e6, 8e6, 10e-6);
-  roofbench::Counters c;
-  c.metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"};
-  c.values = {{"gpu__time_duration.sum", 10500}, {"dram__bytes_read.sum", 4e6}, {"dram__bytes_write.sum", 4e6}};
-  roofbench::KernelTrace t;
-  t.kernels = {"void ns::k<float>(float*)"};
-  t.span_s = t.busy_s = {9e-6, 10e-6, 11e-6};
-  c.trace = t;
-  b.counters = c;
-  r.benchmarks.push_back(b);
+  for (const auto& [name, kernel] : {std::pair<std::string, std::string>{"a", "void ns::k<float>(float*)"},
+                                     {"b", "never_profiled"}}) {
+    roofbench::BenchmarkResult b = roofbench::testing::kernel(name, 2e6, 8e6, 10e-6);
+    roofbench::Counters c;
+    c.metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"};
+    c.values = {{"gpu__time_duration.sum", 10500}, {"dram__bytes_read.sum", 4e6}, {"dram__bytes_write.sum", 4e6}};
+    roofbench::KernelTrace t;
+    t.kernels = {kernel};
+    t.span_s = t.busy_s = {9e-6, 10e-6, 11e-6};
+    c.trace = t;
+    b.counters = c;
+    r.benchmarks.push_back(b);
+  }
+  const std::string a = r.benchmarks[0].name, never = r.benchmarks[1].name;
   const fs::path d = fresh("rb_xcheck_json");
   fs::create_directories(d);
   std::ofstream(d / "results.json") << roofbench::dump_results(r);
@@ -1101,30 +1106,28 @@ TEST(CliCrosscheck, JsonHoldsEveryBenchmarksRowsOrNothing) {
                                   "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
                                   "\"0\",\"k\",\"gpu__time_duration.sum\",\"usecond\",\"10.2\"\n"
                                   "\"0\",\"k\",\"dram__bytes_read.sum\",\"byte\",\"4,000,000\"\n";
-  const std::string json = (d / "out" / "xcheck.json").string();
-  const CmdResult ok = rb("crosscheck " + d.string() + " " + (d / "ncu.csv").string() + " --benchmark " + b.name +
-                          " --json " + json);
+  const std::string json = (d / "out" / "xcheck.json").string(), csv = (d / "ncu.csv").string();
+  const CmdResult ok = rb("crosscheck " + d.string() + " " + csv + " --benchmark " + a + " --json " + json);
   ASSERT_EQ(ok.code, 0) << ok.err;
   EXPECT_NE(ok.out.find("Nsight Compute beside roofbench"), std::string::npos) << ok.out;  // the Markdown as before
-  std::ifstream in(json);
-  const nlohmann::json j = nlohmann::json::parse(in);
+  const std::string written = slurp(json);
+  const nlohmann::json j = nlohmann::json::parse(written);
   ASSERT_EQ(j.at("benchmarks").size(), 1u);
   const auto& rows = j["benchmarks"][0].at("rows");
-  EXPECT_EQ(j["benchmarks"][0].at("benchmark"), b.name);
+  EXPECT_EQ(j["benchmarks"][0].at("benchmark"), a);
   EXPECT_EQ(j["benchmarks"][0].at("kernels"), nlohmann::json::array({"k"}));
   EXPECT_DOUBLE_EQ(rows[0].at("ncu").get<double>(), 10.2e-6);
   EXPECT_DOUBLE_EQ(rows[0].at("cupti").get<double>(), 10e-6);  // the traced kernels' median own time
-  EXPECT_DOUBLE_EQ(rows[0].at("declared").get<double>(), b.measurement->stats.median);
-  // One benchmark of two that ncu never profiled: refused, and the JSON of the first call stays.
-  fs::remove(json);
-  expect_usage_error(rb("crosscheck " + d.string() + " " + (d / "ncu.csv").string() + " --benchmark " + b.name +
-                        " --benchmark gemm/none/fp32/n:1 --json " + json),
-                     "no benchmark gemm/none/fp32/n:1");
-  EXPECT_FALSE(fs::exists(json)) << "a refused crosscheck wrote its JSON";
+  EXPECT_DOUBLE_EQ(rows[0].at("declared").get<double>(), r.benchmarks[0].measurement->stats.median);
+  // The second benchmark's kernel is not among ncu's: refused; the JSON stays as the first call
+  // wrote it, and the first benchmark's table is printed still.
+  const CmdResult refused = rb("crosscheck " + d.string() + " " + csv + " --benchmark " + a + " --benchmark " + never +
+                               " --json " + json);
+  expect_usage_error(refused, "ncu profiled no whole run of " + never);
+  EXPECT_NE(refused.out.find(a + "`: Nsight Compute beside roofbench"), std::string::npos) << refused.out;
+  EXPECT_EQ(slurp(json), written) << "a refused crosscheck changed the JSON";
   // Never over an input.
-  expect_usage_error(rb("crosscheck " + d.string() + " " + (d / "ncu.csv").string() + " --benchmark " + b.name +
-                        " --json " + (d / "ncu.csv").string()),
-                     "an input");
+  expect_usage_error(rb("crosscheck " + d.string() + " " + csv + " --benchmark " + a + " --json " + csv), "an input");
 }
 
 // OpenBLAS falls back to its Prescott (SSE3) kernels on a CPU model it does not know (a VM's);

@@ -27,7 +27,7 @@ limit=240
 t0=$(date +%s)
 PYTHON=$py bash "$src/scripts/gpu-check.sh" python "$tmp/roofbench.tar.xz" "$tmp/visit" --device cpu --quick \
   --budget 0.1 --limit $limit --skip "$lean" >"$tmp/stage.out" 2>"$tmp/stage.err" ||
-  { tail -20 "$tmp/stage.err"; cat "$tmp/stage.out"; fail "the python stage exited $?"; }
+  { rc=$?; tail -20 "$tmp/stage.err"; cat "$tmp/stage.out"; fail "the python stage exited $rc"; }
 took=$(($(date +%s) - t0))
 [ "$took" -le "$limit" ] || fail "the stage took $took s, over its limit of $limit s"
 [ "$(ls "$tmp/visit" | sort | tr '\n' ' ')" = "python-summary.txt python.tar.xz " ] ||
@@ -89,6 +89,17 @@ grep -q '^## The Python kernels$' "$tmp/baseline/PROVENANCE.md" && grep -q '^pyt
   grep -q '^  met      checked, placed, plausible: numpy/softmax/' "$tmp/baseline/PROVENANCE.md" ||
   fail "visit-baseline: no Python section with the checks in PROVENANCE.md"
 
+# A python stage whose run wrote nothing (its extension did not build) is left out: the baseline's
+# python/ from the visit before stays.
+mkdir -p "$tmp/broken/python" "$tmp/visit-broken"
+head -n 2 "$summary" | sed '1s/^python: passed/python: FAILED: 1 step(s) failed or ran out of time/' >"$tmp/broken/summary.txt"
+tar -cJf "$tmp/visit-broken/python.tar.xz" -C "$tmp/broken" . && cp "$tmp/broken/summary.txt" "$tmp/visit-broken/python-summary.txt"
+before=$(md5sum "$tmp/baseline/python/agreement.json")
+bash "$src/scripts/visit-baseline.sh" "$tmp/visit-broken" --out "$tmp/baseline" >"$tmp/vb2.out" 2>&1
+grep -q 'the python stage left out: its run wrote no results' "$tmp/vb2.out" &&
+  [ "$(md5sum "$tmp/baseline/python/agreement.json")" = "$before" ] ||
+  fail "a python stage without a run replaced the baseline's python/: $(cat "$tmp/vb2.out")"
+
 # The crosscheck, replayed: a kernel trace in each benchmark of a copy of the run, and ncu's CSV
 # with each kernel's time set from the run's own median: the matmul 2% over (met), the softmax 10%
 # over (NOT MET), OpenBLAS's row 1% under (met), the vector add not profiled at all (NOT MET).
@@ -140,7 +151,7 @@ grep -q 'planted_numpy_matmul' "$tmp/xc/crosscheck.md" && grep -q '`numpy/vector
 cp -r "$out/run/results.json" "$tmp/xc/run/results.json"
 plant "$tmp/ncu2.csv" 1.01 1 || fail "planting the trace again"
 "$py" "$here/gpu_visit.py" "$tmp/xc" --crosscheck "$tmp/ncu2.csv" >"$tmp/xc2.out" 2>&1 ||
-  { cat "$tmp/xc2.out"; fail "--crosscheck with every kernel within 5% exited $?"; }
+  { rc=$?; cat "$tmp/xc2.out"; fail "--crosscheck with every kernel within 5% exited $rc"; }
 "$py" - "$tmp/xc/agreement.json" <<'PY' || fail "a second crosscheck did not replace the first one's rows"
 import json, sys
 rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r["check"] == "kernel time within 5% of Nsight Compute's"]
@@ -159,7 +170,8 @@ grep -qE '^  run +[0-9]+ s \(6 kernels, the ceilings and \^gemm/cublas/bf16/M:81
 # Over its limit it does not start, and says so.
 PYTHON=$py bash "$src/scripts/gpu-check.sh" python "$build" "$tmp/refused" --device cpu --quick --limit 20 >/dev/null 2>&1
 [ $? -eq 2 ] && [[ $(head -n 1 "$tmp/refused/python-summary.txt") == "python: REFUSED: the estimate"* ]] &&
-  [ ! -e "$tmp/refused/python" ] || fail "a python stage over its limit was not refused: $(cat "$tmp/refused/python-summary.txt")"
+  ! tar -tJf "$tmp/refused/python.tar.xz" | grep -qE '^\./(python/|run\.log|build-ext\.log)' ||
+  fail "a python stage over its limit was not refused, or ran a step: $(cat "$tmp/refused/python-summary.txt")"
 
 # Bad input: exit 2, nothing run, nothing written.
 "$py" "$here/gpu_visit.py" "$tmp/bad" --device tpu:0 >/dev/null 2>"$tmp/bad.err"

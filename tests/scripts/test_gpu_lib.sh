@@ -124,4 +124,44 @@ got=$(ev_path_without "$lib" "$lib:/a::$lib-other:$lib")
 [ "$got" = "/a:$lib-other" ] || fail "repeated, empty and look-alike entries: '$got'"
 got=$(cd "$tmp" && ev_path_without "$lib" "/usr/lib/*:$lib")
 [ "$got" = "/usr/lib/*" ] || fail "an entry that looks like a pattern was expanded: '$got'"
+
+# ---------------------------------------------------------------- the library path of a step
+# The archive's libraries through links, those SKIP names left out, then LD_LIBRARY_PATH without
+# the archive's lib/. libstdc++ (the Python steps: newer-stdcxx) is the machine's where it is at
+# least as new as the archive's, by the newest GLIBCXX_3.4.N each holds; an ldconfig on PATH plays
+# the machine's cache, and small files play the libraries (their version strings are what counts).
+arch=$tmp/arch/roofbench/lib sys=$tmp/sys
+mkdir -p "$arch" "$sys" "$tmp/fakebin"
+for f in libroofbench.so.0.1 libnvperf_host.so libgcc_s.so.1; do echo "$f" >"$arch/$f"; done
+printf 'GLIBCXX_3.4.29\0GLIBCXX_3.4.30\0' >"$arch/libstdc++.so.6.0.30"
+ln -s libstdc++.so.6.0.30 "$arch/libstdc++.so.6"
+echo libgcc >"$sys/libgcc_s.so.1"
+{
+  echo '#!/bin/sh'
+  echo "echo \"3 libs found in cache '/etc/ld.so.cache'\""
+  echo "printf '\\tlibstdc++.so.6 (libc6) => /lib32/libstdc++.so.6\\n'"
+  echo "printf '\\tlibstdc++.so.6 (libc6,x86-64) => $sys/libstdc++.so.6\\n'"
+  echo "printf '\\tlibgcc_s.so.1 (libc6,x86-64) => $sys/libgcc_s.so.1\\n'"
+} >"$tmp/fakebin/ldconfig"
+chmod +x "$tmp/fakebin/ldconfig"
+with_machine() {  # with_machine N CMD...: the machine's libstdc++ provides up to GLIBCXX_3.4.N
+  printf 'GLIBCXX_3.4.9\0GLIBCXX_3.4.%s\0GLIBCXX_3.4.2\0' "$1" >"$sys/libstdc++.so.6"
+  shift
+  PATH=$tmp/fakebin:$PATH "$@"
+}
+got=$(LD_LIBRARY_PATH="/usr/local/cuda/lib64:$arch" ev_linked_library_path "$arch" "$tmp/l1" '^libnvperf_')
+[ "$got" = "$tmp/l1:/usr/local/cuda/lib64" ] || fail "ncu's path: '$got'"
+[ ! -e "$tmp/l1/libnvperf_host.so" ] && [ "$(readlink "$tmp/l1/libroofbench.so.0.1")" = "$arch/libroofbench.so.0.1" ] &&
+  [ "$(readlink "$tmp/l1/libstdc++.so.6")" = "$arch/libstdc++.so.6" ] || fail "ncu's links: $(ls -l "$tmp/l1")"
+[ "$(with_machine 32 ev_machine_stdcxx "$arch")" = "$sys/libstdc++.so.6" ] || fail "a newer machine libstdc++ was not taken"
+[ "$(with_machine 30 ev_machine_stdcxx "$arch")" = "$sys/libstdc++.so.6" ] || fail "an equal machine libstdc++ was not taken"
+[ -z "$(with_machine 28 ev_machine_stdcxx "$arch")" ] || fail "an older machine libstdc++ was taken (3.4.28 against 3.4.30)"
+with_machine 32 ev_linked_library_path "$arch" "$tmp/l2" '^$' newer-stdcxx >/dev/null
+[ "$(readlink "$tmp/l2/libstdc++.so.6")" = "$sys/libstdc++.so.6" ] && [ "$(readlink "$tmp/l2/libgcc_s.so.1")" = "$sys/libgcc_s.so.1" ] &&
+  [ ! -e "$tmp/l2/libstdc++.so.6.0.30" ] && [ -e "$tmp/l2/libnvperf_host.so" ] || fail "newer-stdcxx, machine newer: $(ls -l "$tmp/l2")"
+with_machine 28 ev_linked_library_path "$arch" "$tmp/l3" '^$' newer-stdcxx >/dev/null
+[ "$(readlink "$tmp/l3/libstdc++.so.6")" = "$arch/libstdc++.so.6" ] && [ "$(readlink "$tmp/l3/libgcc_s.so.1")" = "$arch/libgcc_s.so.1" ] ||
+  fail "newer-stdcxx, archive newer: $(ls -l "$tmp/l3")"
+rm "$arch/libstdc++.so.6"  # set aside by unpack-build.sh (an older glibc): the machine's, as it is
+[ -z "$(with_machine 32 ev_machine_stdcxx "$arch")" ] || fail "an archive without libstdc++ was compared"
 echo "gpu-lib: all checks passed"
