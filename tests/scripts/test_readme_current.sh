@@ -20,6 +20,8 @@ mkdir -p "$tmp/scripts" "$tmp/reports/baselines" "$tmp/docs"
 cp "$here/scripts/update-readme.sh" "$here/scripts/gpu-check.sh" "$here/scripts/gpu-lib.sh" \
   "$here/scripts/unpack-build.sh" "$tmp/scripts/"
 cp "$here/README.md" "$tmp/README.md"
+# The python stage plans from the kernels' list (gpu-check.sh reads it beside the scripts).
+mkdir -p "$tmp/tests/python" && cp "$here/tests/python/gpu_kernels.py" "$tmp/tests/python/"
 cp "$here/docs/kernels.md" "$here/docs/baselines.md" "$here/docs/gpu-visit.md" "$tmp/docs/"
 for summary in "$here"/reports/baselines/*/summary.md; do
   [ -f "$summary" ] || continue
