@@ -18,8 +18,12 @@ bash "$here/scripts/ci-ab.sh" --base-bin "$tmp/nothing" --new-bin "$bin" --out "
 [ $? = 2 ] || fail "a missing base binary must exit 2"
 grep -q "is not an executable file" "$tmp/log" || fail "no reason given for the missing binary: $(cat "$tmp/log")"
 
+# The ceilings saxpy is placed against (DRAM update, L1, FP32 FMA, launches), not every one: the
+# A/A and its files are under test, and each DRAM ceiling moves 512 MiB arrays on a VM that reports
+# a 260 MiB LLC.
+few='ceiling/(dram_(read|write|copy|memcpy|triad)|l2|l3|fp64|math_)'
 GITHUB_STEP_SUMMARY=$tmp/summary.md bash "$here/scripts/ci-ab.sh" --base-bin "$bin" --new-bin "$bin" --rounds 2 \
-  --out "$tmp/ab" -- --quick --filter 'stream/saxpy' --budget 0.1 >"$tmp/log" 2>&1
+  --out "$tmp/ab" -- --quick --filter 'stream/saxpy' --budget 0.1 --skip "$few" >"$tmp/log" 2>&1
 rc=$?
 [ "$rc" = 0 ] || { tail -20 "$tmp/log"; fail "an A/A of one binary exited $rc"; }
 for f in ab.json ab.md roofline-diff.svg roofline-diff.html rounds/01-base/results.json rounds/02-new/results.json ceilings/results.json; do
