@@ -28,6 +28,20 @@ import tempfile
 import warnings
 
 _PROBE = "ROOFBENCH_OPENBLAS_PROBE"
+# The probe's answer, for the Python processes this one starts (`python -m roofbench score` by
+# the dozen in a loop): "HOST|CPU MODEL|CHOSEN|BETTER", taken only on the same host and CPU model
+# (an environment that travels to another node, as Slurm's does, is asked again).
+_PROBED = "ROOFBENCH_OPENBLAS_PROBED"
+
+
+def _cpu_key():
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"{platform.node()}|{model}"
 
 
 def _openblas_cores():
@@ -40,6 +54,10 @@ def _openblas_cores():
     if (platform.machine() not in ("x86_64", "AMD64") or not sys.executable or getattr(sys, "frozen", False)
             or any(os.environ.get(v) for v in ("OPENBLAS_CORETYPE", "ROOFBENCH_OPENBLAS_FALLBACK", _PROBE))):
         return None
+    key = _cpu_key()
+    cached = os.environ.get(_PROBED, "").rsplit("|", 2)
+    if len(cached) == 3 and cached[0] == key:
+        return cached[1], "" if cached[2] == "-" else cached[2]
     # The child imports this very package (its folder first on sys.path, before the working
     # directory's) and prints one line last; anything may print before it.
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,6 +72,7 @@ def _openblas_cores():
     words = lines[-1].split() if lines else []
     if p.returncode != 0 or len(words) != 2:
         return None
+    os.environ[_PROBED] = f"{key}|{words[0]}|{words[1]}"
     return words[0], "" if words[1] == "-" else words[1]
 
 

@@ -137,15 +137,28 @@ class Api(unittest.TestCase):
         # roofbench binary restarts with OPENBLAS_CORETYPE set; a Python process cannot, so the
         # import sets it for OpenBLAS's load alone. Whatever the machine: no fallback is left, and
         # the environment is as it was (a NumPy loaded later chooses its own kernels).
-        env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "ROOFBENCH_OPENBLAS_FALLBACK")}
-        p = subprocess.run([sys.executable, "-c",
-                            "import os, roofbench; from roofbench import _roofbench as m; "
-                            "print(m.openblas_core(), repr(m.openblas_better_core()), os.environ.get('OPENBLAS_CORETYPE'))"],
-                           env=env, capture_output=True, text=True, timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        core, better, left = p.stdout.split()
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("OPENBLAS_CORETYPE", "ROOFBENCH_OPENBLAS_FALLBACK", "ROOFBENCH_OPENBLAS_PROBED")}
+        code = ("import os, roofbench; from roofbench import _roofbench as m; print(m.openblas_core(), "
+                "repr(m.openblas_better_core()), os.environ.get('OPENBLAS_CORETYPE'), "
+                "os.environ['ROOFBENCH_OPENBLAS_PROBED'], sep='\\t')")
+
+        def child(**more):
+            p = subprocess.run([sys.executable, "-c", code], env=dict(env, **more), capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return p.stdout.rstrip("\n").split("\t")
+
+        core, better, left, probed = child()
         self.assertEqual(better, "''", f"OpenBLAS runs its {core} kernels, a fallback on this CPU")
         self.assertEqual(left, "None", "OPENBLAS_CORETYPE was left in the environment")
+        # The answer travels to the Python processes it starts, on the same host and CPU model
+        # alone: a planted answer is taken there (Haswell's kernels: every CI machine has AVX2),
+        # and one of another host is asked again.
+        key, chosen, _ = probed.rsplit("|", 2)
+        self.assertEqual(child(ROOFBENCH_OPENBLAS_PROBED=f"{key}|{chosen}|Haswell")[0], "Haswell")
+        core, better, _, probed_again = child(ROOFBENCH_OPENBLAS_PROBED=f"another-host|{key.split('|', 1)[1]}|{chosen}|Haswell")
+        self.assertEqual((better, probed_again), ("''", probed))
 
     def test_load_reads_a_results_file_stored_compressed_or_plain(self):
         with open(os.path.join(self.rb_run.folder, "results.json"), "rb") as f:
