@@ -10,7 +10,7 @@ src=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$src" || exit 2
 # grep with q among its short options, or --quiet/--silent, right after a pipe.
 pattern='\|[[:space:]]*grep([[:space:]]+-[[:alnum:]]+)*[[:space:]]+(-[[:alnum:]]*q[[:alnum:]]*|--quiet|--silent)([[:space:]]|$)'
-files=$(find scripts tests/scripts examples .ci -type f \( -name '*.sh' -o -name run -o -name '*.sbatch' \) 2>/dev/null | sort)
+files=$(find scripts tests/scripts tests/python examples .ci -type f \( -name '*.sh' -o -name run -o -name '*.sbatch' \) 2>/dev/null | sort)
 [ -n "$files" ] || { echo "FAIL: no shell scripts found under $src" >&2; exit 1; }
 bad=0 n=0
 while IFS= read -r f; do
