@@ -566,7 +566,7 @@ int ci_gpu(const std::string& env, const std::string& args, std::string* output)
 // 512 MiB arrays on a VM that reports a 260 MiB LLC.
 TEST(CliScripts, CiGpuRunsSkipsComparesWritesTheSummaryAndExitsWithComparesCode) {
   // The CPU stands in for the GPU; the script is the same.
-  const std::string few = "ceiling/(dram_|l2|l3|fp64|math_)";
+  const std::string few = roofbench::testing::kNoDramCeilings;
   const std::string filter = " --skip-build --device cpu --quick --filter 'saxpy|lowprec/relu/fp32'";
   std::string log;
   EXPECT_EQ(ci_gpu("", "--baseline " + fresh("rb_ci_missing").string() + filter + " --skip '" + few + "'", &log), 2)
@@ -625,8 +625,8 @@ TEST(CliScripts, BaselineRunsTwoPairsComparesEachAndWritesTheFirstCountersRunWit
   const fs::path out = fresh("rb_baseline_out"), work = fresh("rb_baseline_work");
   std::string log;
   const int rc = baseline_sh("--device cpu --out " + out.string() + " --work " + work.string() +
-                                 " --threshold 5 -- --quick --filter saxpy --budget 0.2 --skip "
-                                 "'ceiling/(dram_|l2|l3|fp64|math_)'",
+                                 " --threshold 5 -- --quick --filter saxpy --budget 0.2 --skip '" +
+                                 roofbench::testing::kNoDramCeilings + "'",
                              &log);
   ASSERT_TRUE(rc == 0 || rc == 1) << log;
   for (const char* run : {"plain-1", "plain-2", "counters-1", "counters-2"}) {

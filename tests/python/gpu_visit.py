@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -185,8 +186,6 @@ def write_agreement(out, run, rows):
 def crosscheck_one(run_dir, csv, name, tmp):
     """`roofbench crosscheck --json` of one benchmark, in this process: (its JSON, its Markdown,
     None), or (None, None, why) when it refuses (its one line)."""
-    import tempfile
-
     out = os.path.join(tmp, "xcheck.json")
     if os.path.exists(out):
         os.remove(out)
@@ -214,8 +213,6 @@ def crosscheck_one(run_dir, csv, name, tmp):
 def add_crosscheck(out, csv):
     """Each kernel of OUT/run beside ncu's numbers for one run of it: OUT/crosscheck.md, and a row per
     kernel in the agreement files (an earlier crosscheck's rows replaced)."""
-    import tempfile
-
     path = os.path.join(out, "agreement.json")
     if not os.path.isfile(path):
         print(f"gpu_visit: --crosscheck: no {path}: run gpu_visit.py {out} first", file=sys.stderr)
