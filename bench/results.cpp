@@ -196,7 +196,8 @@ json placement_json(const Placement& p) {
           {"noise", p.noise},
           {"implausible", p.implausible},
           {"work", p.work},
-          {"roof_clock", p.roof_clock.empty() ? json(nullptr) : json(p.roof_clock)}};
+          {"roof_clock", p.roof_clock.empty() ? json(nullptr) : json(p.roof_clock)},
+          {"overlap_measured", opt(p.overlap_measured)}};
 }
 Placement placement_from(const json& j) {
   Placement p;
@@ -219,6 +220,7 @@ Placement placement_from(const json& j) {
   p.implausible = j.value("implausible", false);
   p.work = j.value("work", "declared");
   if (auto it = j.find("roof_clock"); it != j.end() && it->is_string()) p.roof_clock = it->get<std::string>();
+  p.overlap_measured = get_opt<double>(j, "overlap_measured");
   return p;
 }
 

@@ -84,6 +84,13 @@ struct Placement {
   // (CeilingSpec::sustained): "burst", or "sustained" when its samples' clock was nearer the
   // sustained pass's (roofline/model.h, clock_matched). "" where no roof of it has two.
   std::string roof_clock;
+  // A pipelined form (Work::pipelined) measured beside its serial form at the same parameters
+  // (compared_with): its overlap efficiency against its passes as they ran, not as its roofs allow.
+  // The copies at their measured link ceilings; the other passes at what the serial form's median
+  // leaves after those copies, shared among them as their roofs share it; the pipeline's time from
+  // those passes (roofline/model.cpp, combine_passes) over its median. Absent for other forms, and
+  // where the serial form ran no slower than its copies alone.
+  std::optional<double> overlap_measured;
 };
 
 

@@ -114,8 +114,13 @@ std::vector<LessonRow> lessons(const Results& r) {
       LessonRow row{b.name, a.name, timed(b, t), timed(a, ta), fmt::format("{:.2f}×", ta / t), si(b.bytes, "B"),
                     si(a.bytes, "B"), b.placement ? fmt::format("{:.1f}%", b.placement->roof_pct) : "—"};
       // A pipelined form's roof % is its overlap efficiency: the pipeline's model time over its time.
+      // Beside it, against its passes as they ran in the serial form (Placement::overlap_measured).
       if (b.placement && b.pipeline_chunks > 0)
-        row.roof_pct += fmt::format(" (overlap efficiency {:.2f})", b.placement->roof_pct / 100);
+        row.roof_pct += fmt::format(" (overlap efficiency {:.2f}{})", b.placement->roof_pct / 100,
+                                    b.placement->overlap_measured
+                                        ? fmt::format("; {:.2f} against its passes as measured",
+                                                      *b.placement->overlap_measured)
+                                        : "");
       if (b.placement && a.placement && b.placement->model_time_s > 0 && a.placement->model_time_s > 0) {
         row.predicted = fmt::format("{:.2f}×", a.placement->model_time_s / b.placement->model_time_s);
         row.bounds = b.placement->bound + " ← " + a.placement->bound;

@@ -312,6 +312,48 @@ std::string add_launches(const BenchmarkResult& b, const Roofs& roofs, Placement
   return "";
 }
 
+// Each pass's time at its roofs (time_passes), with the level's bandwidth ceiling and, for a
+// kernel with FLOPs, its compute peak (*peak). "" or why a roof it needs is missing.
+std::string roof_passes(const BenchmarkResult& b, const Roofs& roofs, ModelTime& m, const Ceiling** peak) {
+  auto bw_it = roofs.bandwidth.find(b.level);
+  if (bw_it == roofs.bandwidth.end()) return "no " + to_string(b.level) + " bandwidth ceiling was measured";
+  *peak = nullptr;
+  if (b.flops > 0) {
+    auto cp_it = roofs.compute.find({b.roof_precision(), b.unit});
+    if (cp_it == roofs.compute.end())
+      return fmt::format("no {} {} compute ceiling was measured", to_string(b.roof_precision()), to_string(b.unit));
+    *peak = cp_it->second;
+  }
+  return time_passes(b, roofs, *bw_it->second, *peak, m);
+}
+
+// Placement::overlap_measured: the pipeline's time from its passes as they ran in the serial form
+// (the copies at their measured link ceilings, which they ran at there too; the other passes at
+// what the serial form's median leaves, shared as their roofs share it) over the pipelined form's
+// median. Absent where the two forms' work differs or the serial form left nothing for its kernels.
+std::optional<double> overlap_against_measured_passes(const BenchmarkResult& b, const BenchmarkResult& serial,
+                                                      const Roofs& roofs) {
+  if (b.pipeline_chunks <= 1 || b.phases.size() < 2 || serial.bytes != b.bytes || serial.flops != b.flops ||
+      !serial.measurement || !b.measurement || b.measurement->stats.median <= 0)
+    return std::nullopt;
+  ModelTime at_roofs;
+  const Ceiling* peak = nullptr;
+  if (!roof_passes(b, roofs, at_roofs, &peak).empty() || at_roofs.passes.size() != b.phases.size())
+    return std::nullopt;
+  double copies = 0, others = 0;
+  for (std::size_t k = 0; k < b.phases.size(); ++k)
+    (b.phases[k].ceiling.empty() ? others : copies) += at_roofs.passes[k].first;
+  const double left = serial.measurement->stats.median - copies;
+  if (left <= 0 || others <= 0) return std::nullopt;
+  ModelTime as_run;
+  for (std::size_t k = 0; k < b.phases.size(); ++k) {
+    const auto& [t_k, bound] = at_roofs.passes[k];
+    as_run.passes.emplace_back(b.phases[k].ceiling.empty() ? t_k * left / others : t_k, bound);
+  }
+  combine_passes(b, roofs, as_run);
+  return as_run.total / b.measurement->stats.median;
+}
+
 std::optional<Placement> place_on(const BenchmarkResult& b, const Roofs& roofs, std::string* why) {
   auto fail = [&](std::string reason) -> std::optional<Placement> {
     if (why) *why = std::move(reason);
@@ -324,27 +366,18 @@ std::optional<Placement> place_on(const BenchmarkResult& b, const Roofs& roofs, 
     return fail(fmt::format("declares no bytes, and no counters counted any at {} (declare its work, or run it "
                             "with --counters on a GPU)",
                             to_string(b.level)));
-  auto bw_it = roofs.bandwidth.find(b.level);
-  if (bw_it == roofs.bandwidth.end()) return fail("no " + to_string(b.level) + " bandwidth ceiling was measured");
-  const Ceiling& bw = *bw_it->second;
-
   Placement p;
   p.flop_per_s = b.flops / t;
   p.bytes_per_s = b.bytes / t;
   // Each roof as the time it allows for the declared work; the longest binds. A form declared
   // as passes run one after another gets that per pass, and the passes' times add up.
   const Ceiling* peak = nullptr;
-  if (b.flops > 0) {
-    auto cp_it = roofs.compute.find({b.roof_precision(), b.unit});
-    if (cp_it == roofs.compute.end())
-      return fail(
-          fmt::format("no {} {} compute ceiling was measured", to_string(b.roof_precision()), to_string(b.unit)));
-    peak = cp_it->second;
+  ModelTime m;
+  if (std::string missing = roof_passes(b, roofs, m, &peak); !missing.empty()) return fail(missing);
+  if (peak) {
     p.intensity = b.flops / b.bytes;
     p.compute_ceiling = peak->name;
   }
-  ModelTime m;
-  if (std::string missing = time_passes(b, roofs, bw, peak, m); !missing.empty()) return fail(missing);
   combine_passes(b, roofs, m);
   for (const auto& name : m.binding_names.empty() ? m.bandwidth_names : m.binding_names)
     p.bandwidth_ceiling += (p.bandwidth_ceiling.empty() ? "" : ", ") + name;
@@ -606,6 +639,13 @@ void apply_model(Results& r) {
           b.flops > 0 ? ", as declared" : ""));
     else if (const std::string w = work_mismatch(b); !w.empty())
       b.warnings.push_back(w);
+  }
+  // A pipelined form beside its serial form: its overlap against its passes as they ran.
+  for (auto& b : r.benchmarks) {
+    if (!b.placement || b.pipeline_chunks <= 1 || b.compared_with.empty()) continue;
+    for (const auto& a : r.benchmarks)
+      if (a.base_name() == b.compared_with && a.params == b.params && a.measured() && a.pipeline_chunks <= 1)
+        b.placement->overlap_measured = overlap_against_measured_passes(b, a, roofs);
   }
   for (auto& [c, kernels] : weaker_than)
     c->warnings.push_back(

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "bench/cpu_info.h"
+#include "reports/tables.h"
 #include "roofline/ceilings.h"
 #include "roofline/model.h"
 #include "tests/testing.h"
@@ -486,6 +489,54 @@ TEST(Model, APipelineOnTooFewStreamsGoesAtAStreamsPace) {
   EXPECT_NEAR(r.benchmarks[0].placement->model_time_s, 0.05 + 0.9 * 0.25, 1e-12);
   EXPECT_NEAR(r.benchmarks[1].placement->model_time_s, 0.05 + 0.9 * 0.2, 1e-12);
   EXPECT_EQ(r.benchmarks[0].placement->bound, "memory");  // the copies' 0.3 s of the 0.5 share the pace
+}
+
+// Against its passes as measured (Placement::overlap_measured): the serial form of the same work
+// took 0.6 s, its copies at their ceilings 0.1 + 0.2 s, so its kernel took 0.3 s (0.2 s at its
+// roof). From those passes the pipeline over 10 chunks needs 0.6 / 10 + 9/10 · 0.3 = 0.33 s; at
+// 0.35 s its overlap is 0.33 / 0.35 against them, 0.23 / 0.35 against its roofs.
+TEST(Model, APipelinedFormIsAlsoJudgedAgainstItsPassesAsTheSerialFormRanThem) {
+  auto form = [](const char* variant, double measured_s, double chunks) {
+    BenchmarkResult b = copy_compute_copy(measured_s, chunks);
+    b.family = "overlap";
+    b.variant = variant;
+    b.name = std::string("overlap/") + variant + "/fp32/n:1";
+    if (chunks > 1) b.compared_with = "overlap/serial/fp32";
+    return b;
+  };
+  Results r = with_pcie(sample_results());
+  r.benchmarks = {form("streams4", 0.35, 10), form("serial", 0.6, 0)};
+  apply_model(r);
+  ASSERT_TRUE(r.benchmarks[0].placement) << r.benchmarks[0].warnings.at(0);
+  const Placement& p = *r.benchmarks[0].placement;
+  EXPECT_NEAR(p.roof_pct, 100 * 0.23 / 0.35, 1e-9);
+  ASSERT_TRUE(p.overlap_measured);
+  EXPECT_NEAR(*p.overlap_measured, 0.33 / 0.35, 1e-12);
+  EXPECT_FALSE(r.benchmarks[1].placement->overlap_measured);  // the serial form has no pipeline
+  // Written and read back; the Lessons row gives both.
+  EXPECT_NEAR(*parse_results(dump_results(r)).benchmarks[0].placement->overlap_measured, 0.33 / 0.35, 1e-12);
+  const auto rows = lessons(r);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].roof_pct, "65.7% (overlap efficiency 0.66; 0.94 against its passes as measured)");
+  // On two streams the measured passes go at a stream's pace too: Σ / 2 = 0.3 s, as the slowest.
+  r.benchmarks[0].pipeline_streams = 2;
+  apply_model(r);
+  EXPECT_NEAR(*r.benchmarks[0].placement->overlap_measured, 0.33 / 0.35, 1e-12);
+  r.benchmarks[0].pipeline_streams = 0;
+  // No figure where the serial form ran no slower than its copies at their ceilings (they were no
+  // ceilings for it, or it skipped work), where its work is not the pipeline's, or without it.
+  for (auto change : std::vector<std::function<void(Results&)>>{
+           [](Results& x) { x.benchmarks[1].measurement = measurement_of({0.3, 0.3, 0.3}); },
+           [](Results& x) { x.benchmarks[1].bytes *= 2; },
+           [](Results& x) { x.benchmarks[1].params = {{"n", 2}}; },
+           [](Results& x) { x.benchmarks.pop_back(); }}) {
+    Results changed = r;
+    change(changed);
+    apply_model(changed);
+    ASSERT_TRUE(changed.benchmarks[0].placement);
+    EXPECT_FALSE(changed.benchmarks[0].placement->overlap_measured);
+    for (const auto& row : lessons(changed)) EXPECT_EQ(row.roof_pct.find("measured"), std::string::npos) << row.roof_pct;
+  }
 }
 
 // The copies share one link both ways (Work::shared_link). H2D 0.1 s and D2H 0.2 s one way each;
