@@ -10,8 +10,8 @@
 #                     (scripts/ci-ab.sh: no committed baseline needed, and the machine's drift
 #                     between runs cancels)
 #
-#   --baseline  a folder holding results.json (default reports/baselines/<gpu>, <gpu> from
-#               nvidia-smi's name: "NVIDIA H200" -> h200)
+#   --baseline  a folder holding results.json, or results.json.xz as committed (default
+#               reports/baselines/<gpu>, <gpu> from nvidia-smi's name: "NVIDIA H200" -> h200)
 #   --skip      leave out what REGEX matches (a kernel known to fault): it is listed as not run,
 #               and compare lists its baseline rows as "Only in BASE"
 #   --out       where the run and the verdicts go (default results/ci): results.json and the
@@ -58,8 +58,9 @@ if [ -z "$baseline" ]; then
   fi
   baseline=reports/baselines/$slug
 fi
-if [ ! -f "$baseline/results.json" ]; then
-  echo "ci-gpu: no baseline at $baseline/results.json; baselines here: $(ls reports/baselines 2>/dev/null | tr '\n' ' ')" >&2
+# Its results file as a run writes it or as committed (results.json.xz): compare reads either.
+if ! results_file_in "$baseline" >/dev/null; then
+  echo "ci-gpu: no baseline at $baseline (no results.json, .json.xz or .json.gz); baselines here: $(ls reports/baselines 2>/dev/null | tr '\n' ' ')" >&2
   echo "ci-gpu: make one on this GPU and commit it: scripts/baseline.sh --device $device --out $baseline" >&2
   exit 2
 fi

@@ -15,3 +15,12 @@ gpu_slug() {
   name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "${1#cuda:}" 2>/dev/null | head -n1)
   [ -n "$name" ] && slug_of_gpu "$name"
 }
+
+# results_file_in DIR: the folder's results file, as a run writes it or as a committed baseline
+# stores it (results.json, results.json.xz, results.json.gz: bench/results.h, kResultsFileNames);
+# prints nothing, and fails, when it holds none.
+results_file_in() {
+  local n
+  for n in results.json results.json.xz results.json.gz; do [ -f "$1/$n" ] && { echo "$1/$n"; return 0; }; done
+  return 1
+}

@@ -20,13 +20,13 @@ baselines=$(mktemp)
 { echo '```'; "$bin" list; echo '```'; } >"$catalogue"
 evidence=$(mktemp)
 # Each baseline's results file: results.json.xz as committed (or results.json, results.json.gz).
-results_of() { local n; for n in results.json results.json.xz results.json.gz; do [ -f "$1/$n" ] && { echo "$1/$n"; return; }; done; }
+source scripts/env.sh
 files=()
-for d in reports/baselines/*/; do f=$(results_of "${d%/}"); [ -n "$f" ] && files+=("$f"); done
+for d in reports/baselines/*/; do f=$(results_file_in "${d%/}") && files+=("$f"); done
 "$bin" evidence "${files[@]}" --json "$evidence" >/dev/null || true
 [ -s "$evidence" ] || { echo "roofbench evidence wrote no verdicts on reports/baselines" >&2; exit 2; }
 verdict() {  # verdict(dir): "" for a baseline that passes, else " — **FAILS ...**: its first reasons"
-  python3 - "$evidence" "$1" "$(results_of "$1")" <<'PY'
+  python3 - "$evidence" "$1" "$(results_file_in "$1")" <<'PY'
 import json, os, sys
 files = {f["path"]: f for f in json.load(open(sys.argv[1]))["files"]}
 d = sys.argv[2]
@@ -45,7 +45,7 @@ for summary in reports/baselines/*/summary.md; do
   dir=$(dirname "$summary")
   title=$(sed -n '1s/^### roofbench: //p' "$summary")
   stamp=$(sed -n '3p' "$summary")
-  file=$(basename "$(results_of "$dir")")
+  file=$(basename "$(results_file_in "$dir")")
   echo "- **$title** ($stamp): [tables](docs/baselines.md), [chart]($dir/roofline.svg)," \
     "[report]($dir/report.html), [summary]($dir/summary.md), [$file]($dir/$file)$(verdict "$dir")" \
     >>"$baselines"

@@ -56,7 +56,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 device_name() { python3 -c 'import sys; sys.path.insert(0, sys.argv[2]); from results_io import read_json; print(read_json(sys.argv[1])["device"]["name"])' "$1" "$here/scripts"; }
 # The baseline's results file: results.json.xz as committed (scripts/compress-results.sh), or plain.
-baseline_results() { local n; for n in results.json.xz results.json results.json.gz; do [ -f "$1/$n" ] && { echo "$1/$n"; return; }; done; }
 
 # Which stages came back, each unpacked, and the name of the device each ran on: from a results
 # file where the stage wrote one, else from its summary's "device: NAME, UUID, DRIVER; ..." line.
@@ -129,9 +128,9 @@ if [ "${stages[0]}" = numbers ]; then
   [ -f "$tmp/numbers/baseline/results.json" ] || die "the numbers stage merged no results"
   want=${names[0]}
 else
-  [ -n "$(baseline_results "$out")" ] ||
+  [ -n "$(results_file_in "$out")" ] ||
     die "no baseline in $out to add the ${stages[*]} stage(s) to: a numbers stage makes it first"
-  want=$(device_name "$(baseline_results "$out")")
+  want=$(device_name "$(results_file_in "$out")")
 fi
 for i in "${!stages[@]}"; do
   [ "${names[$i]}" = "$want" ] ||

@@ -559,7 +559,7 @@ int ci_gpu(const std::string& env, const std::string& args, std::string* output)
 }  // namespace
 
 // One baseline run and one ci-gpu run (two of each cost 85 s of CI): the script refuses bad
-// arguments; --skip reaches `roofbench run` (the way past a kernel that faults on the runner) and
+// arguments; it takes the baseline stored compressed, as committed; --skip reaches `roofbench run` (the way past a kernel that faults on the runner) and
 // compare lists the baseline's rows of the skipped kernel as only in the base; options after --
 // reach compare; the script exits with compare's code and writes the verdicts where GitHub's job
 // summary reads them. No DRAM ceiling: the plumbing is under test, not roofs, and each moves
@@ -578,6 +578,12 @@ TEST(CliScripts, CiGpuRunsSkipsComparesWritesTheSummaryAndExitsWithComparesCode)
   ASSERT_EQ(rb("run --device cpu --quick --filter 'saxpy|lowprec/relu/fp32' --skip '" + few + "' --out " + base.string())
                 .code,
             0);
+  // Stored as a committed baseline is, results.json.xz (the script once looked for results.json alone).
+  ASSERT_EQ(std::system(("xz -z -0 -c " + (base / "results.json").string() + " >" + (base / "results.json.xz").string())
+                            .c_str()),
+            0);
+  fs::remove(base / "results.json");  // (a link to the run's file)
+  ASSERT_TRUE(fs::exists(base / "results.json.xz") && !fs::exists(base / "results.json"));
   const int rc = ci_gpu("GITHUB_STEP_SUMMARY=" + summary.string(),
                         "--baseline " + base.string() + " --out " + run.string() + filter + " --skip 'relu|" + few +
                             "' -- --threshold 7",
