@@ -23,9 +23,10 @@
 #   tests    nvidia-smi; `roofbench run --device all` (a folder per GPU); `roofbench run --quick
 #            --counters` (every benchmark's CUPTI counters); a BF16 wgmma GEMM and SAXPY of that
 #            run again under Nsight Compute, and `roofbench crosscheck` of the two
-#   repeat   two quick runs compared (repeatability); compute-sanitizer memcheck over every CUDA
-#            kernel at its test sizes with the time that is left, then racecheck, initcheck and
-#            synccheck while time allows
+#   repeat   two quick runs compared (repeatability); `roofbench ab` of the binary against itself
+#            over a few kernels (an A/A: any FASTER or SLOWER is a false verdict); compute-sanitizer
+#            memcheck over every CUDA kernel at its test sizes with the time that is left, then
+#            racecheck, initcheck and synccheck while time allows
 #   python   the Python package (issue 46): its extension built there for the machine's Python
 #            against the archive (scripts/build-python-ext.sh); tests/python/gpu_visit.py's run
 #            (torch and Triton kernels, cuBLAS's BF16 row beside them, with counters, on the
@@ -453,6 +454,13 @@ provenance() {
   fi
 }
 
+# The A/A of the repeat stage: `roofbench ab` of the binary against itself, kAbRounds rounds (the
+# fewest at which ab gives a verdict other than UNSURE) over kernels of each kind (a tensor GEMM,
+# a stream, a fused chain, a CUDA graph of launches; on the CPU the stream and the chain), the
+# ceilings taken from quick-1. Run options after -- that name a --filter take its place.
+kAbRounds=5
+kAbFilter='^(gemm/cublas/bf16|stream/saxpy|fusion/sincos_fused|launch/graph)/'
+
 run_repeat() {
   local budget_s=${budget:-0.2}
   local quick=(--device "$device" --quick --budget "$budget_s" "${skip_args[@]}")
@@ -460,11 +468,18 @@ run_repeat() {
   filter=$(gtest_filter "$filter")
   q_est=$(dry_estimate run "${quick[@]}" "${run_args[@]}")
   [ -n "$q_est" ] || { ev_refuse "roofbench run --dry-run failed"; ev_end; exit 2; }
+  local ab_run=("${quick[@]}" --ceilings-from "$EV_WORK/runs/quick-1") ab_est a
+  for a in "${run_args[@]}"; do [ "$a" = --filter ] && break; done
+  [ "${a:-}" = --filter ] || ab_run+=(--filter "$kAbFilter")
+  ab_run+=("${run_args[@]}")
+  ab_est=$(dry_estimate run "${ab_run[@]}")
+  [ -n "$ab_est" ] || { ev_refuse "roofbench run --dry-run of the A/A failed"; ev_end; exit 2; }
   local sanitize_n
   sanitize_n=$(test_count test_cuda_kernels "$filter")
   plan quick-1 "$q_est"
   plan quick-2 "$q_est"
   plan compare 5
+  plan ab $((2 * kAbRounds * ab_est + 5))
   # memcheck takes the time that is left (the CPU rehearsal skips it); the other tools follow
   # while a whole pass of theirs fits.
   [[ $device == cuda:* ]] && plan_fill memcheck $((sanitize_n * kSanitizerTest + 10))
@@ -474,6 +489,9 @@ run_repeat() {
   ev_step quick-2 $((q_est * 3 / 2 + 30)) "$roofbench" run "${quick[@]}" --out "$EV_WORK/runs/quick-2" "${run_args[@]}"
   EV_DIFFER_OK=1 ev_step compare 30 "$roofbench" compare "$EV_WORK/runs/quick-1" "$EV_WORK/runs/quick-2" \
     --markdown "$EV_WORK/agreement.md" --json "$EV_WORK/agreement.json"
+  # Exit 1 is a verdict (SLOWER, or a failed round), not a failed step: DIFFER, as compare's.
+  EV_DIFFER_OK=1 ev_step ab $((2 * kAbRounds * ab_est * 3 / 2 + 30)) "$roofbench" ab "$roofbench" "$roofbench" \
+    --rounds "$kAbRounds" --seed 1 --out "$EV_WORK/ab" -- "${ab_run[@]}"
 
   local sanitizer
   sanitizer=$(ev_find_tool compute-sanitizer)

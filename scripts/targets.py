@@ -5,8 +5,8 @@
 
 BASELINE_DIR is a folder of reports/baselines/ (scripts/visit-baseline.sh writes targets.md into
 it with this): results.json (the numbers stage's merged run), and where a later visit added them,
-counters/results.json (the quick run with CUPTI counters) and agreement.json (two quick runs
-compared). Each row is one target of the GPU visits (issue 17, issue 23's launch and overlap
+counters/results.json (the quick run with CUPTI counters), agreement.json (two quick runs
+compared) and ab.json (`roofbench ab` of the binary against itself). Each row is one target of the GPU visits (issue 17, issue 23's launch and overlap
 lessons, and issue 51's table, which raised some and added others): what was measured, from which
 benchmarks or ceilings, against what, and whether it was met; a target whose benchmarks the files
 do not hold says "not measured" and why. Every number comes from those files, as they were
@@ -98,10 +98,13 @@ class Baseline:
         self.h100 = "H100" in self.name
         self.counters = load(cpath) if cpath else None
         apath = os.path.join(folder, "agreement.json")
-        self.agreement = None
+        self.agreement = self.aa = None
         if os.path.isfile(apath):
             with open(apath) as f:
                 self.agreement = json.load(f)
+        if os.path.isfile(os.path.join(folder, "ab.json")):
+            with open(os.path.join(folder, "ab.json")) as f:
+                self.aa = json.load(f)
         self.ceil = {c["name"]: c for c in self.r.get("ceilings", [])}
         self.bench = {b["name"]: b for b in self.r.get("benchmarks", [])}
 
@@ -459,6 +462,21 @@ def agreement_row(bl):
     return row.judge(text or "no benchmarks", None)
 
 
+def aa_row(bl):
+    """Issue 51: `roofbench ab` of the binary against itself (the repeat stage's A/A). Any FASTER or
+    SLOWER is a false verdict, and a FAILED round fails it too."""
+    row = Row("`roofbench ab` of the binary against itself (A/A): false verdicts", "none (no FASTER, SLOWER or FAILED)",
+              "issue 51")
+    if bl.aa is None:
+        return row.missing("no ab.json (the repeat stage adds it)")
+    counts = (bl.aa.get("summary") or {}).get("counts") or {}
+    false = counts.get("FASTER", 0) + counts.get("SLOWER", 0)
+    text = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()) if n) or "no benchmarks"
+    row.count = True
+    return row.judge(f"{false} ({text}; {len(bl.aa.get('rounds') or [])} rounds)",
+                     false == 0 and counts.get("FAILED", 0) == 0, false)
+
+
 def rows(bl):
     read_want = 0.94 if bl.h200 else (0.90 if bl.h100 else None)
     n28, g, i51 = "n:268435456", "issue 17", "issue 51"
@@ -495,6 +513,7 @@ def rows(bl):
         spread_row(bl),
         above_roof_row(bl),
         agreement_row(bl),
+        aa_row(bl),
         # Issue 51: the old 5x was above what the launch paths allow; the graph is held to its node ceiling.
         time_ratio(bl, "launches one by one / one CUDA graph, N = 1000 (time per kernel)",
                    "launch/per_op/fp32/n:1024/ops:1000", "launch/graph/fp32/n:1024/ops:1000", None, None, "issue 23"),
@@ -606,6 +625,7 @@ def main():
              f"From `results.json` (commit {str(p.get('git_commit', '?'))[:12]}, {p.get('utc_time', '?')})"
              + (", `counters/results.json`" if bl.counters else "")
              + (", `agreement.json`" if bl.agreement else "")
+             + (", `ab.json`" if bl.aa else "")
              + ", written by `scripts/targets.py`; every number is the suite's. `—`: shown, no target.", "",
              f"| target | measured | wanted | verdict | from | across {len(visits)} visit(s) of this model |",
              "|---|---|---|---|---|---|"]

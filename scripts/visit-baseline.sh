@@ -7,8 +7,9 @@
 #   smoke    its summary (the GPU tests' tallies), into PROVENANCE.md
 #   tests    its quick run with CUPTI counters, into counters/ (results.json and its reports), and
 #            Nsight Compute's numbers beside roofbench's, into PROVENANCE.md
-#   repeat   the verdicts of its two quick runs (agreement.md, agreement.json) and
-#            compute-sanitizer's logs (sanitizer.log)
+#   repeat   the verdicts of its two quick runs (agreement.md, agreement.json), of its A/A
+#            (`roofbench ab` of the binary against itself: ab.md, ab.json) and compute-sanitizer's
+#            logs (sanitizer.log)
 #   sanitize scripts/sanitize.sh's logs (racecheck, initcheck, synccheck with the time a visit had
 #            left), into sanitizer.log beside repeat's: each tool's log in place of its earlier one
 #   python   the run of tests/python/gpu_visit.py (torch and Triton kernels on the measured roofs,
@@ -171,7 +172,7 @@ for st in "${stages[@]}"; do
     numbers)
       # A new baseline: what earlier visits added to the old one goes with it.
       for f in results.json results.json.xz results.json.gz gbench.json roofline.svg hierarchy.svg report.html summary.md console.log \
-        PROVENANCE.md agreement.md agreement.json sanitizer.log counters targets.md python; do
+        PROVENANCE.md agreement.md agreement.json ab.md ab.json sanitizer.log counters targets.md python; do
         rm -rf "${out:?}/$f"
       done
       cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
@@ -213,8 +214,10 @@ PY
       ;;
     repeat)
       section "The repeat stage" "$(fenced "$tmp/repeat/summary.txt")"
-      rm -f "$out/agreement.md" "$out/agreement.json"
-      for f in agreement.md agreement.json; do [ -f "$tmp/repeat/$f" ] && cp "$tmp/repeat/$f" "$out/"; done
+      rm -f "$out/agreement.md" "$out/agreement.json" "$out/ab.md" "$out/ab.json"
+      for f in agreement.md agreement.json ab/ab.md ab/ab.json; do
+        [ -f "$tmp/repeat/$f" ] && cp "$tmp/repeat/$f" "$out/"
+      done
       sanitizer_log repeat
       ;;
     python)

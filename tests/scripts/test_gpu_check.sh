@@ -183,6 +183,12 @@ device_line repeat
 grep -qE '^  (PASS|DIFFER) ' "$out/repeat-summary.txt" || fail "repeat: $(cat "$out/repeat-summary.txt")"
 grep -qE '^  SKIPPED +- +memcheck +the device is cpu' "$out/repeat-summary.txt" || fail "repeat: memcheck was not skipped with why"
 [ -s "$tmp/repeat/agreement.json" ] || fail "repeat: no agreement.json"
+# The A/A: roofbench ab of the binary against itself, on the run options' own filter, its rounds'
+# ceilings taken from quick-1, its verdicts in the summary.
+grep -qE '^  (PASS|DIFFER) +[0-9]+s +ab +[0-9]+ SLOWER, ' "$out/repeat-summary.txt" || fail "repeat: no A/A: $(cat "$out/repeat-summary.txt")"
+[ "$(json "$tmp/repeat/ab/ab.json" 'len(d["rounds"])')" -eq 5 ] || fail "repeat: the A/A did not run 5 rounds"
+[ "$(json "$tmp/repeat/ab/ab.json" 'sorted({b["name"].split("/")[1] for b in d["benchmarks"]})')" = "['saxpy']" ] ||
+  fail "repeat: the A/A did not keep the run options' filter"
 
 # What the visit brought back becomes the baseline folder (here --out: a CPU has no GPU name): the
 # numbers stage's files, the tests stage's run with counters in counters/, repeat's verdicts, and
@@ -190,7 +196,7 @@ grep -qE '^  SKIPPED +- +memcheck +the device is cpu' "$out/repeat-summary.txt" 
 vb=$here/scripts/visit-baseline.sh
 bash "$vb" "$out" --out "$tmp/committed" >/dev/null || fail "visit-baseline.sh failed"
 for f in results.json.xz gbench.json roofline.svg report.html summary.md console.log PROVENANCE.md agreement.md agreement.json \
-  counters/results.json.xz counters/summary.md targets.md; do
+  ab.md ab.json counters/results.json.xz counters/summary.md targets.md; do
   [ -s "$tmp/committed/$f" ] || fail "visit-baseline: no $f"
 done
 # Its results files are stored as xz, and only so (scripts/compress-results.sh), and roofbench reads them as they are.
@@ -199,6 +205,8 @@ done
 "$roofbench" compare "$tmp/committed" "$tmp/numbers/baseline" >/dev/null 2>&1 || fail "compare of the xz baseline and the stage's run: exit $?"
 grep -q '^| suite wall time / time in timed samples | [0-9.]*× ' "$tmp/committed/targets.md" ||
   fail "visit-baseline: targets.md does not read the run: $(cat "$tmp/committed/targets.md")"
+grep -q '^| `roofbench ab` of the binary against itself (A/A): false verdicts | [0-9]* (.*; 5 rounds) ' \
+  "$tmp/committed/targets.md" || fail "visit-baseline: targets.md does not read the A/A: $(cat "$tmp/committed/targets.md")"
 for st in smoke tests numbers repeat; do
   [ "$(grep -c "^## The $st stage" "$tmp/committed/PROVENANCE.md")" -eq 1 ] ||
     fail "visit-baseline: PROVENANCE.md has not one section of the $st stage"

@@ -189,9 +189,11 @@ counters = {
     ],
 }
 agreement = {"summary": {"counts": {"SAME": 40, "UNSURE": 3, "SLOWER": 0, "FASTER": 1}}}
+aa = {"schema": "roofbench.ab.v1", "rounds": [{}] * 5,
+      "summary": {"counts": {"SAME": 3, "UNSURE": 1, "SLOWER": 0, "FASTER": 0, "FAILED": 0}}}
 
 
-def write(folder, r, c=None, a=None):
+def write(folder, r, c=None, a=None, ab=None):
     os.makedirs(folder, exist_ok=True)
     json.dump(r, open(os.path.join(folder, "results.json"), "w"))
     if c is not None:
@@ -199,6 +201,8 @@ def write(folder, r, c=None, a=None):
         json.dump(c, open(os.path.join(folder, "counters", "results.json"), "w"))
     if a is not None:
         json.dump(a, open(os.path.join(folder, "agreement.json"), "w"))
+    if ab is not None:
+        json.dump(ab, open(os.path.join(folder, "ab.json"), "w"))
 
 
 expected = {
@@ -231,6 +235,7 @@ expected = {
         f"1 of {n_placed} placed, the highest `stream/saxpy/fp32/n:4096` 105% (dram_copy); 2 above a roof that is no "
         "upper bound for it", "NOT MET"),
     "two quick runs compared (repeatability)": ("1 FASTER, 40 SAME, 3 UNSURE", "—"),
+    "`roofbench ab` of the binary against itself (A/A): false verdicts": ("0 (3 SAME, 1 UNSURE; 5 rounds)", "met"),
     "launches one by one / one CUDA graph, N = 1000 (time per kernel)": ("4.17×", "—"),
     "one CUDA graph, N = 1000: time per kernel / the graph-node ceiling's": ("1.08× (0.6 µs per kernel; launch_graph_node "
                                                                             "1.8 Mlaunch/s, 0.556 µs)", "met"),
@@ -241,7 +246,7 @@ expected = {
 }
 with tempfile.TemporaryDirectory() as tmp:
     full = os.path.join(tmp, "h200")
-    write(full, results, counters, agreement)
+    write(full, results, counters, agreement, aa)
     text, rows = table(full)
     if set(rows) != set(expected):
         fail(f"rows: {sorted(set(rows) ^ set(expected))} differ")
@@ -250,7 +255,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if not got["measured"].startswith(measured) or got["verdict"] != verdict:
             fail(f"'{what}': measured '{got['measured']}', verdict '{got['verdict']}'; "
                  f"expected '{measured}…', '{verdict}'")
-    if "counters/results.json`, `agreement.json`" not in text:
+    if "counters/results.json`, `agreement.json`, `ab.json`" not in text:
         fail(f"the header does not name the files read: {text.splitlines()[2]}")
     m = re.search(r"^(\d+) of (\d+) judged targets met; (\d+) not measured\.$", text, re.M)
     judged = [v for _, v in expected.values() if v in ("met", "NOT MET")]
@@ -290,6 +295,16 @@ with tempfile.TemporaryDirectory() as tmp:
         fail(f"no counters: {rows['SAXPY: HBM bytes counted by CUPTI / declared']}")
     if not rows["two quick runs compared (repeatability)"]["verdict"].startswith("not measured: no agreement.json"):
         fail(f"no agreement: {rows['two quick runs compared (repeatability)']}")
+    aa_what = "`roofbench ab` of the binary against itself (A/A): false verdicts"
+    if not rows[aa_what]["verdict"].startswith("not measured: no ab.json"):
+        fail(f"no A/A: {rows[aa_what]}")
+    # An A/A that called a kernel FASTER, or lost a round: a false verdict, not met.
+    for planted, want in (({"FASTER": 1, "SAME": 3}, "1 (1 FASTER, 3 SAME; 5 rounds)"),
+                          ({"FAILED": 1, "SAME": 3}, "0 (1 FAILED, 3 SAME; 5 rounds)")):
+        write(os.path.join(tmp, "h100"), h100, ab=dict(aa, summary={"counts": planted}))
+        got = table(os.path.join(tmp, "h100"))[1][aa_what]
+        if got["verdict"] != "NOT MET" or got["measured"] != want:
+            fail(f"an A/A with {planted}: {got}")
     broken = copy.deepcopy(results)
     broken["benchmarks"] = [b for b in broken["benchmarks"] if not b["name"].startswith("launch/graph/")]
     for b in broken["benchmarks"]:
