@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # A copy of what the script reads and writes, so that the tree under test is left alone.
 mkdir -p "$tmp/scripts" "$tmp/reports/baselines" "$tmp/docs"
 cp "$here/scripts/update-readme.sh" "$here/scripts/gpu-check.sh" "$here/scripts/gpu-lib.sh" \
-  "$here/scripts/unpack-build.sh" "$tmp/scripts/"
+  "$here/scripts/unpack-build.sh" "$here/scripts/env.sh" "$tmp/scripts/"
 cp "$here/README.md" "$tmp/README.md"
 # The python stage plans from the kernels' list (gpu-check.sh reads it beside the scripts).
 mkdir -p "$tmp/tests/python" && cp "$here/tests/python/gpu_kernels.py" "$tmp/tests/python/"
