@@ -22,7 +22,9 @@
 #            least) at which the estimate fits the limit
 #   tests    nvidia-smi; `roofbench run --device all` (a folder per GPU); `roofbench run --quick
 #            --counters` (every benchmark's CUPTI counters); a BF16 wgmma GEMM and SAXPY of that
-#            run again under Nsight Compute, and `roofbench crosscheck` of the two
+#            run again under Nsight Compute, and `roofbench crosscheck` of the two; the example
+#            project's kernels (examples/fused_op, its own binary) on that run's ceilings; and
+#            scripts/ci-gpu.sh, SAXPY against that run
 #   repeat   two quick runs compared (repeatability); `roofbench ab` of the binary against itself
 #            over a few kernels (an A/A: any FASTER or SLOWER is a false verdict); compute-sanitizer
 #            memcheck over every CUDA kernel at its test sizes with the time that is left, then
@@ -36,7 +38,7 @@
 # Options:
 #   --device D     the device (default cuda:0; cpu for the dress rehearsal in CI)
 #   --limit S      the stage's time limit in seconds, unpacking included, at most 570 (default:
-#                  smoke and tests 300, the first command of a visit; numbers, repeat and python
+#                  smoke 300 and tests 360, the first command of a visit; numbers, repeat and python
 #                  420: pass the device time left less a minute, see docs/gpu-visit.md)
 #   --plan         print the stage's estimate and stop, writing nothing (no GPU needed: it plans
 #                  from the registry; scripts/update-readme.sh puts it in the README)
@@ -88,7 +90,7 @@ while (($#)); do
 done
 # The first command of a visit (smoke, tests) and the second (numbers, repeat), which gets what
 # the first and the machine's start left of the 15 minutes (docs/gpu-visit.md).
-[ -n "$limit" ] || case $what in smoke | tests) limit=300 ;; *) limit=420 ;; esac
+[ -n "$limit" ] || case $what in smoke) limit=300 ;; tests) limit=360 ;; *) limit=420 ;; esac
 [ "$what" != python ] || ((${#run_args[@]} == 0)) ||
   { echo "gpu-check: the python stage takes no run options after -- (tests/python/gpu_visit.py runs it)" >&2; exit 2; }
 [[ $limit =~ ^[0-9]+$ ]] || { echo "gpu-check: --limit takes whole seconds" >&2; exit 2; }
@@ -104,6 +106,7 @@ ev_begin "$out" "$what" "$limit"
 if [ -d "$from" ]; then
   bin=$from
   roofbench=$from/roofbench
+  example_bench=$from/examples/fused_op_bench  # its target: example_fused_op_bench
   tests_dir=$from/tests
   manifest=$from/gpu-tests.txt
 else
@@ -113,6 +116,7 @@ else
   # The unpacked archive (about 100 MB) goes at the end, whatever the end.
   trap 'rm -rf "$stage"; [ "$plan_only" -eq 0 ] || rm -rf "$out"' EXIT
   roofbench=$bin/roofbench
+  example_bench=$bin/fused_op_bench
   tests_dir=$bin
   manifest=$stage/roofbench/gpu-tests.txt  # $stage: the unpack folder
   [ $unpacked -eq 0 ] || {
@@ -138,10 +142,12 @@ gtest_filter() { ev_gtest_filter "$1" "$skip"; }
 
 # ---------------------------------------------------------------- estimates
 # dry_estimate run|ceilings OPTIONS...: the seconds `roofbench --dry-run` estimates ("" when it fails)
-dry_estimate() {
-  local cmd=$1
-  shift
-  "$roofbench" "$cmd" --dry-run "$@" 2>/dev/null | sed -n 's/^estimate: \([0-9]*\) s.*/\1/p'
+dry_estimate() { dry_estimate_of "$roofbench" "$@"; }
+# dry_estimate_of BINARY run|ceilings OPTIONS...: the same for a binary built on roofbench's library
+dry_estimate_of() {
+  local bin=$1 cmd=$2
+  shift 2
+  "$bin" "$cmd" --dry-run "$@" 2>/dev/null | sed -n 's/^estimate: \([0-9]*\) s.*/\1/p'
 }
 # dry_names OPTIONS...: the kernels a run would take, without the ceilings it measures itself
 dry_names() { "$roofbench" run --dry-run "$@" 2>/dev/null | sed -n '/^  \[[0-9]*\] ceiling\//d; s/^  \[[0-9]*\] //p'; }
@@ -289,6 +295,15 @@ run_tests() {
   [ -n "$q_est" ] || { ev_refuse "roofbench run --dry-run failed: see its output"; ev_end; exit 2; }
   plan quick-run "$q_est"
   xcheck_plan
+  # The example project's kernels (its binary, packed beside roofbench) on the quick run's
+  # ceilings, and ci-gpu.sh as a GPU runner runs it: SAXPY against the quick run, few ceilings.
+  local ex_est="" ci_est ci_args=(--device "$device" --quick --filter '^stream/saxpy/' --skip "$lean_skip${skip:+|$skip}")
+  local ex_args=(--device "$device" --quick --budget "$budget_s" --no-builtin --ceilings-from "$EV_WORK/quick-run")
+  [ -x "$example_bench" ] && ex_est=$(dry_estimate_of "$example_bench" run "${ex_args[@]}" "${skip_args[@]}")
+  [ -n "$ex_est" ] && plan example "$ex_est"
+  ci_est=$(dry_estimate run "${ci_args[@]}")
+  [ -n "$ci_est" ] || { ev_refuse "roofbench run --dry-run of ci-gpu.sh's run failed"; ev_end; exit 2; }
+  plan ci-gpu $((ci_est + 5))
   refuse_or_go
 
   env_step
@@ -311,6 +326,15 @@ run_tests() {
   ev_step quick-run $((q_est * 3 / 2 + 30)) "$roofbench" run --device "$device" --quick --counters \
     --budget "$budget_s" --out "$EV_WORK/quick-run" "${skip_args[@]}" "${run_args[@]}"
   xcheck_steps
+  if [ -z "$ex_est" ]; then
+    ev_skip example "no example binary (fused_op_bench) in $from: scripts/pack-build.sh packs it"
+  else
+    ev_step example $((ex_est * 3 / 2 + 30)) "$example_bench" run "${ex_args[@]}" --out "$EV_WORK/example" \
+      "${skip_args[@]}"
+  fi
+  # Exit 1 is compare's SLOWER (against one quick run, noise): DIFFER, not a failed step.
+  EV_DIFFER_OK=1 ev_step ci-gpu $((ci_est * 3 / 2 + 30)) env ROOFBENCH_BIN="$roofbench" bash "$here/ci-gpu.sh" \
+    --skip-build "${ci_args[@]}" --baseline "$EV_WORK/quick-run" --out "$EV_WORK/ci-gpu"
 }
 
 # The parts of the kernels' run: by family, GEMM split by precision (its largest family).

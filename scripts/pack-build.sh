@@ -5,7 +5,9 @@
 # them and where the source tree some of them read is), and every shared library they need
 # except glibc's (its parts from a newer glibc do not load beside an older one), the driver's and
 # the toolkit's cuBLAS (libcublasLt alone is over 500 MB; the GPU machine's toolkit has it), in
-# lib/ (the binaries look there first).
+# lib/ (the binaries look there first). And the example project's benchmark binary
+# (examples/fused_op: the build's target example_fused_op_bench, where the build has it), whose
+# CUDA kernel the tests stage runs.
 #   scripts/gpu-check.sh smoke|tests|numbers|repeat roofbench.tar.xz OUT   runs it there, a stage at a time
 # Usage: scripts/pack-build.sh [BUILD_DIR] [OUT.tar.xz]
 set -euo pipefail
@@ -25,6 +27,10 @@ if [ -f "$build/gpu-tests.txt" ]; then
     bins+=("$build/tests/$t")
     echo "$t" >>"$stage/roofbench/gpu-tests.txt"
   done <"$build/gpu-tests.txt"
+fi
+if grep -q '^build examples/fused_op_bench:' "$build/build.ninja" 2>/dev/null; then
+  [ -x "$build/examples/fused_op_bench" ] || { echo "pack-build: no $build/examples/fused_op_bench; build first" >&2; exit 2; }
+  bins+=("$build/examples/fused_op_bench")
 fi
 cp "${bins[@]}" "$stage/roofbench/bin/"
 for b in "${bins[@]}"; do ldd "$b"; done | awk '/=> \// {print $3}' | sort -u | while read -r lib; do

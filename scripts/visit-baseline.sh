@@ -5,8 +5,10 @@
 #   numbers  the merged run (results.json, gbench.json, the reports, console.log, PROVENANCE.md):
 #            makes the folder anew
 #   smoke    its summary (the GPU tests' tallies), into PROVENANCE.md
-#   tests    its quick run with CUPTI counters, into counters/ (results.json and its reports), and
-#            Nsight Compute's numbers beside roofbench's, into PROVENANCE.md
+#   tests    its quick run with CUPTI counters, into counters/ (results.json and its reports),
+#            Nsight Compute's numbers beside roofbench's, into PROVENANCE.md, the example
+#            project's run (examples/fused_op's kernels), into example/, and ci-gpu.sh's verdicts,
+#            into ci-gpu.md
 #   repeat   the verdicts of its two quick runs (agreement.md, agreement.json), of its A/A
 #            (`roofbench ab` of the binary against itself: ab.md, ab.json) and compute-sanitizer's
 #            logs (sanitizer.log)
@@ -172,7 +174,8 @@ for st in "${stages[@]}"; do
     numbers)
       # A new baseline: what earlier visits added to the old one goes with it.
       for f in results.json results.json.xz results.json.gz gbench.json roofline.svg hierarchy.svg report.html summary.md console.log \
-        PROVENANCE.md agreement.md agreement.json ab.md ab.json sanitizer.log counters targets.md python; do
+        PROVENANCE.md agreement.md agreement.json ab.md ab.json sanitizer.log counters example ci-gpu.md targets.md \
+        python; do
         rm -rf "${out:?}/$f"
       done
       cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
@@ -205,6 +208,15 @@ PY
           [ -f "$tmp/tests/quick-run/$f" ] && cp -L "$tmp/tests/quick-run/$f" "$out/counters/"
         done
       fi
+      # The example project's kernels on that run's ceilings, and ci-gpu.sh's verdicts.
+      rm -rf "${out:?}/example" "$out/ci-gpu.md"
+      if [ -f "$tmp/tests/example/results.json" ]; then
+        mkdir -p "$out/example"
+        for f in results.json summary.md; do
+          [ -f "$tmp/tests/example/$f" ] && cp -L "$tmp/tests/example/$f" "$out/example/"
+        done
+      fi
+      [ -f "$tmp/tests/ci-gpu/compare.md" ] && cp "$tmp/tests/ci-gpu/compare.md" "$out/ci-gpu.md"
       # Nsight Compute beside roofbench's counters, when the crosscheck ran.
       if [ -s "$tmp/tests/xcheck/crosscheck.md" ]; then
         section "Nsight Compute beside roofbench" "$tmp/tests/xcheck/crosscheck.md"

@@ -54,9 +54,10 @@ run_stage() {
 # several times per stage (with DRAM update kept, this test took 78 s alone instead of 57).
 lean=(--skip 'ceiling/(dram_|l2_|l3_|fp64|math_|launch_)')
 
-# Each stage's default limit, as --plan states it: the first command of a 15-minute visit (smoke,
-# tests) 300 s, the second (numbers, repeat) 420 s.
-for st in smoke:300 tests:300 numbers:420 repeat:420; do
+# Each stage's default limit, as --plan states it: the first command of a 15-minute visit, smoke
+# 300 s and tests 360 s (the example's kernels and ci-gpu.sh after its checks), the second
+# (numbers, repeat) 420 s.
+for st in smoke:300 tests:360 numbers:420 repeat:420; do
   plan=$(bash "$check" "${st%%:*}" "$build" /dev/null --device cpu --plan "${lean[@]}" -- --filter saxpy 2>/dev/null)
   grep -q "^gpu-check ${st%%:*}: estimate [0-9]* s of the ${st#*:} s limit" <<<"$plan" ||
     fail "${st%%:*}: --plan does not give the ${st#*:} s limit: $plan"
@@ -99,7 +100,7 @@ grep -qF '] Registry/CudaVariant.MatchesItsReferenceAtEveryTestSize/gemm_naive_f
 
 # The run with CUPTI's counters that Nsight Compute is held against (on the CPU: the run, and ncu
 # skipped with why).
-run_stage tests 90 0 tests "$tmp/roofbench.tar.xz" --device cpu "${lean[@]}" -- --filter saxpy
+run_stage tests 120 0 tests "$tmp/roofbench.tar.xz" --device cpu "${lean[@]}" -- --filter saxpy
 device_line tests
 grep -qE "^  PASS +[0-9]+s  quick-run " "$out/tests-summary.txt" || fail "tests: $(cat "$out/tests-summary.txt")"
 grep -qE '^  SKIPPED +- +ncu +the device is cpu' "$out/tests-summary.txt" || fail "tests: ncu was not skipped with why"
@@ -108,6 +109,18 @@ grep -qE '^  SKIPPED +- +device-all +the device is cpu' "$out/tests-summary.txt"
   fail "tests: the run with counters is not saxpy's alone"
 [ "$(json "$tmp/tests/quick-run/results.json" 'd["partial"]')" = None ] || fail "tests: the quick run is partial"
 grep -q -- '--counters' "$tmp/tests/quick-run.log" || fail "tests: the quick run has no --counters"
+# The example project's kernels from its own binary in the archive, alone (--no-builtin), on the
+# quick run's ceilings; then ci-gpu.sh with the archive's roofbench, SAXPY against the quick run.
+grep -qE "^  PASS +[0-9]+s  example +roofbench: 2 benchmarks measured, 0 failed" "$out/tests-summary.txt" ||
+  fail "tests: the example did not run: $(cat "$out/tests-summary.txt")"
+[ "$(json "$tmp/tests/example/results.json" 'sorted(b["name"].split("/")[0] for b in d["benchmarks"])')" = \
+  "['myops', 'myops']" ] || fail "tests: the example's run is not its two kernels"
+# (Checked and timed; placed on a GPU, where the quick run measured the DRAM ceilings this one skips.)
+[ "$(json "$tmp/tests/example/results.json" 'all(b["verification"]["ok"] and b["measurement"] for b in d["benchmarks"])')" = True ] ||
+  fail "tests: the example's kernels were not checked and timed"
+grep -qE "^  (PASS|DIFFER) +[0-9]+s  ci-gpu " "$out/tests-summary.txt" || fail "tests: ci-gpu.sh: $(cat "$out/tests-summary.txt")"
+[ "$(json "$tmp/tests/ci-gpu/compare.json" '[b["name"].split("/")[1] for b in d["benchmarks"]]')" = "['saxpy']" ] ||
+  fail "tests: ci-gpu.sh did not compare SAXPY with the quick run"
 
 # Without --budget, numbers fits each benchmark's budget to its limit: the estimate is linear in
 # the budget, so between the least (0.2 s) and the most (0.75 s) a limit half-way between the two
@@ -196,7 +209,8 @@ grep -qE '^  (PASS|DIFFER) +[0-9]+s +ab +[0-9]+ SLOWER, ' "$out/repeat-summary.t
 vb=$here/scripts/visit-baseline.sh
 bash "$vb" "$out" --out "$tmp/committed" >/dev/null || fail "visit-baseline.sh failed"
 for f in results.json.xz gbench.json roofline.svg report.html summary.md console.log PROVENANCE.md agreement.md agreement.json \
-  ab.md ab.json counters/results.json.xz counters/summary.md targets.md; do
+  ab.md ab.json counters/results.json.xz counters/summary.md example/results.json.xz example/summary.md ci-gpu.md \
+  targets.md; do
   [ -s "$tmp/committed/$f" ] || fail "visit-baseline: no $f"
 done
 # Its results files are stored as xz, and only so (scripts/compress-results.sh), and roofbench reads them as they are.

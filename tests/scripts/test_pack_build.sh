@@ -23,8 +23,11 @@ unpack_build "$tmp/roofbench.tar.xz" || fail "unpack_build returned $?: $libs_re
 manifest=$stage/roofbench/gpu-tests.txt
 [ -f "$manifest" ] || fail "no gpu-tests.txt in the archive"
 diff <(sort "$manifest") <(sort "$build/gpu-tests.txt") >/dev/null || fail "the archive's gpu-tests.txt is not the build's"
-# Exactly roofbench and the GPU test binaries: no host test travels.
-expected=$( (echo roofbench; cat "$build/gpu-tests.txt") | sed '/^$/d' | sort)
+# Exactly roofbench, the GPU test binaries and, where the build has its target (not under the
+# sanitizers), the example's benchmark binary: no host test travels.
+example=""
+grep -q '^build examples/fused_op_bench:' "$build/build.ninja" && example=fused_op_bench
+expected=$( (echo roofbench; echo "$example"; cat "$build/gpu-tests.txt") | sed '/^$/d' | sort)
 [ "$(ls "$bin" | sort)" = "$expected" ] || fail "bin/ holds $(ls "$bin" | tr '\n' ' ') instead of $(echo $expected)"
 if [ -x "$build/tests/test_cuda_kernels" ]; then
   grep -qx test_cuda_kernels "$manifest" || fail "a CUDA build's archive must carry test_cuda_kernels"
@@ -38,6 +41,10 @@ for lib in libfmt libroofbench; do
 done
 out=$("$bin/roofbench" list 2>&1) || fail "the unpacked roofbench list exited $?: $out"
 grep -q 'gemm/naive/fp32' <<<"$out" || fail "the unpacked roofbench lists no gemm/naive/fp32: $out"
+if [ -n "$example" ]; then
+  out=$("$bin/fused_op_bench" list --no-builtin 2>&1) || fail "the unpacked example's binary exited $?: $out"
+  grep -q 'myops/axpb_relu_fused/fp32' <<<"$out" || fail "the unpacked example lists no myops/axpb_relu_fused: $out"
+fi
 for t in $(cat "$manifest"); do
   "$bin/$t" --gtest_list_tests >/dev/null 2>&1 || fail "the unpacked $t does not start"
 done
