@@ -29,6 +29,9 @@
 #            over a few kernels (an A/A: any FASTER or SLOWER is a false verdict); compute-sanitizer
 #            memcheck over every CUDA kernel at its test sizes with the time that is left, then
 #            racecheck, initcheck and synccheck while time allows
+#   profile  Nsight Compute's full set of sections on each rung that misses its target (issue 51:
+#            profile before a kernel is changed), at the size the target is judged at: a report
+#            per benchmark (profile/<name>.ncu-rep) and its details as text (profile/<name>.txt)
 #   python   the Python package (issue 46): its extension built there for the machine's Python
 #            against the archive (scripts/build-python-ext.sh); tests/python/gpu_visit.py's run
 #            (torch and Triton kernels, cuBLAS's BF16 row beside them, with counters, on the
@@ -50,7 +53,8 @@
 #   --quick        numbers and python: quick sizes instead of the full ones (the dress rehearsal)
 #   --parts 'NAME=REGEX;...'   numbers: how the kernels are split into parts
 #   --xcheck REGEX tests: the benchmarks Nsight Compute profiles (default a BF16 wgmma GEMM and
-#                  SAXPY at their quick sizes; with wgmma skipped, cuBLAS BF16)
+#                  SAXPY at their quick sizes; with wgmma skipped, cuBLAS BF16); profile: the
+#                  benchmarks it profiles (default the rungs of issue 51's targets)
 #   after --       options for every `roofbench run` (e.g. --filter, for the rehearsal)
 #
 # Before a stage starts it prints its estimate (from the registry: benchmarks x budget plus
@@ -70,7 +74,7 @@ usage() { sed -n '2,60p' "$0" >&2; exit 2; }
 command_line="scripts/gpu-check.sh $*"  # as given, for PROVENANCE.md
 what=$1 from=$2 out=$3  # (not "stage": unpack-build.sh sets that)
 shift 3
-case $what in smoke | tests | numbers | repeat | python) ;; *) echo "gpu-check: unknown stage '$what'" >&2; usage ;; esac
+case $what in smoke | tests | numbers | repeat | profile | python) ;; *) echo "gpu-check: unknown stage '$what'" >&2; usage ;; esac
 device=cuda:0 limit="" force=0 skip="" budget="" quick=0 parts="" xcheck="" plan_only=0 run_args=()
 while (($#)); do
   case "$1" in
@@ -602,6 +606,83 @@ xcheck_steps() {
   for n in "${names[@]}"; do bargs+=(--benchmark "$n"); done
   ev_step crosscheck 30 bash -c '"$@" >"'"$EV_WORK/xcheck/crosscheck.md"'"' _ "$roofbench" crosscheck \
     "$quick" "$EV_WORK/xcheck/ncu.csv" "${bargs[@]}"
+}
+
+# ---------------------------------------------------------------- profile
+# Issue 51: profile before a kernel is changed. The rungs whose targets were missed, at the size
+# each target is judged at (the GEMMs of the WMMA, SIMT and wgmma targets, and cuBLAS beside
+# them), each in a run of its own under Nsight Compute with its full set of sections, at the GPU's
+# own clocks. A run with --profile launches the benchmark's kernel first (the prepare run), then
+# the cache flush, the clock probe and the sample: the first kProfileLaunches launches hold it
+# whatever its kernels' names (cuBLAS's are its own). The report is exported and printed as text,
+# every section's body and its rules' advice: what a session without a GPU reads before it
+# changes the kernel (scripts/visit-baseline.sh commits the text).
+kProfileTargets='^gemm/wmma/bf16/M:8192/N:8192/K:8192$|^gemm/(register_tiled|warp_tiled)/fp32/M:4096/N:4096/K:4096$'
+kProfileTargets+='|^gemm/(wgmma|cublas)/bf16/M:8192/N:8192/K:8192$'
+kProfileLaunches=4
+kProfileEach=60  # a run of one benchmark, about 40 replay passes of each launch profiled, the text
+kProfileKeepMiB=24  # the reports come back while together they take at most this (the text always does)
+
+# The step name of a benchmark of names[]: its variant ("wmma"), with its precision where another
+# has the same variant ("wmma-bf16"), and its size where another has both.
+profile_step() {
+  local p q n same=0 both=0
+  IFS=/ read -r -a p <<<"$1"
+  for n in "${names[@]}"; do
+    [ "$n" = "$1" ] && continue
+    IFS=/ read -r -a q <<<"$n"
+    [ "${q[1]}" = "${p[1]}" ] && same=1
+    [ "${q[1]}/${q[2]}" = "${p[1]}/${p[2]}" ] && both=1
+  done
+  if ((both)); then echo "${p[1]}-${p[2]}-$(IFS=-; echo "${p[*]:3}" | tr -d ':')"
+  elif ((same)); then echo "${p[1]}-${p[2]}"
+  else echo "${p[1]}"; fi
+}
+
+run_profile() {
+  local re=${xcheck:-$kProfileTargets} names=() n
+  mapfile -t names < <(dry_names --device "$device" --filter "$re" --skip "^ceiling/${skip:+|$skip}")
+  [ ${#names[@]} -gt 0 ] || { ev_refuse "no benchmark of $device matches '$re'"; ev_end; exit 2; }
+  plan env 10
+  for n in "${names[@]}"; do plan "$(profile_step "$n")" "$kProfileEach"; done
+  refuse_or_go
+
+  env_step
+  local ncu
+  ncu=$(ev_find_tool ncu)
+  if [[ $device != cuda:* ]] || [ -z "$ncu" ]; then
+    local why="the device is $device: Nsight Compute profiles CUDA kernels"
+    [[ $device == cuda:* ]] && why="no ncu on this machine (looked on PATH, in /usr/local/cuda*, /opt/nvidia/nsight-compute)"
+    for n in "${names[@]}"; do
+      if [[ $device == cuda:* ]]; then ev_fail "$(profile_step "$n")" "$why"; else ev_skip "$(profile_step "$n")" "$why"; fi
+    done
+    return
+  fi
+  local path s
+  path=$(ncu_library_path)
+  mkdir -p "$EV_WORK/profile"
+  for n in "${names[@]}"; do
+    s=$(profile_step "$n")
+    # No ceiling runs (none is needed to profile a kernel): its kernels are not placed.
+    ev_step "$s" $((kProfileEach * 3 / 2 + 30)) env LD_LIBRARY_PATH="$path" bash -c '
+      set -o pipefail
+      ncu=$1 rep=$2 launches=$3
+      shift 3
+      "$ncu" --set full --clock-control none --launch-count "$launches" --export "$rep" --force-overwrite "$@" || exit
+      # The details of every section (its body: tables and the rules'"'"' advice), else the default page.
+      "$ncu" --import "$rep.ncu-rep" --page details --print-details all >"$rep.txt" 2>&1 ||
+        "$ncu" --import "$rep.ncu-rep" --page details >"$rep.txt"
+    ' _ "$ncu" "$EV_WORK/profile/$s" "$kProfileLaunches" \
+      "$roofbench" run --device "$device" --profile --filter "^$n\$" --skip "^ceiling/${skip:+|$skip}" \
+      --out "$EV_WORK/profile/$s-run"
+  done
+  rm -rf "$EV_WORK/ncu-libs"
+  local mib
+  mib=$(du -cm "$EV_WORK"/profile/*.ncu-rep 2>/dev/null | awk 'END { print $1 + 0 }')
+  if [ "$mib" -gt "$kProfileKeepMiB" ]; then
+    rm -f "$EV_WORK"/profile/*.ncu-rep
+    ev_note "the reports took ${mib} MiB, over the ${kProfileKeepMiB} MiB that come back with the stage: left out, their text kept"
+  fi
 }
 
 # The ceilings the Python run leaves out: none is a roof of its kernels (transcendentals, PCIe,

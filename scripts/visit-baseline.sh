@@ -14,6 +14,8 @@
 #            logs (sanitizer.log)
 #   sanitize scripts/sanitize.sh's logs (racecheck, initcheck, synccheck with the time a visit had
 #            left), into sanitizer.log beside repeat's: each tool's log in place of its earlier one
+#   profile  Nsight Compute's details of each rung that missed its target (issue 51), as text, into
+#            profile/ in place of an earlier profile's; its summary into PROVENANCE.md
 #   python   the run of tests/python/gpu_visit.py (torch and Triton kernels on the measured roofs,
 #            issue 46) with its checks (agreement.md and .json) and Nsight Compute's numbers beside
 #            its kernels (crosscheck.md), into python/, in place of an earlier one; its summary
@@ -32,8 +34,8 @@
 # that ran. DIR defaults to reports/baselines/<gpu>, <gpu> from the GPU's name ("NVIDIA H100 80GB
 # HBM3" -> h100, "NVIDIA H200" -> h200). --device-from: a stage whose summary has no 'device:'
 # line (sanitize.sh's before it wrote one) that ran in one device call with OTHER, a stage taken
-# before it (in the order numbers, smoke, tests, repeat, sanitize), takes OTHER's device; its
-# section in PROVENANCE.md says so. Then run scripts/update-readme.sh.
+# before it (in the order numbers, smoke, tests, repeat, sanitize, profile, python), takes OTHER's
+# device; its section in PROVENANCE.md says so. Then run scripts/update-readme.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/scripts/env.sh"
@@ -58,7 +60,6 @@ die() { echo "visit-baseline: $*" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 device_name() { python3 -c 'import sys; sys.path.insert(0, sys.argv[2]); from results_io import read_json; print(read_json(sys.argv[1])["device"]["name"])' "$1" "$here/scripts"; }
-# The baseline's results file: results.json.xz as committed (scripts/compress-results.sh), or plain.
 
 # Which stages came back, each unpacked, and the name of the device each ran on: from a results
 # file where the stage wrote one, else from its summary's "device: NAME, UUID, DRIVER; ..." line.
@@ -68,7 +69,7 @@ device_name() { python3 -c 'import sys; sys.path.insert(0, sys.argv[2]); from re
 stages=() names=()
 declare -A name_of=() borrowed=()
 left_out() { echo "visit-baseline: the $1 stage left out: $2" >&2; }
-for st in numbers smoke tests repeat sanitize python; do
+for st in numbers smoke tests repeat sanitize profile python; do
   [ -f "$visit/$st.tar.xz" ] || [ -f "$visit/$st-summary.txt" ] || continue
   mkdir -p "$tmp/$st"
   if [ -f "$visit/$st.tar.xz" ]; then
@@ -175,7 +176,7 @@ for st in "${stages[@]}"; do
       # A new baseline: what earlier visits added to the old one goes with it.
       for f in results.json results.json.xz results.json.gz gbench.json roofline.svg hierarchy.svg report.html summary.md console.log \
         PROVENANCE.md agreement.md agreement.json ab.md ab.json sanitizer.log counters example ci-gpu.md targets.md \
-        python; do
+        profile python; do
         rm -rf "${out:?}/$f"
       done
       cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
@@ -240,6 +241,15 @@ PY
         crosscheck.md; do
         [ -f "$tmp/python/python/$f" ] && cp -L "$tmp/python/python/$f" "$out/python/"
       done
+      ;;
+    profile)
+      # Nsight Compute's details of each rung profiled, as text, in place of an earlier profile's.
+      section "The profile stage" "$(fenced "$tmp/profile/summary.txt")"
+      rm -rf "${out:?}/profile"
+      if compgen -G "$tmp/profile/profile/*.txt" >/dev/null; then
+        mkdir -p "$out/profile"
+        cp "$tmp/profile/profile/"*.txt "$out/profile/"
+      fi
       ;;
     sanitize)
       fenced "$tmp/sanitize/summary.txt" >/dev/null

@@ -203,6 +203,18 @@ grep -qE '^  (PASS|DIFFER) +[0-9]+s +ab +[0-9]+ SLOWER, ' "$out/repeat-summary.t
 [ "$(json "$tmp/repeat/ab/ab.json" 'sorted({b["name"].split("/")[1] for b in d["benchmarks"]})')" = "['saxpy']" ] ||
   fail "repeat: the A/A did not keep the run options' filter"
 
+# The profile stage: on the CPU, each benchmark it would profile planned and skipped with why (it
+# needs Nsight Compute and a GPU); --xcheck names them (the default rungs are CUDA GEMMs).
+run_stage profile 100 0 profile "$tmp/roofbench.tar.xz" --device cpu --xcheck '^gemm/naive/fp32/M:256/'
+device_line profile
+grep -qE '^  SKIPPED +- +naive +the device is cpu: Nsight Compute' "$out/profile-summary.txt" ||
+  fail "profile: the benchmark was not planned and skipped with why: $(cat "$out/profile-summary.txt")"
+grep -qE '^  naive +60 s$' "$tmp/profile/estimate.txt" || fail "profile: no plan for it: $(cat "$tmp/profile/estimate.txt")"
+plan=$(bash "$check" profile "$build" /dev/null --device cuda:0 --plan 2>/dev/null)
+for s in register_tiled warp_tiled wmma wgmma cublas; do
+  grep -qE "^  $s +60 s$" <<<"$plan" || fail "profile: the default rungs on a GPU do not include $s: $plan"
+done
+
 # What the visit brought back becomes the baseline folder (here --out: a CPU has no GPU name): the
 # numbers stage's files, the tests stage's run with counters in counters/, repeat's verdicts, and
 # every stage's summary in PROVENANCE.md.
@@ -221,7 +233,7 @@ grep -q '^| suite wall time / time in timed samples | [0-9.]*× ' "$tmp/committe
   fail "visit-baseline: targets.md does not read the run: $(cat "$tmp/committed/targets.md")"
 grep -q '^| `roofbench ab` of the binary against itself (A/A): false verdicts | [0-9]* (.*; 5 rounds) ' \
   "$tmp/committed/targets.md" || fail "visit-baseline: targets.md does not read the A/A: $(cat "$tmp/committed/targets.md")"
-for st in smoke tests numbers repeat; do
+for st in smoke tests numbers repeat profile; do
   [ "$(grep -c "^## The $st stage" "$tmp/committed/PROVENANCE.md")" -eq 1 ] ||
     fail "visit-baseline: PROVENANCE.md has not one section of the $st stage"
 done
@@ -317,6 +329,8 @@ for name in "NVIDIA H100 80GB HBM3:h100" "NVIDIA H200:h200" "NVIDIA H100 PCIe:h1
   [ "$(PATH=$tmp/fakebin:$PATH gpu_slug cuda:0)" = "${name##*:}" ] || fail "gpu_slug of '${name%%:*}' is not ${name##*:}"
 done
 
-n=$(ls "$out" | wc -l)
-[ "$n" -le 8 ] || fail "$n files in OUT after every stage: $(ls "$out" | tr '\n' ' ')"
-echo "gpu-check dress rehearsal: $n files from 4 stages (refused, fitted, stopped and merged on the way)"
+# Each stage writes its two files into OUT and nothing else: a device call brings back at most 8,
+# so four stages fit one call.
+want=$(for st in smoke tests numbers repeat profile; do echo "$st-summary.txt"; echo "$st.tar.xz"; done | sort)
+[ "$(ls "$out" | sort)" = "$want" ] || fail "OUT after every stage holds $(ls "$out" | tr '\n' ' '), not two files a stage"
+echo "gpu-check dress rehearsal: $(ls "$out" | wc -l) files from 5 stages (refused, fitted, stopped and merged on the way)"
