@@ -611,16 +611,18 @@ xcheck_steps() {
 # ---------------------------------------------------------------- profile
 # Issue 51: profile before a kernel is changed. The rungs whose targets were missed, at the size
 # each target is judged at (the GEMMs of the WMMA, SIMT and wgmma targets, and cuBLAS beside
-# them), each in a run of its own under Nsight Compute with its full set of sections, at the GPU's
-# own clocks. A run with --profile launches the benchmark's kernel first (the prepare run), then
+# them), and the L2 read and HBM copy ceilings, each in a run of its own under Nsight Compute with
+# its full set of sections, at the GPU's own clocks (a ceiling in a `roofbench ceilings` of its own). A run with --profile launches the benchmark's kernel first (the prepare run), then
 # the cache flush, the clock probe and the sample: the first kProfileLaunches launches hold it
 # whatever its kernels' names (cuBLAS's are its own). The report is exported and printed as text,
 # every section's body and its rules' advice: what a session without a GPU reads before it
 # changes the kernel (scripts/visit-baseline.sh commits the text).
 kProfileTargets='^gemm/wmma/bf16/M:8192/N:8192/K:8192$|^gemm/(register_tiled|warp_tiled)/fp32/M:4096/N:4096/K:4096$'
 kProfileTargets+='|^gemm/(wgmma|cublas)/bf16/M:8192/N:8192/K:8192$'
+kProfileCeilings=(l2_read dram_copy)
 kProfileLaunches=4
 kProfileEach=60  # a run of one benchmark, about 40 replay passes of each launch profiled, the text
+kProfileCeiling=30  # the same for a ceiling: kernels of a millisecond or less
 kProfileKeepMiB=24  # the reports come back while together they take at most this (the text always does)
 
 # The step name of a benchmark of names[]: its variant ("wmma"), with its precision where another
@@ -640,11 +642,19 @@ profile_step() {
 }
 
 run_profile() {
-  local re=${xcheck:-$kProfileTargets} names=() n
+  local re=${xcheck:-$kProfileTargets} names=() n ceilings=() c dry
   mapfile -t names < <(dry_names --device "$device" --filter "$re" --skip "^ceiling/${skip:+|$skip}")
   [ ${#names[@]} -gt 0 ] || { ev_refuse "no benchmark of $device matches '$re'"; ev_end; exit 2; }
+  # The ceilings of the default list that this device has (--xcheck names benchmarks alone).
+  if [ -z "$xcheck" ]; then
+    for c in "${kProfileCeilings[@]}"; do
+      dry=$("$roofbench" ceilings --device "$device" --dry-run --skip "^ceiling/(?!$c/)" 2>/dev/null)
+      grep -q "^  \[1\] ceiling/$c/" <<<"$dry" && ceilings+=("$c")
+    done
+  fi
   plan env 10
   for n in "${names[@]}"; do plan "$(profile_step "$n")" "$kProfileEach"; done
+  for c in "${ceilings[@]}"; do plan "$c" "$kProfileCeiling"; done
   refuse_or_go
 
   env_step
@@ -653,18 +663,17 @@ run_profile() {
   if [[ $device != cuda:* ]] || [ -z "$ncu" ]; then
     local why="the device is $device: Nsight Compute profiles CUDA kernels"
     [[ $device == cuda:* ]] && why="no ncu on this machine (looked on PATH, in /usr/local/cuda*, /opt/nvidia/nsight-compute)"
-    for n in "${names[@]}"; do
-      if [[ $device == cuda:* ]]; then ev_fail "$(profile_step "$n")" "$why"; else ev_skip "$(profile_step "$n")" "$why"; fi
+    for n in $(for x in "${names[@]}"; do profile_step "$x"; done) "${ceilings[@]}"; do
+      if [[ $device == cuda:* ]]; then ev_fail "$n" "$why"; else ev_skip "$n" "$why"; fi
     done
     return
   fi
   local path s
   path=$(ncu_library_path)
   mkdir -p "$EV_WORK/profile"
-  for n in "${names[@]}"; do
-    s=$(profile_step "$n")
-    # No ceiling runs (none is needed to profile a kernel): its kernels are not placed.
-    ev_step "$s" $((kProfileEach * 3 / 2 + 30)) env LD_LIBRARY_PATH="$path" bash -c '
+  # profile_one STEP ALLOWANCE COMMAND...: COMMAND under ncu, its report exported and printed as text.
+  profile_one() {
+    ev_step "$1" $(($2 * 3 / 2 + 30)) env LD_LIBRARY_PATH="$path" bash -c '
       set -o pipefail
       ncu=$1 rep=$2 launches=$3
       shift 3
@@ -672,9 +681,17 @@ run_profile() {
       # The details of every section (its body: tables and the rules'"'"' advice), else the default page.
       "$ncu" --import "$rep.ncu-rep" --page details --print-details all >"$rep.txt" 2>&1 ||
         "$ncu" --import "$rep.ncu-rep" --page details >"$rep.txt"
-    ' _ "$ncu" "$EV_WORK/profile/$s" "$kProfileLaunches" \
-      "$roofbench" run --device "$device" --profile --filter "^$n\$" --skip "^ceiling/${skip:+|$skip}" \
+    ' _ "$ncu" "$EV_WORK/profile/$1" "$kProfileLaunches" "${@:3}"
+  }
+  for n in "${names[@]}"; do
+    s=$(profile_step "$n")
+    # No ceiling runs (none is needed to profile a kernel): its kernels are not placed.
+    profile_one "$s" "$kProfileEach" "$roofbench" run --device "$device" --profile --filter "^$n\$" --skip "^ceiling/${skip:+|$skip}" \
       --out "$EV_WORK/profile/$s-run"
+  done
+  for c in "${ceilings[@]}"; do
+    profile_one "$c" "$kProfileCeiling" "$roofbench" ceilings --device "$device" --profile --skip "^ceiling/(?!$c/)${skip:+|$skip}" \
+      --out "$EV_WORK/profile/$c-run"
   done
   rm -rf "$EV_WORK/ncu-libs"
   local mib
