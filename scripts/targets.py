@@ -66,11 +66,11 @@ def median_clock(b):
 
 
 class Row:
-    def __init__(self, what, wanted, source):
+    def __init__(self, what, wanted, source, count=False):
         self.what, self.wanted, self.source = what, wanted, source
         self.measured, self.verdict = "—", "not measured"
         self.value = None  # the measured figure as a number, where there is one (the spread across visits)
-        self.count = False  # the figure is a count of kernels (spread as whole numbers)
+        self.count = count  # the figure is a count (spread across visits as whole numbers)
 
     def missing(self, why):
         self.measured, self.verdict = "—", f"not measured: {why}"
@@ -146,8 +146,8 @@ def ceiling_ratio(bl, what, name, ref, wanted_ratio, source):
 def gemm_ratio(bl, what, variants, precision, size, unit, wanted, source, same_clock=False):
     """The best of `variants` (None: every variant of `unit`) against cuBLAS, same precision and size.
     same_clock: judged at the same clock, the ratio of their cycles (time × the median of each one's
-    per-sample clocks), so a GEMM throttled further than cuBLAS is not read as slower code; by time
-    alone where either clock was not read."""
+    per-sample clocks), so a GEMM throttled further than cuBLAS is not read as slower code; not
+    measured where either clock was not read (a ratio by time is another figure)."""
     row = Row(what, f"≥ {wanted:.2f}", source)
     shape = f"M:{size}/N:{size}/K:{size}"
     ref = f"gemm/cublas/{precision}/{shape}"
@@ -178,8 +178,8 @@ def gemm_ratio(bl, what, variants, precision, size, unit, wanted, source, same_c
                          ratio)
     f_best, f_ref = median_clock(bl.bench[f"gemm/{best}/{precision}/{shape}"]), median_clock(bl.bench[ref])
     if f_best is None or f_ref is None:
-        return row.judge(f"{ratio:.2f} by time, no clock read (`{best}` {best_t * 1e3:.3g} ms, cuBLAS "
-                         f"{t_ref * 1e3:.3g} ms)", ratio >= wanted, ratio)
+        return row.missing(f"no per-sample clock of {'cuBLAS' if f_ref is None else f'`{best}`'} "
+                           f"({ratio:.2f} by time: `{best}` {best_t * 1e3:.3g} ms, cuBLAS {t_ref * 1e3:.3g} ms)")
     cycles = (t_ref * f_ref) / (best_t * f_best)
     return row.judge(f"{cycles:.2f} (`{best}` {best_t * 1e3:.3g} ms at {f_best / 1e9:.2f} GHz, cuBLAS "
                      f"{t_ref * 1e3:.3g} ms at {f_ref / 1e9:.2f} GHz; {ratio:.2f} by time)", cycles >= wanted, cycles)
@@ -330,7 +330,7 @@ def above_roof_row(bl):
     roof %, as the run placed it. Left out, and counted: a kernel read against the sustained roof of
     its clock and not refused (the burst roof, the upper bound, holds it), and one timed warm against a
     memory roof its bytes need not have met (the model says which cache's roof it is under)."""
-    row = Row("no kernel above its roof by more than 3%", "none above 103%", "issue 51")
+    row = Row("no kernel above its roof by more than 3%", "none above 103%", "issue 51", count=True)
     placed, above, aside = 0, [], 0
     for b in bl.r.get("benchmarks", []):
         pl = b.get("placement")
@@ -355,7 +355,6 @@ def above_roof_row(bl):
     if aside:
         text += (f"; {aside} above a roof that is no upper bound for it (the sustained roof of its clock, or a "
                  f"memory roof timed warm), held by the gate")
-    row.count = True
     return row.judge(text, not above, len(above))
 
 
@@ -368,7 +367,7 @@ def binding_roof(pl):
 
 def sample_cap_row(bl):
     """Tiny kernels stop by their noise rules: none at the sample cap."""
-    row = Row("kernels stopped at the sample cap", "none", "issue 51")
+    row = Row("kernels stopped at the sample cap", "none", "issue 51", count=True)
     sampled = [b for b in bl.r.get("benchmarks", []) if (b.get("measurement") or {}).get("stop_reason")]
     if not sampled:
         return row.missing("no benchmark records why its sampling stopped")
@@ -377,7 +376,6 @@ def sample_cap_row(bl):
     text = f"{len(capped)} of {len(sampled)}" + (f" at {cap} samples" if cap else "")
     if capped:
         text += " (" + ", ".join(f"`{n}`" for n in capped[:3]) + (", …" if len(capped) > 3 else "") + ")"
-    row.count = True
     return row.judge(text, not capped, len(capped))
 
 
@@ -453,28 +451,35 @@ def balance_of(bl, b):
     return kernel_t / copy_t
 
 
+def counts_text(verdicts):
+    """A compare or ab JSON's verdict counts: "3 FASTER, 41 SAME" (those that are not 0)."""
+    counts = (verdicts.get("summary") or {}).get("counts") or {}
+    return counts, ", ".join(f"{n} {v}" for v, n in sorted(counts.items()) if n) or "no benchmarks"
+
+
 def agreement_row(bl):
     row = Row("two quick runs compared (repeatability)", "verdicts committed", "issue 17")
     if bl.agreement is None:
         return row.missing("no agreement.json (the repeat stage adds it)")
-    counts = (bl.agreement.get("summary") or {}).get("counts") or {}
-    text = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()) if n)
-    return row.judge(text or "no benchmarks", None)
+    return row.judge(counts_text(bl.agreement)[1], None)
 
 
 def aa_row(bl):
     """Issue 51: `roofbench ab` of the binary against itself (the repeat stage's A/A). Any FASTER or
-    SLOWER is a false verdict, and a FAILED round fails it too."""
-    row = Row("`roofbench ab` of the binary against itself (A/A): false verdicts", "none (no FASTER, SLOWER or FAILED)",
-              "issue 51")
+    SLOWER is a false verdict. Not met either where a kernel failed in a round (FAILED; or, failed
+    in a round of the first build, listed as only in the other), or came out IMPLAUSIBLE. (An ab
+    whose round could not run writes no ab.json: the repeat stage's summary says so.)"""
+    row = Row("`roofbench ab` of the binary against itself (A/A): false verdicts",
+              "none, and no kernel failed or implausible", "issue 51", count=True)
     if bl.aa is None:
         return row.missing("no ab.json (the repeat stage adds it)")
-    counts = (bl.aa.get("summary") or {}).get("counts") or {}
+    counts, text = counts_text(bl.aa)
     false = counts.get("FASTER", 0) + counts.get("SLOWER", 0)
-    text = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()) if n) or "no benchmarks"
-    row.count = True
+    lost = len(bl.aa.get("only_in_base") or []) + len(bl.aa.get("only_in_new") or [])
+    if lost:
+        text += f", {lost} in one build's rounds only"
     return row.judge(f"{false} ({text}; {len(bl.aa.get('rounds') or [])} rounds)",
-                     false == 0 and counts.get("FAILED", 0) == 0, false)
+                     false == 0 and not lost and not counts.get("FAILED") and not counts.get("IMPLAUSIBLE"), false)
 
 
 def rows(bl):

@@ -298,10 +298,14 @@ with tempfile.TemporaryDirectory() as tmp:
     aa_what = "`roofbench ab` of the binary against itself (A/A): false verdicts"
     if not rows[aa_what]["verdict"].startswith("not measured: no ab.json"):
         fail(f"no A/A: {rows[aa_what]}")
-    # An A/A that called a kernel FASTER, or lost a round: a false verdict, not met.
-    for planted, want in (({"FASTER": 1, "SAME": 3}, "1 (1 FASTER, 3 SAME; 5 rounds)"),
-                          ({"FAILED": 1, "SAME": 3}, "0 (1 FAILED, 3 SAME; 5 rounds)")):
-        write(os.path.join(tmp, "h100"), h100, ab=dict(aa, summary={"counts": planted}))
+    # An A/A that called a kernel FASTER (a false verdict), or in which a kernel failed in a round
+    # (FAILED; or, failed in a round of the first build, only in the other's) or came out
+    # IMPLAUSIBLE: not met.
+    for planted, lost, want in (({"FASTER": 1, "SAME": 3}, [], "1 (1 FASTER, 3 SAME; 5 rounds)"),
+                                ({"FAILED": 1, "SAME": 3}, [], "0 (1 FAILED, 3 SAME; 5 rounds)"),
+                                ({"SAME": 3}, ["stream/saxpy/fp32/n:1"], "0 (3 SAME, 1 in one build's rounds only; 5 rounds)"),
+                                ({"IMPLAUSIBLE": 1, "SAME": 3}, [], "0 (1 IMPLAUSIBLE, 3 SAME; 5 rounds)")):
+        write(os.path.join(tmp, "h100"), h100, ab=dict(aa, summary={"counts": planted}, only_in_new=lost))
         got = table(os.path.join(tmp, "h100"))[1][aa_what]
         if got["verdict"] != "NOT MET" or got["measured"] != want:
             fail(f"an A/A with {planted}: {got}")
@@ -348,10 +352,11 @@ with tempfile.TemporaryDirectory() as tmp:
     b["device"].update({"uuid": "bbbb1111"})
     del b["device"]["power_limit_w"]
     del b["device"]["nvidia_driver_version"]  # a file from before NVML's driver version was read
-    for x in b["benchmarks"]:  # cuBLAS faster on the second GPU, its clock not read: by time, 0.93 -> 0.83
+    for x in b["benchmarks"]:  # cuBLAS faster on the second GPU, both at one clock: 0.93 -> 0.83
         if x["name"].startswith("gemm/cublas/bf16/M:8192"):
             x["measurement"]["samples_s"] = [t * 0.83 / 0.93 for t in x["measurement"]["samples_s"]]
-            del x["measurement"]["sample_clock_hz"]
+        if x["name"].startswith("gemm/wgmma/bf16/M:8192"):
+            x["measurement"]["sample_clock_hz"] = [1.98e9] * 3
     h100 = copy.deepcopy(a)
     h100["device"]["name"] = "NVIDIA H100 80GB HBM3"
     write(os.path.join(tmp, "h200-a"), a)
@@ -363,7 +368,15 @@ with tempfile.TemporaryDirectory() as tmp:
     if wg["verdict"] != "met" or wg["across"] != "0.83 to 1.09 over 2, met in 1 of 2: MET ON SOME, NOT ALL":
         fail(f"wgmma across two visits: {wg}")
     wg_b = table(os.path.join(tmp, "h200-b"))[1]["wgmma BF16 / cuBLAS, 8192³, at the same clock"]
-    if wg_b["verdict"] != "NOT MET" or not wg_b["measured"].startswith("0.83 by time, no clock read (`wgmma`"):
+    if wg_b["verdict"] != "NOT MET" or not wg_b["measured"].startswith("0.83 (`wgmma` 1.5 ms at 1.98 GHz, cuBLAS"):
+        fail(f"wgmma at cuBLAS's clock: {wg_b}")
+    # Without cuBLAS's clock: not measured (a ratio by time is another figure), its time ratio said.
+    for x in b["benchmarks"]:
+        if x["name"].startswith("gemm/cublas/bf16/M:8192"):
+            del x["measurement"]["sample_clock_hz"]
+    write(os.path.join(tmp, "h200-b"), b)
+    wg_b = table(os.path.join(tmp, "h200-b"))[1]["wgmma BF16 / cuBLAS, 8192³, at the same clock"]
+    if wg_b["verdict"] != "not measured: no per-sample clock of cuBLAS (0.83 by time: `wgmma` 1.5 ms, cuBLAS 1.25 ms)":
         fail(f"wgmma without cuBLAS's clock: {wg_b}")
     cap = rows["kernels stopped at the sample cap"]
     if cap["across"] != "1 over 2, met in 0 of 2":
