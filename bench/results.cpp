@@ -854,6 +854,13 @@ bool is_results_file_name(const std::string& name) {
 }
 }  // namespace
 
+const BenchmarkResult* compared_form(const std::vector<BenchmarkResult>& all, const BenchmarkResult& b) {
+  if (b.compared_with.empty()) return nullptr;
+  for (const auto& a : all)
+    if (a.base_name() == b.compared_with && a.params == b.params) return &a;
+  return nullptr;
+}
+
 std::string results_file_in(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> found;

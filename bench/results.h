@@ -200,6 +200,10 @@ struct BenchmarkResult {
   bool measured() const { return error.empty() && (verification.ok || timing_only); }
 };
 
+// The form a lesson's benchmark is measured against among `all`: its compared_with at the same
+// parameters; nullptr for a benchmark that names none, or whose form is not there.
+const BenchmarkResult* compared_form(const std::vector<BenchmarkResult>& all, const BenchmarkResult& b);
+
 // A value quoted for comparison (datasheet) or computed from the hardware (theoretical).
 struct ReferenceValue {
   double value = 0;

@@ -43,8 +43,8 @@ std::string machine_class(const Results& r) {
 void check_lessons(const Results& r, const EvidenceOptions& opt, BaselineEvidence& e) {
   for (const auto& b : r.benchmarks) {
     if (b.compared_with.empty() || !is_model_lesson(b) || !placed(&b)) continue;
-    for (const auto& a : r.benchmarks) {
-      if (a.base_name() != b.compared_with || a.params != b.params || !placed(&a)) continue;
+    if (const BenchmarkResult* form = compared_form(r.benchmarks, b); form && placed(form)) {
+      const BenchmarkResult& a = *form;
       ++e.lessons;
       const double measured = a.measurement->stats.median / b.measurement->stats.median;
       const double predicted = a.placement->model_time_s / b.placement->model_time_s;

@@ -102,8 +102,8 @@ std::vector<LessonRow> lessons(const Results& r) {
   std::vector<LessonRow> rows;
   for (const auto& b : r.benchmarks) {
     if (b.compared_with.empty() || !b.measured() || !b.measurement) continue;
-    for (const auto& a : r.benchmarks) {
-      if (a.base_name() != b.compared_with || a.params != b.params || !a.measured() || !a.measurement) continue;
+    if (const BenchmarkResult* form = compared_form(r.benchmarks, b); form && form->measured() && form->measurement) {
+      const BenchmarkResult& a = *form;
       const double t = b.measurement->stats.median, ta = a.measurement->stats.median;
       // Forms that declare launches: the time per launch beside the time ("1.52 ms, 1.52 us per launch").
       auto timed = [](const BenchmarkResult& x, double median) {

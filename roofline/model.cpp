@@ -642,10 +642,10 @@ void apply_model(Results& r) {
   }
   // A pipelined form beside its serial form: its overlap against its passes as they ran.
   for (auto& b : r.benchmarks) {
-    if (!b.placement || b.pipeline_chunks <= 1 || b.compared_with.empty()) continue;
-    for (const auto& a : r.benchmarks)
-      if (a.base_name() == b.compared_with && a.params == b.params && a.measured() && a.pipeline_chunks <= 1)
-        b.placement->overlap_measured = overlap_against_measured_passes(b, a, roofs);
+    if (!b.placement || b.pipeline_chunks <= 1) continue;
+    if (const BenchmarkResult* serial = compared_form(r.benchmarks, b);
+        serial && serial->measured() && serial->pipeline_chunks <= 1)
+      b.placement->overlap_measured = overlap_against_measured_passes(b, *serial, roofs);
   }
   for (auto& [c, kernels] : weaker_than)
     c->warnings.push_back(

@@ -183,6 +183,12 @@ TEST(Markdown, TheOverlapLessonPredictsThePipelineAndReportsItsEfficiency) {
   // the serial 260 us leaves, 92.2 us; the pipeline from those, 260 / 16 + 15/16 · 92.2 = 102.7 us,
   // over its 100 us.
   EXPECT_EQ(rows[0].roof_pct, "94.4% (overlap efficiency 0.94; 1.03 against its passes as measured)");
+  // A serial form faster than its copies at their ceilings leaves its kernel no time: no such figure.
+  Results fast_serial = r;
+  fast_serial.benchmarks[0].measurement = measurement_of({150e-6, 150e-6, 150e-6});
+  apply_model(fast_serial);
+  ASSERT_EQ(lessons(fast_serial).size(), 1u);
+  EXPECT_EQ(lessons(fast_serial)[0].roof_pct, "94.4% (overlap efficiency 0.94)");
   // A link that carries 80 GB/s both ways, not 100: the two copies' 8 MiB together pace the
   // pipeline at 1.25 passes a vector, and the lesson's efficiency is held to that roof.
   Results half_duplex = r;
