@@ -18,9 +18,14 @@ gpu_slug() {
 
 # results_file_in DIR: the folder's results file, as a run writes it or as a committed baseline
 # stores it (results.json, results.json.xz, results.json.gz: bench/results.h, kResultsFileNames);
-# prints nothing, and fails, when it holds none.
+# prints nothing, and fails, when it holds none, and when it holds two (which of them is the run's
+# cannot be told: roofbench refuses such a folder too), saying so.
 results_file_in() {
-  local n
-  for n in results.json results.json.xz results.json.gz; do [ -f "$1/$n" ] && { echo "$1/$n"; return 0; }; done
-  return 1
+  local n found=()
+  for n in results.json results.json.xz results.json.gz; do [ -f "$1/$n" ] && found+=("$1/$n"); done
+  if [ ${#found[@]} -gt 1 ]; then
+    echo "$1 holds ${#found[@]} results files ($(basename -a "${found[@]}" | paste -sd ' ')): keep one" >&2
+    return 1
+  fi
+  [ ${#found[@]} -eq 1 ] && echo "${found[0]}"
 }

@@ -330,15 +330,21 @@ run_tests() {
   ev_step quick-run $((q_est * 3 / 2 + 30)) "$roofbench" run --device "$device" --quick --counters \
     --budget "$budget_s" --out "$EV_WORK/quick-run" "${skip_args[@]}" "${run_args[@]}"
   xcheck_steps
+  if [ ! -f "$EV_WORK/quick-run/results.json" ]; then
+    ev_skip example "the quick run with counters wrote no results: no ceilings to place it on"
+    ev_skip ci-gpu "the quick run with counters wrote no results: no baseline to compare with"
+    return
+  fi
   if [ -z "$ex_est" ]; then
     ev_skip example "no example binary (fused_op_bench) in $from: scripts/pack-build.sh packs it"
   else
     ev_step example $((ex_est * 3 / 2 + 30)) "$example_bench" run "${ex_args[@]}" --out "$EV_WORK/example" \
       "${skip_args[@]}"
   fi
-  # Exit 1 is compare's SLOWER (against one quick run, noise): DIFFER, not a failed step.
-  EV_DIFFER_OK=1 ev_step ci-gpu $((ci_est * 3 / 2 + 30)) env ROOFBENCH_BIN="$roofbench" bash "$here/ci-gpu.sh" \
-    --skip-build "${ci_args[@]}" --baseline "$EV_WORK/quick-run" --out "$EV_WORK/ci-gpu"
+  # Exit 1 is compare's SLOWER (against one quick run, noise) or a failed kernel: DIFFER, not a
+  # failed step (its detail line counts the failed ones). ci-gpu.sh runs from the source tree's root.
+  EV_DIFFER_OK=1 ev_step ci-gpu $((ci_est * 3 / 2 + 30)) env ROOFBENCH_BIN="$(realpath "$roofbench")" \
+    bash "$here/ci-gpu.sh" --skip-build "${ci_args[@]}" --baseline "$EV_WORK/quick-run" --out "$EV_WORK/ci-gpu"
 }
 
 # The parts of the kernels' run: by family, GEMM split by precision (its largest family).
@@ -497,8 +503,8 @@ run_repeat() {
   q_est=$(dry_estimate run "${quick[@]}" "${run_args[@]}")
   [ -n "$q_est" ] || { ev_refuse "roofbench run --dry-run failed"; ev_end; exit 2; }
   local ab_run=("${quick[@]}" --ceilings-from "$EV_WORK/runs/quick-1") ab_est a
-  for a in "${run_args[@]}"; do [ "$a" = --filter ] && break; done
-  [ "${a:-}" = --filter ] || ab_run+=(--filter "$kAbFilter")
+  for a in "${run_args[@]}"; do [[ $a == --filter || $a == --filter=* ]] && break; done
+  [[ ${a:-} == --filter || ${a:-} == --filter=* ]] || ab_run+=(--filter "$kAbFilter")
   ab_run+=("${run_args[@]}")
   ab_est=$(dry_estimate run "${ab_run[@]}")
   [ -n "$ab_est" ] || { ev_refuse "roofbench run --dry-run of the A/A failed"; ev_end; exit 2; }
@@ -574,14 +580,24 @@ xcheck_plan() {
   fi
 }
 
-xcheck_steps() {
-  local ncu quick=$EV_WORK/quick-run
+# find_ncu: ncu=its path, for a CUDA device on a machine that has it; else returns 1 with
+# ncu_verdict (ev_skip on the CPU, ev_fail on a GPU machine without it) and ncu_why.
+find_ncu() {
   ncu=$(ev_find_tool ncu)
   if [[ $device != cuda:* ]]; then
-    ev_skip ncu "the device is $device: Nsight Compute profiles CUDA kernels"
-    return
+    ncu_verdict=ev_skip ncu_why="the device is $device: Nsight Compute profiles CUDA kernels"
   elif [ -z "$ncu" ]; then
-    ev_fail ncu "no ncu on this machine (looked on PATH, in /usr/local/cuda*, /opt/nvidia/nsight-compute)"
+    ncu_verdict=ev_fail ncu_why="no ncu on this machine (looked on PATH, in /usr/local/cuda*, /opt/nvidia/nsight-compute)"
+  else
+    return 0
+  fi
+  return 1
+}
+
+xcheck_steps() {
+  local ncu ncu_verdict ncu_why quick=$EV_WORK/quick-run
+  if ! find_ncu; then
+    "$ncu_verdict" ncu "$ncu_why"
     return
   elif [ ! -f "$quick/results.json" ]; then
     ev_skip ncu "the quick run with counters wrote no results"
@@ -612,17 +628,19 @@ xcheck_steps() {
 # Issue 51: profile before a kernel is changed. The rungs whose targets were missed, at the size
 # each target is judged at (the GEMMs of the WMMA, SIMT and wgmma targets, and cuBLAS beside
 # them), and the L2 read and HBM copy ceilings, each in a run of its own under Nsight Compute with
-# its full set of sections, at the GPU's own clocks (a ceiling in a `roofbench ceilings` of its own). A run with --profile launches the benchmark's kernel first (the prepare run), then
-# the cache flush, the clock probe and the sample: the first kProfileLaunches launches hold it
-# whatever its kernels' names (cuBLAS's are its own). The report is exported and printed as text,
-# every section's body and its rules' advice: what a session without a GPU reads before it
-# changes the kernel (scripts/visit-baseline.sh commits the text).
+# its full set of sections, at the GPU's own clocks (a ceiling in a `roofbench ceilings` of its
+# own). A run with --profile launches the benchmark's kernel first (the prepare run), then the
+# cache flush and the kernel again (the warm-up, from a flushed cache as a sample is), then the
+# clock probe: its first kProfileLaunches launches hold the kernel twice whatever its kernels'
+# names (cuBLAS's are its own). The report is exported and printed as text, every section's body
+# and its rules' advice: what a session without a GPU reads before it changes the kernel
+# (scripts/visit-baseline.sh commits the text).
 kProfileTargets='^gemm/wmma/bf16/M:8192/N:8192/K:8192$|^gemm/(register_tiled|warp_tiled)/fp32/M:4096/N:4096/K:4096$'
 kProfileTargets+='|^gemm/(wgmma|cublas)/bf16/M:8192/N:8192/K:8192$'
 kProfileCeilings=(l2_read dram_copy)
 kProfileLaunches=4
 kProfileEach=60  # a run of one benchmark, about 40 replay passes of each launch profiled, the text
-kProfileCeiling=30  # the same for a ceiling: kernels of a millisecond or less
+kProfileCeiling=40  # the same for a ceiling: kernels of a millisecond or less
 kProfileKeepMiB=24  # the reports come back while together they take at most this (the text always does)
 
 # The step name of a benchmark of names[]: its variant ("wmma"), with its precision where another
@@ -642,8 +660,8 @@ profile_step() {
 }
 
 run_profile() {
-  local re=${xcheck:-$kProfileTargets} names=() n ceilings=() c dry
-  mapfile -t names < <(dry_names --device "$device" --filter "$re" --skip "^ceiling/${skip:+|$skip}")
+  local re=${xcheck:-$kProfileTargets} names=() n ceilings=() c dry no_ceilings="^ceiling/${skip:+|$skip}"
+  mapfile -t names < <(dry_names --device "$device" --filter "$re" --skip "$no_ceilings")
   [ ${#names[@]} -gt 0 ] || { ev_refuse "no benchmark of $device matches '$re'"; ev_end; exit 2; }
   # The ceilings of the default list that this device has (--xcheck names benchmarks alone).
   if [ -z "$xcheck" ]; then
@@ -658,35 +676,25 @@ run_profile() {
   refuse_or_go
 
   env_step
-  local ncu
-  ncu=$(ev_find_tool ncu)
-  if [[ $device != cuda:* ]] || [ -z "$ncu" ]; then
-    local why="the device is $device: Nsight Compute profiles CUDA kernels"
-    [[ $device == cuda:* ]] && why="no ncu on this machine (looked on PATH, in /usr/local/cuda*, /opt/nvidia/nsight-compute)"
-    for n in $(for x in "${names[@]}"; do profile_step "$x"; done) "${ceilings[@]}"; do
-      if [[ $device == cuda:* ]]; then ev_fail "$n" "$why"; else ev_skip "$n" "$why"; fi
-    done
+  local ncu ncu_verdict ncu_why
+  if ! find_ncu; then
+    for n in $(for x in "${names[@]}"; do profile_step "$x"; done) "${ceilings[@]}"; do "$ncu_verdict" "$n" "$ncu_why"; done
     return
   fi
   local path s
   path=$(ncu_library_path)
   mkdir -p "$EV_WORK/profile"
-  # profile_one STEP ALLOWANCE COMMAND...: COMMAND under ncu, its report exported and printed as text.
+  # profile_one STEP ALLOWANCE COMMAND...: COMMAND under ncu, its report exported and printed as
+  # text (ev_ncu_report, scripts/gpu-lib.sh).
+  export -f ev_ncu_report
   profile_one() {
-    ev_step "$1" $(($2 * 3 / 2 + 30)) env LD_LIBRARY_PATH="$path" bash -c '
-      set -o pipefail
-      ncu=$1 rep=$2 launches=$3
-      shift 3
-      "$ncu" --set full --clock-control none --launch-count "$launches" --export "$rep" --force-overwrite "$@" || exit
-      # The details of every section (its body: tables and the rules'"'"' advice), else the default page.
-      "$ncu" --import "$rep.ncu-rep" --page details --print-details all >"$rep.txt" 2>&1 ||
-        "$ncu" --import "$rep.ncu-rep" --page details >"$rep.txt"
-    ' _ "$ncu" "$EV_WORK/profile/$1" "$kProfileLaunches" "${@:3}"
+    ev_step "$1" $(($2 * 3 / 2 + 30)) env LD_LIBRARY_PATH="$path" bash -c 'ev_ncu_report "$@"' _ \
+      "$ncu" "$EV_WORK/profile/$1" "$kProfileLaunches" "${@:3}"
   }
   for n in "${names[@]}"; do
     s=$(profile_step "$n")
     # No ceiling runs (none is needed to profile a kernel): its kernels are not placed.
-    profile_one "$s" "$kProfileEach" "$roofbench" run --device "$device" --profile --filter "^$n\$" --skip "^ceiling/${skip:+|$skip}" \
+    profile_one "$s" "$kProfileEach" "$roofbench" run --device "$device" --profile --filter "^$n\$" --skip "$no_ceilings" \
       --out "$EV_WORK/profile/$s-run"
   done
   for c in "${ceilings[@]}"; do
@@ -785,13 +793,10 @@ PY' _ "$py"
   local vargs=(--device "$device" --budget "$budget_s" --skip "$skip_all" "${small[@]}")
   ev_step run $((run_est * 3 / 2 + 30)) env LD_LIBRARY_PATH="$py_path" PYTHONPATH="$ext" "$py" "$visit_py" "$EV_WORK/python" \
     "${vargs[@]}"
-  local ncu
-  ncu=$(ev_find_tool ncu)
-  if [ $backend != cuda ]; then
-    ev_skip ncu "the device is $device: Nsight Compute profiles CUDA kernels"
-    ev_skip crosscheck "no ncu numbers on $device"
-  elif [ -z "$ncu" ]; then
-    ev_fail ncu "no ncu on this machine (looked on PATH, in /usr/local/cuda*, /opt/nvidia/nsight-compute)"
+  local ncu ncu_verdict ncu_why
+  if ! find_ncu; then
+    "$ncu_verdict" ncu "$ncu_why"
+    [ "$ncu_verdict" = ev_skip ] && ev_skip crosscheck "no ncu numbers on $device"
   elif [ ! -f "$EV_WORK/python/agreement.json" ]; then
     ev_skip ncu "the run wrote no agreement.json: nothing to crosscheck"
   else

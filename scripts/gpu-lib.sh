@@ -17,6 +17,8 @@
 #                               LD_LIBRARY_PATH without LIBDIR; newer-stdcxx: libstdc++ and
 #                               libgcc_s the machine's own where ev_machine_stdcxx names one
 #   ev_machine_stdcxx LIBDIR    the machine's libstdc++ when it is at least as new as LIBDIR's
+#   ev_ncu_report NCU REP N CMD...  CMD under Nsight Compute's full set, its first N kernel launches:
+#                               REP.ncu-rep, and its details as text, REP.txt
 #   ev_note TEXT                a line of its own in the summary
 #   ev_device_note DEVICE ROOFBENCH  the summary's "device: ..." line (which GPU, which build)
 #   ev_smi_index DEVICE         nvidia-smi's -i for cuda:N (CUDA_VISIBLE_DEVICES' Nth entry when set)
@@ -113,6 +115,27 @@ ev_find_tool() {
     done
   done
   return 0
+}
+
+# ev_ncu_report NCU REPORT LAUNCHES COMMAND...: COMMAND under Nsight Compute with its full set of
+# sections, its first LAUNCHES kernel launches, at the GPU's own clocks (--clock-control none:
+# ncu's default locks them to base); the report exported as REPORT.ncu-rep (ncu adds the
+# extension) and printed as text with every section's body and its rules' advice (an ncu without
+# --print-details: its default details page) as REPORT.txt. The text is written whenever the
+# report was, also when COMMAND exited non-zero (ncu then does too, by its --check-exit-code).
+# Returns ncu's exit code, or 1 where it wrote no report or its text could not be printed.
+ev_ncu_report() {
+  local ncu=$1 rep=$2 launches=$3 rc
+  shift 3
+  "$ncu" --set full --clock-control none --launch-count "$launches" --export "$rep" --force-overwrite "$@"
+  rc=$?
+  [ -f "$rep.ncu-rep" ] || { echo "ev_ncu_report: ncu wrote no $rep.ncu-rep" >&2; [ "$rc" -ne 0 ] || rc=1; return "$rc"; }
+  if ! "$ncu" --import "$rep.ncu-rep" --page details --print-details all >"$rep.txt" 2>&1 &&
+    ! "$ncu" --import "$rep.ncu-rep" --page details >"$rep.txt" 2>&1; then
+    echo "ev_ncu_report: ncu could not print $rep.ncu-rep: $(tail -n 1 "$rep.txt")" >&2
+    [ "$rc" -ne 0 ] || rc=1
+  fi
+  return "$rc"
 }
 
 ev_path_without() {

@@ -8,7 +8,7 @@
 # lib/ (the binaries look there first). And the example project's benchmark binary
 # (examples/fused_op: the build's target example_fused_op_bench, where the build has it), whose
 # CUDA kernel the tests stage runs.
-#   scripts/gpu-check.sh smoke|tests|numbers|repeat roofbench.tar.xz OUT   runs it there, a stage at a time
+#   scripts/gpu-check.sh STAGE roofbench.tar.xz OUT   runs it there, a stage at a time (docs/gpu-visit.md)
 # Usage: scripts/pack-build.sh [BUILD_DIR] [OUT.tar.xz]
 set -euo pipefail
 build=${1:-build/release}

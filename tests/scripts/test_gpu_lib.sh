@@ -164,4 +164,54 @@ with_machine 28 ev_linked_library_path "$arch" "$tmp/l3" '^$' newer-stdcxx >/dev
   fail "newer-stdcxx, archive newer: $(ls -l "$tmp/l3")"
 rm "$arch/libstdc++.so.6"  # set aside by unpack-build.sh (an older glibc): the machine's, as it is
 [ -z "$(with_machine 32 ev_machine_stdcxx "$arch")" ] || fail "an archive without libstdc++ was compared"
+# ---------------------------------------------------------------- a rung under Nsight Compute
+# ev_ncu_report, fed by a stand-in for ncu that logs its arguments, exports a report where it is
+# told, runs the program it profiles and prints a details page on --import (an old one refuses
+# --print-details): the options it is run with, the report and its text, the fallback, and the
+# program's exit code passed on with its text written all the same.
+mkdir -p "$tmp/ncubin" "$tmp/prof"
+cat >"$tmp/ncubin/ncu" <<'EOF'
+#!/usr/bin/env bash
+echo "$*" >>"$NCU_LOG"
+if [ "$1" = --import ]; then
+  if [ "${NCU_OLD:-0}" = 1 ] && [[ " $* " == *" --print-details "* ]]; then
+    echo "==ERROR== unrecognised option '--print-details'" >&2
+    exit 1
+  fi
+  echo "  Section: GPU Speed Of Light Throughput ($2)"
+  exit 0
+fi
+while (($#)); do
+  case $1 in
+    --set | --clock-control | --launch-count) shift 2 ;;
+    --export) rep=$2; shift 2 ;;
+    --force-overwrite) shift ;;
+    *) break ;;
+  esac
+done
+[ "${NCU_NO_REPORT:-0}" = 1 ] || echo report >"$rep.ncu-rep"
+"$@"
+EOF
+chmod +x "$tmp/ncubin/ncu"
+export NCU_LOG=$tmp/ncu.log
+: >"$NCU_LOG"
+ev_ncu_report "$tmp/ncubin/ncu" "$tmp/prof/wmma" 4 touch "$tmp/prof/ran" || fail "ev_ncu_report of a program that exits 0 returned $?"
+[ "$(head -n 1 "$NCU_LOG")" = "--set full --clock-control none --launch-count 4 --export $tmp/prof/wmma --force-overwrite touch $tmp/prof/ran" ] ||
+  fail "ncu was not run with its full set, the GPU's clocks, 4 launches and an export: $(head -n 1 "$NCU_LOG")"
+[ -f "$tmp/prof/ran" ] && [ -f "$tmp/prof/wmma.ncu-rep" ] || fail "the program did not run under ncu, or no report"
+grep -qx -- "--import $tmp/prof/wmma.ncu-rep --page details --print-details all" "$NCU_LOG" ||
+  fail "the report was not printed with every section's body: $(cat "$NCU_LOG")"
+grep -q 'GPU Speed Of Light Throughput' "$tmp/prof/wmma.txt" || fail "no text of the report: $(cat "$tmp/prof/wmma.txt")"
+# An ncu without --print-details: its default details page.
+NCU_OLD=1 ev_ncu_report "$tmp/ncubin/ncu" "$tmp/prof/old" 4 true || fail "the fallback page failed"
+grep -q 'GPU Speed Of Light' "$tmp/prof/old.txt" && ! grep -q ERROR "$tmp/prof/old.txt" ||
+  fail "the fallback did not write the default page: $(cat "$tmp/prof/old.txt")"
+# A program that exits 1 (a kernel refused): its exit code passed on, its report printed.
+ev_ncu_report "$tmp/ncubin/ncu" "$tmp/prof/one" 4 false
+rc=$?
+[ $rc -eq 1 ] && grep -q 'GPU Speed Of Light' "$tmp/prof/one.txt" || fail "a program's exit 1: returned $rc, text: $(cat "$tmp/prof/one.txt")"
+# No report written: a failure, saying so.
+NCU_NO_REPORT=1 ev_ncu_report "$tmp/ncubin/ncu" "$tmp/prof/none" 4 true 2>"$tmp/none.err" && fail "no report passed"
+grep -q 'ncu wrote no' "$tmp/none.err" || fail "no report, and nothing said: $(cat "$tmp/none.err")"
+
 echo "gpu-lib: all checks passed"
