@@ -153,6 +153,14 @@ section() {
   { echo; echo "## $1"; echo; cat "$2"; } >>"$out/PROVENANCE.md"
 }
 fenced() { { echo '```'; cat "$1"; echo '```'; } >"$tmp/fenced"; echo "$tmp/fenced"; }
+# take FROM DEST FILE...: each FILE of FROM that is there into DEST (made), as a file (-L: a run
+# folder shows its files through links).
+take() {
+  local from=$1 dest=$2 f
+  shift 2
+  mkdir -p "$dest"
+  for f in "$@"; do [ ! -f "$from/$f" ] || cp -L "$from/$f" "$dest/"; done
+}
 # sanitizer_log STAGE: each compute-sanitizer tool's log the stage brought back (memcheck.log, ...)
 # into sanitizer.log under "==== TOOL (the STAGE stage)", in place of that tool's earlier log; the
 # other tools' stay.
@@ -203,20 +211,11 @@ PY
     tests)
       section "The tests stage" "$(fenced "$tmp/tests/summary.txt")"
       rm -rf "${out:?}/counters"
-      if [ -f "$tmp/tests/quick-run/results.json" ]; then
-        mkdir -p "$out/counters"
-        for f in results.json summary.md report.html roofline.svg hierarchy.svg; do
-          [ -f "$tmp/tests/quick-run/$f" ] && cp -L "$tmp/tests/quick-run/$f" "$out/counters/"
-        done
-      fi
+      [ ! -f "$tmp/tests/quick-run/results.json" ] ||
+        take "$tmp/tests/quick-run" "$out/counters" results.json summary.md report.html roofline.svg hierarchy.svg
       # The example project's kernels on that run's ceilings, and ci-gpu.sh's verdicts.
       rm -rf "${out:?}/example" "$out/ci-gpu.md"
-      if [ -f "$tmp/tests/example/results.json" ]; then
-        mkdir -p "$out/example"
-        for f in results.json summary.md; do
-          [ -f "$tmp/tests/example/$f" ] && cp -L "$tmp/tests/example/$f" "$out/example/"
-        done
-      fi
+      [ ! -f "$tmp/tests/example/results.json" ] || take "$tmp/tests/example" "$out/example" results.json summary.md
       [ -f "$tmp/tests/ci-gpu/compare.md" ] && cp "$tmp/tests/ci-gpu/compare.md" "$out/ci-gpu.md"
       # Nsight Compute beside roofbench's counters, when the crosscheck ran.
       if [ -s "$tmp/tests/xcheck/crosscheck.md" ]; then
@@ -228,19 +227,14 @@ PY
     repeat)
       section "The repeat stage" "$(fenced "$tmp/repeat/summary.txt")"
       rm -f "$out/agreement.md" "$out/agreement.json" "$out/ab.md" "$out/ab.json"
-      for f in agreement.md agreement.json ab/ab.md ab/ab.json; do
-        [ -f "$tmp/repeat/$f" ] && cp "$tmp/repeat/$f" "$out/"
-      done
+      take "$tmp/repeat" "$out" agreement.md agreement.json ab/ab.md ab/ab.json
       sanitizer_log repeat
       ;;
     python)
       section "The Python kernels" "$(fenced "$tmp/python/summary.txt")"
       rm -rf "${out:?}/python"
-      mkdir -p "$out/python"
-      for f in run/results.json run/summary.md run/report.html run/roofline.svg agreement.md agreement.json \
-        crosscheck.md; do
-        [ -f "$tmp/python/python/$f" ] && cp -L "$tmp/python/python/$f" "$out/python/"
-      done
+      take "$tmp/python/python" "$out/python" run/results.json run/summary.md run/report.html run/roofline.svg \
+        agreement.md agreement.json crosscheck.md
       ;;
     profile)
       # Nsight Compute's details of each rung profiled, as text, in place of an earlier profile's.
