@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <random>
 #include <thread>
 
 #include "bench/cpu_info.h"
@@ -25,7 +26,8 @@ nlohmann::json MeasureOptions::to_json() const {
           {"hide_launch", hide_launch},
           {"seed", seed},
           {"placements", placements},
-          {"stop_at_noise_floor", stop_at_noise_floor}};
+          {"stop_at_noise_floor", stop_at_noise_floor},
+          {"untrusted", untrusted}};
 }
 
 std::uint64_t recheck_seed(std::uint64_t seed) {
@@ -120,7 +122,14 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
       m.held_s = std::chrono::duration<double>(clock::now() - start).count();
     } while (m.held_s < opt.hold_s);
   }
+  // --untrusted: fresh inputs before every warm-up and sample, their seeds and the choice of the
+  // samples checked from the operating system's entropy, which the kernel cannot replay. 32-bit
+  // seeds: NumPy's legacy seeding takes no more.
+  std::mt19937_64 untrusted_rng(opt.untrusted ? std::random_device{}() : 0u);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  m.fresh_inputs = opt.untrusted;
   for (int i = 0; i < opt.warmup_runs; ++i) {
+    if (opt.untrusted) inst.prepare(untrusted_rng() & 0xFFFFFFFFull);
     if (opt.cold_cache) dev.flush_cache();
     // The first warm-up is not held: a kernel whose module is not loaded yet (lazy loading) may
     // wait for the GPU at its first launch, which a held stream would turn into a timeout.
@@ -142,6 +151,7 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
 
   const auto t0 = clock::now();
   for (;;) {
+    if (opt.untrusted) inst.prepare(untrusted_rng() & 0xFFFFFFFFull);
     if (opt.cold_cache) dev.flush_cache();
     const PowerReading before = per_sample_energy ? dev.power_reading() : PowerReading{};
     const auto w0 = clock::now();
@@ -182,6 +192,16 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
         for (const auto& l : limits) joined += (joined.empty() ? "" : ",") + l;
         m.sample_clock_limits.push_back(joined);
       }
+    }
+    if (opt.untrusted && unit(untrusted_rng) * (i + 1) < 2.0) {
+      dev.synchronize();
+      const Verification v = inst.verify();
+      ++m.spot_checks;
+      if (!v.ok)
+        throw std::runtime_error(fmt::format(
+            "spot check of timed sample {} (fresh inputs, checked after it was timed) failed: {}: its timed runs did "
+            "not compute what its checked runs did; a number from them would be of work it did not do",
+            i + 1, v.detail));
     }
     const int n = i + 1;
     const double wall = std::chrono::duration<double>(clock::now() - t0).count();
@@ -240,6 +260,8 @@ void merge_measurements(Measurement& into, const Measurement& m) {
   append(into.sample_temperature_c, m.sample_temperature_c);
   into.warmup_runs += m.warmup_runs;
   into.cooldown_s += m.cooldown_s;
+  into.spot_checks += m.spot_checks;
+  into.fresh_inputs = into.fresh_inputs && m.fresh_inputs;
   if (!into.placement_samples.empty() && !m.placement_samples.empty())
     into.placement_samples.insert(into.placement_samples.end(), m.placement_samples.begin(), m.placement_samples.end());
   else
@@ -328,6 +350,7 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
   std::unique_ptr<Instance> inst;
   const int placements = std::max(1, opt.placements);
   MeasureOptions slice = placement_slice(opt);
+  if (v.ceiling) slice.untrusted = false;  // the suite's own loops: measured as in every run
   if (v.warm) slice.cold_cache = false;  // its subject is not memory: never flushed (Variant::warm)
   using clock = std::chrono::steady_clock;
   auto t = clock::now();

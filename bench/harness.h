@@ -49,6 +49,14 @@ struct MeasureOptions {
   // distribution-free lower bound of the IQR (noise_floor_rel_iqr, bench/stats.h) is above the
   // target. More samples measure a spread more precisely; they do not make it smaller.
   bool stop_at_noise_floor = true;
+  // For kernels nobody has read (an optimisation loop's, `python -m roofbench score`): before
+  // every warm-up and timed sample, fresh inputs from a seed drawn at random (std::random_device),
+  // so that no run repeats inputs the kernel has seen and a cache of its results never hits; and timed
+  // samples chosen at random checked against the reference afterwards (untimed), so that a kernel
+  // that tells a timed call from a checked one cannot return less work while timed. Sample i
+  // (from 0) is checked with probability min(1, 2 / (i + 1)): the first two always, about
+  // 2 + 2 ln(n / 2) of n in all. Ceilings, the suite's own loops, are measured as always.
+  bool untrusted = false;
 
   static constexpr int kMinSamples = 5;  // the budget never stops a benchmark with fewer
 

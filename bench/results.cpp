@@ -104,6 +104,7 @@ json measurement_json(const Measurement& m) {
   if (!m.sample_temperature_c.empty()) j["sample_temperature_c"] = m.sample_temperature_c;
   if (m.cooldown_s > 0) j["cooldown_s"] = m.cooldown_s;
   if (m.held_s > 0) j["held_s"] = m.held_s;
+  if (m.fresh_inputs) j["untrusted"] = {{"fresh_inputs", true}, {"spot_checks", m.spot_checks}};
   // Derived (energy_summary), written for readers of the file; derived again when it is read.
   std::string why;
   if (const auto e = energy_summary(m, &why))
@@ -152,6 +153,12 @@ Measurement measurement_from(const json& j) {
   if (!(m.cooldown_s >= 0) || !std::isfinite(m.cooldown_s)) throw InputError("a measurement's cooldown_s is not a non-negative time");
   m.held_s = j.value("held_s", 0.0);
   if (!(m.held_s >= 0) || !std::isfinite(m.held_s)) throw InputError("a measurement's held_s is not a non-negative time");
+  if (auto it = j.find("untrusted"); it != j.end()) {
+    m.fresh_inputs = it->at("fresh_inputs").get<bool>();
+    m.spot_checks = it->at("spot_checks").get<int>();
+    if (m.spot_checks < 0 || static_cast<std::size_t>(m.spot_checks) > m.samples_s.size())
+      throw InputError(fmt::format("a measurement has {} spot checks of {} samples", m.spot_checks, m.samples_s.size()));
+  }
   per_sample("sample_clock_limits", m.sample_clock_limits);
   per_sample("sample_energy_j", m.sample_energy_j);
   per_sample("sample_window_s", m.sample_window_s);

@@ -44,6 +44,10 @@ struct Measurement {
   std::vector<double> sample_power_w, sample_temperature_c;
   double held_s = 0;      // a sustained pass: seconds it ran back to back before its samples (MeasureOptions::hold_s)
   double cooldown_s = 0;  // seconds waited after throttled samples for the clock to recover (--cooldown)
+  // --untrusted (MeasureOptions::untrusted): fresh inputs before every sample, and how many of the
+  // samples were checked against the reference after they were timed.
+  bool fresh_inputs = false;
+  int spot_checks = 0;
   // With --placements N > 1: how many of samples_s (in order) each fresh instance took; empty
   // when the benchmark ran on one instance.
   std::vector<int> placement_samples;

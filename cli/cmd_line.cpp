@@ -119,6 +119,11 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                     "measure each benchmark on N fresh instances in turn (fresh memory each, each verified), the "
                     "budget split between them: averages the luck of where its buffers land (default 1)")
         ->check(CLI::Range(1, 64));
+    sub->add_flag("--untrusted", c.run_args.untrusted,
+                  "for kernels nobody has read (an optimisation loop's): fresh inputs from a random seed before every "
+                  "warm-up and timed sample, so a cache of results never hits, and samples chosen at random checked against the "
+                  "reference after they are timed (the ceilings are measured as always; `python -m roofbench score` "
+                  "sets it)");
     sub->add_flag("--counters", c.run_args.counters,
                   "also read hardware counters (CUPTI) in a separate pass after each benchmark's timed samples");
     sub->add_option("--metrics", c.run_args.metrics,

@@ -51,6 +51,7 @@ MeasureOptions measure_options(const RunArgs& a) {
     opt.max_samples = std::max(opt.max_samples, opt.min_samples);
   }
   opt.placements = a.placements;
+  opt.untrusted = a.untrusted;
   return opt;
 }
 

@@ -31,6 +31,7 @@ struct RunArgs {
   bool profile = false;        // under a profiler: one sample each, launches not held
   bool verbose = false;        // every warning on the console, not a count of each kind
   bool no_builtin = false;     // roofbench's own families left out: a user's kernels and the ceilings
+  bool untrusted = false;      // fresh inputs every sample and random spot checks (MeasureOptions::untrusted)
   std::string ceilings_from;   // a results file of this machine whose ceilings this run uses
   std::string out;
   std::uint64_t seed = MeasureOptions{}.seed;

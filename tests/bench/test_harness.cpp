@@ -4,6 +4,7 @@
 #include <chrono>
 #include <csignal>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -15,25 +16,31 @@
 #include "reports/progress.h"
 #include "roofbench/verify.h"
 #include "roofline/model.h"
+#include "tests/testing.h"
 
 using namespace roofbench;
 
 namespace {
 
 // y = x + 1 over n floats, with a switchable defect.
-enum class Defect { none, wrong_value, unwritten, throws, stale };
+// knows_seed: right only on the inputs of the run's two checks, whose seeds it knows.
+enum class Defect { none, wrong_value, unwritten, throws, stale, knows_seed };
 
 // What the harness asked of an instance, in order: how many runs it made, and how many of them
 // came before the first check of the output.
 struct Calls {
   int runs = 0;
   int runs_before_verify = -1;
+  int verifies = 0;
+  std::vector<std::uint64_t> seeds;  // of every prepare
 };
 
 class AddOne final : public Instance {
  public:
   AddOne(std::int64_t n, Defect d, Calls* calls = nullptr) : x_(n), y_(n), defect_(d), calls_(calls) {}
   void prepare(std::uint64_t seed) override {
+    if (calls_) calls_->seeds.push_back(seed);
+    seed_ = seed;
     for (std::size_t i = 0; i < x_.size(); ++i) x_[i] = static_cast<float>((seed + i) % 100);
     for (auto& v : y_) v = poison_f32();
   }
@@ -42,6 +49,10 @@ class AddOne final : public Instance {
     if (defect_ == Defect::throws) throw std::runtime_error("kernel launch failed");
     if (defect_ == Defect::stale && !stale_.empty()) {  // its first output, whatever x holds now
       y_ = stale_;
+      return;
+    }
+    if (defect_ == Defect::knows_seed && seed_ != MeasureOptions{}.seed && seed_ != recheck_seed(MeasureOptions{}.seed)) {
+      std::fill(y_.begin(), y_.end(), 0.0f);  // no work where no check is expected
       return;
     }
     for (std::size_t i = 0; i < x_.size(); ++i) {
@@ -53,6 +64,7 @@ class AddOne final : public Instance {
   }
   Verification verify() override {
     if (calls_ && calls_->runs_before_verify < 0) calls_->runs_before_verify = calls_->runs;
+    if (calls_) ++calls_->verifies;
     Checker chk(tolerance_for(Precision::fp32), "every element");
     for (std::size_t i = 0; i < x_.size(); ++i) chk.check(y_[i], x_[i] + 1.0, static_cast<std::int64_t>(i));
     return chk.finish();
@@ -60,6 +72,7 @@ class AddOne final : public Instance {
 
  private:
   std::vector<float> x_, y_, stale_;
+  std::uint64_t seed_ = 0;
   Defect defect_;
   Calls* calls_;
 };
@@ -273,6 +286,74 @@ TEST(Harness, AnOutputThatDoesNotFollowFreshInputsAfterTheSamplesGetsNoNumber) {
   ASSERT_TRUE(g.recheck);
   EXPECT_TRUE(g.recheck->ok);
   EXPECT_NE(recheck_seed(fast().seed), fast().seed);
+}
+
+TEST(Harness, UntrustedGivesEveryRunFreshInputsAndChecksSamplesAtRandom) {
+  auto dev = make_cpu_device();
+  MeasureOptions o = fast();
+  o.untrusted = true;
+  Calls calls;
+  const Variant v = toy("good", Defect::none, &calls);
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], o);
+  ASSERT_TRUE(r.verified()) << r.error;
+  const Measurement& m = *r.measurement;
+  EXPECT_TRUE(m.fresh_inputs);
+  // The first check, then one prepare before every warm-up and every sample, then the recheck.
+  ASSERT_EQ(calls.seeds.size(), 2u + m.warmup_runs + m.samples_s.size());
+  EXPECT_EQ(calls.seeds.front(), o.seed);
+  EXPECT_EQ(calls.seeds.back(), recheck_seed(o.seed));
+  std::set<std::uint64_t> distinct(calls.seeds.begin(), calls.seeds.end());
+  EXPECT_EQ(distinct.size(), calls.seeds.size());  // no inputs seen twice
+  for (auto seed : calls.seeds) EXPECT_LE(seed, 0xFFFFFFFFull);  // NumPy's legacy seeding takes 32 bits
+  // The first two samples always, then at random; the two checks around them besides.
+  EXPECT_GE(m.spot_checks, 2);
+  EXPECT_LE(static_cast<std::size_t>(m.spot_checks), m.samples_s.size());
+  EXPECT_EQ(calls.verifies, m.spot_checks + 2);
+  // Written to results.json and read back.
+  Results file = roofbench::testing::sample_results();
+  file.benchmarks.push_back(r);
+  const nlohmann::json j = nlohmann::json::parse(dump_results(file));
+  EXPECT_EQ(j.at("benchmarks").at(0).at("measurement").at("untrusted").at("spot_checks"), m.spot_checks);
+  EXPECT_EQ(parse_results(dump_results(file)).benchmarks.at(0).measurement->spot_checks, m.spot_checks);
+  // Two untrusted runs do not draw the same seeds: no kernel can learn them from the last.
+  Calls again;
+  const Variant v2 = toy("good", Defect::none, &again);
+  ASSERT_TRUE(run_benchmark(*dev, v2, v2.sizes[0], o).verified());
+  EXPECT_NE(again.seeds.at(1), calls.seeds.at(1));
+  // Trusted (the default): the same inputs for the warm-ups and samples, two checks only.
+  Calls trusted;
+  const Variant v3 = toy("good", Defect::none, &trusted);
+  const BenchmarkResult t = run_benchmark(*dev, v3, v3.sizes[0], fast());
+  ASSERT_TRUE(t.verified()) << t.error;
+  EXPECT_EQ(trusted.seeds.size(), 2u);
+  EXPECT_EQ(trusted.verifies, 2);
+  EXPECT_FALSE(t.measurement->fresh_inputs);
+  Results plain = roofbench::testing::sample_results();
+  plain.benchmarks.push_back(t);
+  EXPECT_FALSE(nlohmann::json::parse(dump_results(plain)).at("benchmarks").at(0).at("measurement").contains("untrusted"));
+}
+
+TEST(Harness, AKernelThatSkipsWorkWhenNotCheckedFailsASpotCheck) {
+  auto dev = make_cpu_device();
+  const Variant v = toy("knows_seed", Defect::knows_seed);
+  // Trusted, it passes: its samples run on the first check's inputs, which it knows.
+  EXPECT_TRUE(run_benchmark(*dev, v, v.sizes[0], fast()).verified());
+  MeasureOptions o = fast();
+  o.untrusted = true;
+  const BenchmarkResult r = run_benchmark(*dev, v, v.sizes[0], o);
+  EXPECT_FALSE(r.verified());
+  EXPECT_FALSE(r.measurement);
+  EXPECT_NE(r.error.find("spot check of timed sample 1 (fresh inputs, checked after it was timed) failed"),
+            std::string::npos)
+      << r.error;
+  // A ceiling, the suite's own loop, is measured as always, untrusted or not.
+  Calls calls;
+  Variant c = toy("ceiling_like", Defect::none, &calls);
+  c.ceiling = CeilingSpec{"toy_roof", CeilingKind::bandwidth, Level::dram, "a copy"};
+  const BenchmarkResult cr = run_benchmark(*dev, c, c.sizes[0], o);
+  ASSERT_TRUE(cr.verified()) << cr.error;
+  EXPECT_EQ(calls.seeds.size(), 2u);
+  EXPECT_FALSE(cr.measurement->fresh_inputs);
 }
 
 TEST(Harness, WrongOutputGetsAnErrorAndNoNumber) {
