@@ -15,8 +15,10 @@
 #include <nanobind/stl/vector.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -66,11 +68,152 @@ std::string one_line(nb::python_error& e, const std::string& who) {
   return who + " raised " + type + (text.empty() ? "" : ": " + text);
 }
 
+// ---------------------------------------------------------------- what a kernel may not change
+// A kernel runs in this process, so it could change the code that checks it: rebind
+// roofbench._harness.host_pairs to compare the reference with itself, swap the reference's
+// __code__, or replace numpy.shares_memory. Sealed namespaces are compared, object by object,
+// with what they held when sealed, before and after every check (PyInstance::verify) and when a
+// run ends (`tampered()`); any change fails the check. The comparison is this C++, which Python
+// cannot rebind. Code that rewrites the process's memory (ctypes) is beyond it: docs/python.md.
+
+// An object and what a call of it runs: for a function its code, defaults and closure cells'
+// contents; for a property, staticmethod or classmethod those of the functions it holds.
+std::vector<nb::object> fingerprint(nb::handle v) {
+  std::vector<nb::object> f{nb::borrow(v)};
+  auto add = [&](PyObject* o) { f.push_back(o ? nb::borrow(o) : nb::none()); };
+  auto function = [&](nb::handle fn) {
+    if (!PyFunction_Check(fn.ptr())) return;
+    add(PyFunction_GetCode(fn.ptr()));
+    add(PyFunction_GetDefaults(fn.ptr()));
+    add(PyFunction_GetKwDefaults(fn.ptr()));
+    if (PyObject* cells = PyFunction_GetClosure(fn.ptr()))
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cells); ++i) add(PyCell_GET(PyTuple_GET_ITEM(cells, i)));
+  };
+  function(v);
+  if (PyObject_TypeCheck(v.ptr(), &PyProperty_Type)) {
+    for (const char* a : {"fget", "fset", "fdel"}) {
+      nb::object g = nb::getattr(v, a, nb::none());
+      f.push_back(g);
+      function(g);
+    }
+  } else if (PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type) || PyObject_TypeCheck(v.ptr(), &PyClassMethod_Type)) {
+    nb::object g = nb::getattr(v, "__func__", nb::none());
+    f.push_back(g);
+    function(g);
+  }
+  return f;
+}
+
+bool same(const std::vector<nb::object>& a, const std::vector<nb::object>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!a[i].is(b[i])) return false;
+  return true;
+}
+
+// A namespace: a module's dict, a class's, or one object (a reference, an inputs function).
+struct Seal {
+  std::string where;  // "roofbench._harness", "numpy", "the reference"
+  nb::object owner;   // the module or class (kept alive); an object sealed alone: itself
+  bool strict = false;  // any change, a name added too (roofbench's own); else a callable rebound or removed
+  bool single = false;  // one object, not a namespace
+  std::vector<std::string> names;  // only these names of it (builtins: what the check and the report call)
+  std::vector<std::pair<std::string, std::vector<nb::object>>> entries;
+};
+
+nb::object items_of(const Seal& s) {
+  if (PyModule_Check(s.owner.ptr())) return nb::borrow(PyModule_GetDict(s.owner.ptr()));
+  return nb::steal(PyObject_GetAttrString(s.owner.ptr(), "__dict__"));  // a class's mappingproxy
+}
+
+std::vector<std::pair<std::string, std::vector<nb::object>>> snapshot(const Seal& s, bool all) {
+  std::vector<std::pair<std::string, std::vector<nb::object>>> out;
+  if (s.single) {
+    out.emplace_back("", fingerprint(s.owner));
+    return out;
+  }
+  nb::object items = nb::steal(PyMapping_Items(items_of(s).ptr()));
+  if (!items.is_valid()) throw nb::python_error();
+  for (nb::handle kv : items) {
+    nb::handle k = kv[0], v = kv[1];
+    if (!PyUnicode_Check(k.ptr())) continue;
+    const std::string name = nb::cast<std::string>(k);
+    if (!s.names.empty() && std::find(s.names.begin(), s.names.end(), name) == s.names.end()) continue;
+    if (!all && !PyCallable_Check(v.ptr())) continue;  // a library's state, which moves
+    out.emplace_back(name, fingerprint(v));
+  }
+  return out;
+}
+
+std::vector<Seal>& seals() {
+  static auto* s = new std::vector<Seal>();  // never destroyed: Python may be gone at exit
+  return *s;
+}
+
+// Seals `owner` as `where`, once: sealing it again keeps what it held the first time.
+void seal(nb::object owner, const std::string& where, bool strict, bool single, std::vector<std::string> names) {
+  for (const Seal& s : seals())
+    if (s.owner.is(owner)) return;
+  Seal s{where, std::move(owner), strict, single, std::move(names), {}};
+  s.entries = snapshot(s, strict);
+  seals().push_back(std::move(s));
+}
+
+// What has changed in the sealed namespaces, one line each ("" when nothing).
+std::vector<std::string> changes(const std::vector<const Seal*>& which) {
+  std::vector<std::string> out;
+  for (const Seal* s : which) {
+    const auto now = snapshot(*s, s->strict);
+    std::map<std::string, const std::vector<nb::object>*> by_name;
+    for (const auto& [name, f] : now) by_name[name] = &f;
+    for (const auto& [name, f] : s->entries) {
+      const std::string what = s->single ? s->where : s->where + "." + name;
+      auto it = by_name.find(name);
+      if (it == by_name.end())
+        out.push_back(what + " was removed");
+      else if (!it->second->front().is(f.front()))
+        out.push_back(what + " was replaced");
+      else if (!same(*it->second, f))
+        out.push_back("the code of " + what + " was changed (its __code__, defaults or closure)");
+    }
+    // A name added to roofbench's own: one that can shadow what its code calls. Left aside: a
+    // submodule imported later (roofbench.__main__) and Python's own dunder names
+    // (__warningregistry__, added by the first warning raised from a module).
+    if (s->strict)
+      for (const auto& [name, f] : now) {
+        bool known = false;
+        for (const auto& e : s->entries) known = known || e.first == name;
+        const bool dunder = name.size() > 4 && name.rfind("__", 0) == 0 && name.compare(name.size() - 2, 2, "__") == 0;
+        if (!known && !dunder && !PyModule_Check(f.front().ptr())) out.push_back(s->where + " gained a name, " + name);
+      }
+  }
+  return out;
+}
+
+std::vector<std::string> library_changes() {
+  std::vector<const Seal*> all;
+  for (const Seal& s : seals()) all.push_back(&s);
+  return changes(all);
+}
+
+std::string tamper_error(const std::vector<std::string>& found) {
+  std::string list;
+  for (std::size_t i = 0; i < found.size() && i < 3; ++i) list += (i ? "; " : "") + found[i];
+  if (found.size() > 3) list += "; and " + std::to_string(found.size() - 3) + " more";
+  return "tampered: " + list +
+         " during the run: the code that checks a kernel was changed from inside the process (by a kernel, its "
+         "file or a thread it started), so no check of this run can be trusted";
+}
+
 struct Callable {
   nb::object fn, inputs, reference;  // reference: None for a timing-only benchmark
   Precision precision = Precision::fp32;
   double growth = 1, atol = 0;  // the check's tolerance: atol + growth x 4 u(precision) x |reference|
   std::string device;           // "cpu" or "cuda": where its arrays must live
+  // The reference and the inputs function, sealed when added; with untrusted, the callables of
+  // their modules too (what the reference calls: a kernel that rebinds np.matmul in the
+  // reference's module, or the reference's helper, is found).
+  std::vector<Seal> own;
 };
 
 class PyInstance final : public Instance {
@@ -94,8 +237,10 @@ class PyInstance final : public Instance {
   }
 
   Verification verify() override {
+    refuse_if_tampered();
     nb::object pairs;
     call_harness("the check", [&] { pairs = harness().attr("host_pairs")(out_, args_, c_->reference, c_->device); });
+    refuse_if_tampered();
     Tolerance tol = tolerance_for(c_->precision, c_->growth);
     tol.abs_tol = std::max(tol.abs_tol, c_->atol);
     Checker checker(tol, "every element vs the reference, in FP64 (" + to_string(c_->precision) + " tolerance)");
@@ -111,6 +256,14 @@ class PyInstance final : public Instance {
   }
 
  private:
+  void refuse_if_tampered() const {
+    std::vector<const Seal*> which;
+    for (const Seal& s : seals()) which.push_back(&s);
+    for (const Seal& s : c_->own) which.push_back(&s);
+    const std::vector<std::string> found = changes(which);
+    if (!found.empty()) throw std::runtime_error(tamper_error(found));
+  }
+
   template <class F>
   void call_harness(const std::string& who, F&& f) {
     try {
@@ -131,12 +284,31 @@ class PyInstance final : public Instance {
 void add(const std::string& family, const std::string& variant, const std::string& precision, nb::object fn,
          nb::object inputs, nb::object reference, const std::map<std::string, std::int64_t>& params, double flops,
          double bytes, const std::string& level, const std::string& unit, const std::string& backend,
-         const std::string& compared_with, double growth, double atol, bool warm) {
+         const std::string& compared_with, double growth, double atol, bool warm, bool untrusted) {
   refuse_while_running("add");
   auto c = std::make_shared<Callable>();
   c->fn = std::move(fn);
   c->inputs = std::move(inputs);
   c->reference = std::move(reference);
+  for (auto [what, obj] : {std::pair<const char*, nb::handle>{"the reference", c->reference}, {"the inputs function", c->inputs}}) {
+    if (obj.is_none()) continue;
+    Seal one{what, nb::borrow(obj), false, true, {}, {}};
+    one.entries = snapshot(one, false);
+    c->own.push_back(std::move(one));
+    nb::object mod = nb::steal(PyImport_ImportModule(nb::cast<std::string>(nb::getattr(obj, "__module__", nb::str("builtins"))).c_str()));
+    if (!mod.is_valid()) {
+      PyErr_Clear();
+      continue;
+    }
+    if (!untrusted || mod.is(nb::module_::import_("builtins"))) continue;
+    bool sealed = false;
+    for (const Seal& s : c->own) sealed = sealed || s.owner.is(mod);
+    if (sealed) continue;
+    Seal ns{std::string(what) + "'s module " + nb::cast<std::string>(nb::getattr(mod, "__name__", nb::str("?"))),
+            mod, false, false, {}, {}};
+    ns.entries = snapshot(ns, false);
+    c->own.push_back(std::move(ns));
+  }
   c->precision = precision_from_string(precision);
   c->growth = growth;
   c->atol = atol;
@@ -211,7 +383,12 @@ NB_MODULE(_roofbench, m) {
   m.def("add", &add, nb::arg("family"), nb::arg("variant"), nb::arg("precision"), nb::arg("fn"), nb::arg("inputs"),
         nb::arg("reference").none(), nb::arg("params"), nb::arg("flops"), nb::arg("bytes"), nb::arg("level"),
         nb::arg("unit"), nb::arg("backend"), nb::arg("compared_with"), nb::arg("growth"), nb::arg("atol"),
-        nb::arg("warm"));
+        nb::arg("warm"), nb::arg("untrusted") = false);
+  // Sealing (see `seal` above): roofbench's package seals its own modules, classes and the
+  // libraries its check uses as it is imported; `python -m roofbench score` seals its own module.
+  m.def("seal", &seal, nb::arg("owner"), nb::arg("where"), nb::arg("strict") = false, nb::arg("single") = false,
+        nb::arg("names") = std::vector<std::string>{});
+  m.def("tampered", &library_changes);
   m.def("forget", [] {
     refuse_while_running("forget");
     roofbench::forget_variants(kSource);

@@ -92,6 +92,7 @@ if _cores and _cores[1]:
         _roofbench.note_openblas_fallback(_cores[0])
 else:
     from . import _roofbench
+from . import _harness
 
 __all__ = ["Benchmark", "Result", "Run", "bench", "load", "run", "RunError"]
 
@@ -156,11 +157,11 @@ class Benchmark:
 class Result:
     """One benchmark of a run, as results.json has it."""
 
-    def __init__(self, record):
+    def __init__(self, record, tampered=None):
         self.record = record
         self.name = record["name"]
         self.verified = bool(record.get("verified"))
-        self.error = record.get("error")
+        self.error = record.get("error") or tampered
         m = record.get("measurement") or {}
         stats = m.get("stats") or {}
         self.median_s = stats.get("median_s")
@@ -197,13 +198,17 @@ class Result:
 class Run:
     """A run's results folder and what it holds."""
 
-    def __init__(self, folder, exit_code, temporary, data=None):
+    def __init__(self, folder, exit_code, temporary, data=None, tampered=()):
         self.folder, self.exit_code, self._temporary = folder, exit_code, temporary
         if data is None:
             with open(os.path.join(folder, "results.json")) as f:
                 data = json.load(f)
         self.data = data
-        self.results = [Result(b) for b in self.data["benchmarks"]]
+        # What was changed of the code that checks the kernels, found when the run ended (by a
+        # thread a kernel left behind, say): every benchmark of the run then fails with it.
+        self.tampered = list(tampered)
+        why = _tamper_error(self.tampered) if self.tampered else None
+        self.results = [Result(b, why) for b in self.data["benchmarks"]]
 
     def __del__(self):
         if getattr(self, "_temporary", False):
@@ -238,14 +243,25 @@ def _backend(device):
     raise ValueError(f"device {device!r}: expected 'auto', 'cpu' or 'cuda:N'")
 
 
+def _tamper_error(found):
+    more = f"; and {len(found) - 3} more" if len(found) > 3 else ""
+    return (f"tampered: {'; '.join(found[:3])}{more}, found when the run ended: the code that checks a kernel was "
+            f"changed from inside the process (by a kernel, its file or a thread it started), so no check of this "
+            f"run can be trusted")
+
+
 def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=None, ceilings_from=None,
-        budget=None, min_samples=None, verbose=False, quiet_stdout=False, options=(), builtin=None):
+        budget=None, min_samples=None, verbose=False, quiet_stdout=False, options=(), builtin=None,
+        untrusted=False):
     """Runs the benchmarks in one roofbench run (the ceilings measured first and last, unless
     ceilings_from names a results file of this machine) and returns the Run. `out`: the results
     folder (default: a temporary one; Run.write copies it). `builtin`: a regular expression of
     roofbench's own benchmarks to run beside them, in the same run against the same ceilings
-    (say, "^gemm/cublas/bf16/M:8192/" beside a torch.matmul). Raises RunError when the run wrote
-    no results (bad options; the message is roofbench's)."""
+    (say, "^gemm/cublas/bf16/M:8192/" beside a torch.matmul). `untrusted`: kernels nobody has
+    read (an optimisation loop's; `python -m roofbench score` sets it): fresh inputs from a random
+    seed before every timed sample, samples chosen at random checked after they are timed, and the
+    modules of each reference and inputs function sealed beside roofbench's own (docs/python.md).
+    Raises RunError when the run wrote no results (bad options; the message is roofbench's)."""
     benchmarks = list(benchmarks)
     if any(not isinstance(b, Benchmark) for b in benchmarks):
         raise TypeError("run() takes Benchmark objects")
@@ -266,7 +282,7 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
         for b in benchmarks:
             unit = b.unit or ("simd" if backend == "cpu" else "simt")
             _roofbench.add(b.family, b.variant, b.precision, b.fn, b.inputs, b.reference, b.params, b.flops, b.bytes,
-                           b.level, unit, backend, b.compared_with, b.growth, b.atol, b.warm)
+                           b.level, unit, backend, b.compared_with, b.growth, b.atol, b.warm, untrusted)
         temporary = out is None
         folder = tempfile.mkdtemp(prefix="roofbench-") if temporary else out
         results = os.path.join(folder, "results.json")
@@ -280,6 +296,8 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
             args.append("--quick")
         if counters:
             args.append("--counters")
+        if untrusted:
+            args.append("--untrusted")
         if seed is not None:
             args += ["--seed", str(seed)]
         if ceilings_from:
@@ -299,7 +317,7 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
     written = os.path.exists(results) and os.stat(results).st_mtime_ns != before
     if code not in (0, 1) and code < 128 or not written:
         raise RunError(f"roofbench run exited {code} and wrote no results (its message is above)")
-    return Run(folder, code, temporary)
+    return Run(folder, code, temporary, tampered=_roofbench.tampered())
 
 
 def load(path):
@@ -318,3 +336,41 @@ def bench(fn, inputs, reference=None, name=None, flops=0, bytes=0, **options):
     decl = {k: options.pop(k) for k in keys if k in options}
     b = Benchmark(fn, inputs, reference, name, flops=flops, bytes=bytes, **decl)
     return run([b], **options)[b.name]
+
+
+def seal_libraries():
+    """Seals the array libraries already imported (torch, its Tensor and functional API, cupy):
+    `python -m roofbench score` calls it once the reference's file is loaded and before any kernel's
+    file is, so that a kernel that rebinds torch.Tensor.detach or F.softmax is found."""
+    mods = (("torch", "torch", False), ("torch.nn.functional", "torch.nn.functional", False),
+            ("cupy", "cupy", False))
+    for name, where, strict in mods:
+        if name in sys.modules:
+            _roofbench.seal(sys.modules[name], where, strict)
+    if "torch" in sys.modules and hasattr(sys.modules["torch"], "Tensor"):
+        _roofbench.seal(sys.modules["torch"].Tensor, "torch.Tensor", True)
+
+
+def _seal_own():
+    # What checks a kernel and what reports it: roofbench's own modules and classes, any change;
+    # the libraries the check and the report use, a callable rebound or removed (docs/python.md).
+    import builtins
+
+    _roofbench.seal(sys.modules[__name__], "roofbench", True)
+    _roofbench.seal(_harness, "roofbench._harness", True)
+    for c in (Benchmark, Result, Run, _harness.BadOutput):
+        _roofbench.seal(c, f"roofbench.{c.__name__}", True)
+    # The builtins they call, by name: a notebook swaps others (input) on every cell.
+    _roofbench.seal(builtins, "builtins", names=[
+        "print", "open", "len", "isinstance", "callable", "getattr", "hasattr", "type", "tuple", "list", "zip",
+        "enumerate", "float", "int", "str", "bool", "dict", "repr", "any", "all", "sorted", "min", "max", "next",
+        "iter", "id", "__import__"])
+    _roofbench.seal(json, "json")
+    try:
+        import numpy
+    except ImportError:
+        return
+    _roofbench.seal(numpy, "numpy")
+
+
+_seal_own()

@@ -5,8 +5,10 @@ an automated optimisation loop.
         --name mylib/op/fp32 --flops N --bytes N [--device auto|cpu|cuda:N] [--quick] [--counters] \\
         [--ceilings-from RESULTS] [--out DIR]
 
-FILE.py::fn names a callable in a Python file. --inputs defaults to `make_inputs` in fn's file;
---flops, --bytes, --name and --params (JSON) default to the file's FLOPS, BYTES, NAME and PARAMS.
+FILE.py::fn names a callable in a Python file. The task is the reference's file: --inputs defaults
+to its `make_inputs`, and --flops, --bytes, --name, --params (JSON) and --growth to its FLOPS,
+BYTES, NAME, PARAMS and GROWTH; only what it lacks (or, with no --reference, everything) comes from
+the kernel's file, so a kernel cannot declare more work than the task asks, nor make its inputs.
 Several kernels: repeat the positional argument (each with the same inputs and reference).
 
 Prints one JSON line per kernel on stdout: name, time_s, rel_iqr, roof_pct, bound, work (whose
@@ -15,10 +17,13 @@ error, ok; roofbench's console goes to stderr. Exit 0 when every kernel is check
 plausible, 1 when one is wrong or implausible (or failed), 2 on bad input (one line on stderr).
 
 Its times are roofbench's own, from C++ (a steady clock around each call on the CPU, CUDA events
-on a GPU): a kernel that patches Python's timers changes nothing. A kernel that returns a cached
-output fails the check made after the timed samples on fresh inputs; one that returns its input,
-or no array, or leaves its work for later, fails its check; one that runs faster than the machine
-can is IMPLAUSIBLE.
+on a GPU): a kernel that patches Python's timers changes nothing. The run is --untrusted (--trusted
+turns it off): fresh inputs from a random seed before every timed sample, so a cache of results
+never hits, and samples chosen at random checked after they are timed. A kernel that returns a
+cached output fails the check made after the timed samples on fresh inputs; one that returns its
+input, or no array, or leaves its work for later, fails its check; one that changes the code that
+checks it (roofbench's, the reference's module, numpy's, torch's) is "tampered"; one that runs
+faster than the machine can is IMPLAUSIBLE.
 """
 
 import argparse
@@ -50,14 +55,81 @@ def _load(spec, what):
     return mod, getattr(mod, name)
 
 
+def _roofbench_seal_self(rb):
+    # This module reports the scores: sealed like roofbench's own, before any kernel's file runs.
+    from roofbench import _roofbench
+
+    _roofbench.seal(sys.modules[__name__], "roofbench's score command", True)
+
+
+def _judge(argv, a):
+    """The process that prints the scores and chooses the exit code. It never runs a kernel's file:
+    a worker process (this command again, --worker) does, and writes results.json from C++. A
+    kernel that ends its process early (os._exit(0)), or prints a line of its own, then changes
+    nothing here: each line printed is the results file's record, and a kernel the file does not
+    hold as finished is not ok."""
+    import subprocess
+    import tempfile
+
+    import roofbench as rb
+
+    folder = a.out or tempfile.mkdtemp(prefix="roofbench-score-")
+    results = os.path.join(folder, "results.json")
+    before = os.stat(results).st_mtime_ns if os.path.exists(results) else None
+    try:
+        p = subprocess.run([sys.executable, "-m", "roofbench", "score", "--worker", *argv, "--out", folder],
+                           stdout=subprocess.PIPE, text=True, errors="replace")
+        if p.returncode == 2:
+            return 2  # bad input: its one line is on stderr already
+        # The worker's lines, by name: only what they add is taken (a kernel found tampered when
+        # the run ended); a line a kernel printed itself can make a score worse, never better.
+        claimed = {}
+        for line in p.stdout.splitlines():
+            try:
+                c = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(c, dict) and isinstance(c.get("name"), str):
+                claimed.setdefault(c["name"], []).append(c)
+        written = os.path.exists(results) and os.stat(results).st_mtime_ns != before
+        ended = f"the scoring process ended with exit {p.returncode}"
+        try:
+            run = rb.load(folder) if written else None
+        except ValueError as e:  # a results file the reader refuses: nothing in it counts
+            run, ended = None, f"{ended}; its results file was refused: {e}"
+        finished = run is not None and not run.data.get("partial")
+        if run is not None and not finished:
+            ended += ", before its run finished"
+        ok = p.returncode in (0, 1) and finished
+        records = run.results if run is not None else []
+        for r in records:
+            out = r.score()
+            lines = claimed.get(r.name, [])
+            worse = next((c for c in lines if c.get("ok") is not True), None)
+            if out["ok"] and (worse is not None or not lines or not finished):
+                out["ok"] = False
+                out["error"] = (worse or {}).get("error") or f"not ok: {ended}"
+            ok = ok and out["ok"]
+            print(json.dumps(out), flush=True)
+        for k in a.kernels[len(records):]:  # not in the file: the run ended before them
+            ok = False
+            print(json.dumps({"name": k, "error": f"not measured: {ended}", "ok": False}), flush=True)
+        return 0 if ok else 1
+    finally:
+        if not a.out:
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def score(argv):
     p = argparse.ArgumentParser(prog="python -m roofbench score", description=__doc__.split("\n\n")[0])
     p.add_argument("kernels", nargs="+", help="FILE.py::fn, one or more")
     p.add_argument("--reference", help="FILE.py::ref (none: timing only, and never ok)")
-    p.add_argument("--inputs", help="FILE.py::make_inputs (default: make_inputs in the kernel's file)")
-    p.add_argument("--name", help="family/variant/precision (default: NAME in the kernel's file, else score/<fn>/fp32)")
-    p.add_argument("--flops", type=float, help="FLOPs of one call (default: FLOPS in the kernel's file)")
-    p.add_argument("--bytes", type=float, help="bytes one call must move (default: BYTES in the kernel's file)")
+    p.add_argument("--inputs", help="FILE.py::make_inputs (default: make_inputs in the reference's file, else the kernel's)")
+    p.add_argument("--name", help="family/variant/precision (default: NAME in the reference's file, else the kernel's, else score/<fn>/fp32)")
+    p.add_argument("--flops", type=float, help="FLOPs of one call (default: FLOPS in the reference's file, else the kernel's)")
+    p.add_argument("--bytes", type=float, help="bytes one call must move (default: BYTES in the reference's file, else the kernel's)")
     p.add_argument("--params", help='the problem size as JSON, e.g. \'{"n": 4096}\'')
     p.add_argument("--growth", type=float, default=None, help="the check's growth factor (default 1)")
     p.add_argument("--device", default="auto")
@@ -68,37 +140,54 @@ def score(argv):
     p.add_argument("--out", help="keep the results folder here")
     p.add_argument("--skip", help="roofbench run --skip: ceilings left out (a REGEX over their names)")
     p.add_argument("--seed", type=int)
+    p.add_argument("--trusted", action="store_true",
+                   help="kernels you have read: the same inputs for every timed sample and no spot checks (faster)")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if not a.worker:
+        return _judge(argv, a)
+    stdout = sys.stdout  # taken before any kernel's file runs: the JSON lines go here
 
     import roofbench as rb
+
+    _roofbench_seal_self(rb)
+    # The task first: the reference's file, its declarations and the libraries it imports, sealed
+    # before any kernel's file runs.
+    task, ref = _load(a.reference, "--reference") if a.reference else (None, None)
+    given_inputs = _load(a.inputs, "--inputs")[1] if a.inputs else None
+    rb.seal_libraries()
+
+    def declared(mod, key, default=None):
+        for m in (task, mod):
+            if m is not None and hasattr(m, key):
+                return getattr(m, key)
+        return default
 
     benchmarks = []
     for k in a.kernels:
         mod, fn = _load(k, "kernel")
-        inputs = _load(a.inputs, "--inputs")[1] if a.inputs else getattr(mod, "make_inputs", None)
+        inputs = given_inputs or declared(mod, "make_inputs")
         if inputs is None:
-            raise SystemExit(f"roofbench score: {k}: no --inputs and no make_inputs in its file")
-        ref = _load(a.reference, "--reference")[1] if a.reference else None
-        name = a.name or getattr(mod, "NAME", None) or f"score/{fn.__name__.lower()}/fp32"
+            raise SystemExit(f"roofbench score: {k}: no --inputs and no make_inputs in the reference's file or its own")
+        name = a.name or declared(mod, "NAME") or f"score/{fn.__name__.lower()}/fp32"
         try:
             if len(a.kernels) > 1:  # one name each: the variant is the function's
                 parts = name.split("/")
                 if len(parts) != 3:
                     raise ValueError(f"name {name!r}: expected family/variant/precision")
                 name = f"{parts[0]}/{fn.__name__.lower()}/{parts[2]}"
-            params = json.loads(a.params) if a.params else getattr(mod, "PARAMS", None)
+            params = json.loads(a.params) if a.params else declared(mod, "PARAMS")
             benchmarks.append(rb.Benchmark(
                 fn, inputs, ref, name,
-                flops=a.flops if a.flops is not None else getattr(mod, "FLOPS", 0),
-                bytes=a.bytes if a.bytes is not None else getattr(mod, "BYTES", 0),
-                params=params, growth=a.growth if a.growth is not None else getattr(mod, "GROWTH", 1.0)))
+                flops=a.flops if a.flops is not None else declared(mod, "FLOPS", 0),
+                bytes=a.bytes if a.bytes is not None else declared(mod, "BYTES", 0),
+                params=params, growth=a.growth if a.growth is not None else declared(mod, "GROWTH", 1.0)))
         except (ValueError, TypeError) as e:
             raise SystemExit(f"roofbench score: {e}")
-    stdout = sys.stdout
     try:
         with contextlib.redirect_stdout(sys.stderr):  # what the kernels print, too: stdout is the JSON lines'
             run = rb.run(benchmarks, device=a.device, quick=a.quick, out=a.out, seed=a.seed, counters=a.counters,
-                         ceilings_from=a.ceilings_from, quiet_stdout=True,
+                         ceilings_from=a.ceilings_from, quiet_stdout=True, untrusted=not a.trusted,
                          options=["--skip", a.skip] if a.skip else [])
     except (rb.RunError, ValueError) as e:
         raise SystemExit(f"roofbench score: {e}")

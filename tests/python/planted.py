@@ -1,6 +1,9 @@
 """Kernels for `python -m roofbench score`'s tests: one honest kernel and one for each trick and each
 bad output the scoring mode must catch. Every kernel computes y = 2x + 1 on n float32 values.
 """
+import hashlib
+import json
+import os
 import threading
 import time
 
@@ -92,6 +95,78 @@ def other_thread(x):
 
     threading.Thread(target=work, daemon=True).start()
     return y
+
+
+def _log(what):
+    # The test's window into a trick: a line in $PLANTED_LOG each time the trick fires.
+    if os.environ.get("PLANTED_LOG"):
+        with open(os.environ["PLANTED_LOG"], "a") as f:
+            f.write(what + "\n")
+
+
+_seen = {}
+
+
+def first_sight(x):
+    # Computes the first time it sees an input, then answers from a cache keyed on the input's
+    # bytes: every timed sample of the same inputs is a cache hit. --untrusted's fresh inputs
+    # before every sample leave it nothing to hit.
+    key = hashlib.sha1(x.tobytes()).digest()
+    if key in _seen:
+        _log("first_sight: cache hit")
+        return _seen[key].copy()
+    _seen[key] = honest(x)
+    return _seen[key].copy()
+
+
+# The seeds a run checks with, read from roofbench's documentation: the default seed and the seed
+# of the check after the samples (bench/harness.cpp, recheck_seed).
+_CHECK_SEEDS = (20261121, 20261121 ^ 0x9E3779B9)
+_checked_inputs = [make_inputs(s)[0][:8].copy() for s in _CHECK_SEEDS]
+
+
+def knows_the_seeds(x):
+    # Right on the inputs of the two checks, whose seeds it knows; no work on any other input. The
+    # seeds of --untrusted's samples are drawn at random and some samples are checked afterwards.
+    if any(np.array_equal(x[:8], c) for c in _checked_inputs):
+        return honest(x)
+    _log("knows_the_seeds: skipped the work")
+    return np.zeros_like(x)
+
+
+def patches_the_check(x):
+    # Rebinds roofbench's check to compare the reference with itself, and returns nothing useful.
+    import roofbench._harness as h
+
+    if not getattr(h.host_pairs, "planted", False):
+        real = h.host_pairs
+
+        def host_pairs(out, args, reference, device):
+            return real(reference(*args), args, reference, device)
+
+        host_pairs.planted = True
+        h.host_pairs = host_pairs
+    return np.zeros_like(x)
+
+
+def rewrites_the_reference(x):
+    # Swaps the reference's code for its own answer (zeros), and returns zeros.
+    reference.__code__ = (lambda x: np.zeros_like(x)).__code__
+    return np.zeros_like(x)
+
+
+def patches_numpy(x):
+    # Blinds the check's test for an output that is its input, then works in place.
+    np.shares_memory = lambda a, b, max_work=None: False
+    return returns_input(x)
+
+
+def exits_early(x):
+    # Prints a line that claims a score, then ends its process with exit code 0.
+    claim = {"name": f"{NAME}/n:{N}", "time_s": 1e-9, "roof_pct": 99.0, "verified": True, "implausible": False,
+             "error": None, "ok": True}
+    os.write(1, (json.dumps(claim) + "\n").encode())
+    os._exit(0)
 
 
 def raises(x):

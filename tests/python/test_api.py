@@ -211,6 +211,64 @@ class Api(unittest.TestCase):
             rb.run([bad], device="cpu", out=self.rb_run.folder, options=["--budget", "-1"])
         self.assertEqual(rb.Run(self.rb_run.folder, 0, False).results[0].name, self.rb_run.results[0].name)
 
+    def test_a_change_to_the_code_that_checks_is_found_and_fails_every_result(self):
+        # What every check compares, and what a run compares once more when it ends (a thread a
+        # kernel left behind may change things after the last check): roofbench's own modules and
+        # classes, and the libraries its check uses.
+        self.assertEqual(rb._roofbench.tampered(), [])
+        h, result_ok, shares = rb._harness, rb.Result.ok, np.shares_memory
+        real_poison, real_fget_code = h.poison, result_ok.fget.__code__
+        try:
+            h.poison = lambda out: None
+            result_ok.fget.__code__ = (lambda self: True).__code__
+            h.len = lambda x: 0  # a name that would shadow a builtin the check calls
+            np.shares_memory = lambda a, b, max_work=None: False
+            h.__warningregistry__ = {}  # what Python adds itself: not a change
+            found = rb._roofbench.tampered()
+        finally:
+            h.poison, np.shares_memory = real_poison, shares
+            result_ok.fget.__code__ = real_fget_code
+            del h.len, h.__warningregistry__
+        self.assertEqual(sorted(found), sorted([
+            "roofbench._harness.poison was replaced",
+            "the code of roofbench.Result.ok was changed (its __code__, defaults or closure)",
+            "roofbench._harness gained a name, len",
+            "numpy.shares_memory was replaced"]))
+        self.assertEqual(rb._roofbench.tampered(), [])  # all put back: nothing found
+        run = rb.Run(self.rb_run.folder, 0, False, tampered=found)
+        for r in run.results:
+            self.assertFalse(r.ok)
+            self.assertTrue(r.error.startswith("tampered: "), r.error)
+            self.assertIn("found when the run ended", r.error)
+        self.assertTrue(all(r.ok for r in self.rb_run.results))  # the run itself found nothing
+
+    def test_score_seals_the_array_libraries_the_tasks_file_imported(self):
+        # torch is not installed here: a stand-in with its names, in a process of its own.
+        code = """
+import sys, types
+torch, F = types.ModuleType("torch"), types.ModuleType("torch.nn.functional")
+class Tensor:
+    def detach(self):
+        return self
+torch.Tensor, torch.matmul, F.softmax = Tensor, (lambda a, b: a), (lambda x, dim=None: x)
+sys.modules.update({"torch": torch, "torch.nn.functional": F})
+import roofbench as rb
+rb.seal_libraries()
+Tensor.detach = lambda self: None
+Tensor.cpu = lambda self: None
+F.softmax = lambda x, dim=None: None
+torch.matmul.__code__ = (lambda a, b: b).__code__
+torch.cuda = types.ModuleType("torch.cuda")  # a submodule imported later: not a change
+print("\\n".join(sorted(rb._roofbench.tampered())))
+"""
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.splitlines(), sorted([
+            "torch.Tensor.detach was replaced",
+            "torch.Tensor gained a name, cpu",
+            "torch.nn.functional.softmax was replaced",
+            "the code of torch.matmul was changed (its __code__, defaults or closure)"]))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,7 +1,9 @@
 """python -m roofbench score against the planted kernels of planted.py: the honest one is checked,
 timed and plausible; every trick and every bad output is caught, each with its own message, and
-the exit code says so. Three runs: the kernels that share a declaration, one that claims more bytes
-than it moves, and a reference that raises (the last two on the first run's ceilings)."""
+the exit code says so. The first run measures the ceilings and takes the kernels that share a
+declaration; the others run on its ceilings: the same tricks --trusted (what its defences give up),
+each kernel that tampers with the check in a run of its own, one that claims more bytes than it
+moves, a kernel's file that declares more than the task, and a reference that raises."""
 import json
 import os
 import subprocess
@@ -13,15 +15,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PLANTED = os.path.join(HERE, "planted.py")
 
 
-def score(*args):
+def score(*args, env=None):
     p = subprocess.run([sys.executable, "-m", "roofbench", "score", *args], capture_output=True, text=True,
-                       timeout=600)
+                       timeout=600, env=env)
     lines = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
     return p.returncode, {l["name"].split("/")[1]: l for l in lines}, p.stderr
 
 
-KERNELS = ["honest", "patches_timers", "cached", "cached_copy", "returns_input", "lazy", "other_thread", "raises",
-           "wrong_shape", "wrong_dtype", "returns_nan", "gpu_tensor"]
+KERNELS = ["honest", "patches_timers", "cached", "cached_copy", "first_sight", "knows_the_seeds", "returns_input",
+           "lazy", "other_thread", "raises", "wrong_shape", "wrong_dtype", "returns_nan", "gpu_tensor"]
+# Tricks a run without --untrusted's defences lets through (first_sight, knows_the_seeds), beside
+# the cached outputs that the check after the samples catches either way.
+TRUSTED = ["first_sight", "knows_the_seeds", "cached", "cached_copy"]
 
 
 class Score(unittest.TestCase):
@@ -29,11 +34,26 @@ class Score(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.first = os.path.join(cls.tmp.name, "first")
+        cls.log = os.path.join(cls.tmp.name, "tricks.log")  # planted._log: each time a trick fires
+        env = dict(os.environ, PLANTED_LOG=cls.log)
         # The roofs these kernels need (DRAM update, FP32), not every one: a quarter of a minute less.
         cls.code, cls.lines, cls.err = score(*[f"{PLANTED}::{k}" for k in KERNELS], "--reference",
                                              f"{PLANTED}::reference", "--device", "cpu", "--quick", "--out",
                                              cls.first, "--skip",
-                                             "ceiling/(dram_(read|write|copy|memcpy|triad)|l2|l3|fp64|math_)")
+                                             "ceiling/(dram_(read|write|copy|memcpy|triad)|l2|l3|fp64|math_)", env=env)
+        cls.fired = cls.tricks_fired()
+        cls.trusted_log = cls.log + ".trusted"
+        cls.t_code, cls.t_lines, cls.t_err = score(
+            *[f"{PLANTED}::{k}" for k in TRUSTED], "--reference", f"{PLANTED}::reference", "--device", "cpu",
+            "--quick", "--trusted", "--ceilings-from", cls.first, env=dict(os.environ, PLANTED_LOG=cls.trusted_log))
+
+    @classmethod
+    def tricks_fired(cls, log=None):
+        log = log or cls.log
+        if not os.path.exists(log):
+            return []
+        with open(log) as f:
+            return f.read().splitlines()
 
     @classmethod
     def tearDownClass(cls):
@@ -68,9 +88,63 @@ class Score(unittest.TestCase):
         honest = self.line("honest")["time_s"]
         self.assertGreater(l["time_s"], honest / 3)  # still the real work's time, not zero
 
-    def test_a_cached_output_fails_the_check_after_the_samples(self):
-        self.failed_with("cached", "verification after the timed samples failed, on fresh inputs")
-        self.failed_with("cached_copy", "verification after the timed samples failed, on fresh inputs")
+    def test_a_cached_output_fails_a_spot_check_and_trusted_the_check_after_the_samples(self):
+        self.failed_with("cached", "spot check of timed sample 1 (fresh inputs")
+        self.failed_with("cached_copy", "spot check of timed sample 1 (fresh inputs")
+        for k in ("cached", "cached_copy"):
+            l = self.t_lines[k]
+            self.assertFalse(l["ok"], l)
+            self.assertIn("verification after the timed samples failed, on fresh inputs", l["error"])
+
+    def test_a_cache_keyed_on_the_inputs_never_hits_with_fresh_inputs_every_sample(self):
+        l = self.line("first_sight")
+        self.assertTrue(l["ok"], l)
+        self.assertNotIn("first_sight: cache hit", self.fired)
+        # --trusted: every timed sample is the same inputs, and the cache answers them all, unseen.
+        t = self.t_lines["first_sight"]
+        self.assertTrue(t["ok"], (t, self.t_err[-2000:]))
+        self.assertGreater(self.tricks_fired(self.trusted_log).count("first_sight: cache hit"), 5)
+
+    def test_a_kernel_that_knows_the_checks_seeds_fails_a_spot_check(self):
+        self.failed_with("knows_the_seeds", "spot check of timed sample")
+        self.assertIn("knows_the_seeds: skipped the work", self.fired)
+        # --trusted: the samples run on the first check's inputs, which it knows: it passes. What the
+        # defences are for, shown: a kernel that skips its work when not checked, ok without them.
+        self.assertTrue(self.t_lines["knows_the_seeds"]["ok"], self.t_lines["knows_the_seeds"])
+
+    def test_a_kernel_that_changes_the_check_is_tampered(self):
+        for kernel, text in (("patches_the_check", "roofbench._harness.host_pairs was replaced"),
+                             ("rewrites_the_reference", "the code of the reference was changed"),
+                             ("patches_numpy", "numpy.shares_memory was replaced")):
+            code, lines, err = score(f"{PLANTED}::{kernel}", "--reference", f"{PLANTED}::reference", "--device",
+                                     "cpu", "--quick", "--ceilings-from", self.first)
+            self.assertEqual(code, 1, (kernel, err[-2000:]))
+            l = lines["y2x1"]
+            self.assertFalse(l["ok"] or l["verified"], l)
+            self.assertIsNone(l["time_s"], l)
+            self.assertIn("tampered: " + text, l["error"])
+
+    def test_a_kernel_that_ends_the_process_with_a_line_of_its_own_is_not_ok(self):
+        # The scoring process runs the kernels in a worker; the one that prints and exits reads
+        # results.json, where no finished record of the kernel is.
+        code, lines, err = score(f"{PLANTED}::exits_early", "--reference", f"{PLANTED}::reference", "--device",
+                                 "cpu", "--quick", "--ceilings-from", self.first)
+        self.assertEqual(code, 1, err[-2000:])
+        (l,) = lines.values()
+        self.assertFalse(l["ok"], l)
+        self.assertIn("not measured: the scoring process ended with exit 0", l["error"])
+
+    def test_declarations_and_inputs_come_from_the_tasks_file(self):
+        out = os.path.join(self.tmp.name, "claims")
+        code, lines, err = score(f"{os.path.join(HERE, 'planted_claims.py')}::from_stash", "--reference",
+                                 f"{PLANTED}::reference", "--device", "cpu", "--quick", "--ceilings-from", self.first,
+                                 "--out", out)
+        self.assertEqual(code, 1, err[-2000:])
+        l = lines["y2x1"]  # the task's NAME, not the kernel file's
+        self.assertIn("not an array", l["error"])  # its stash is empty: the task made the inputs
+        with open(os.path.join(out, "results.json")) as f:
+            (b,) = json.load(f)["benchmarks"]
+        self.assertEqual(b["bytes"], 8 * (1 << 20))  # planted.BYTES, not four times it
 
     def test_returning_the_input_is_refused(self):
         self.failed_with("returns_input", "returned its input")
