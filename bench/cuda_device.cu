@@ -230,6 +230,9 @@ class CudaDevice final : public Device {
   }
 
   std::string launch_method(Launch launch) const override {
+    if (launch == Launch::device_wide)
+      return "after a synchronize, the stop event recorded after a device-wide synchronize (--untrusted): the events "
+             "bracket the host's launch, the work of every stream and the synchronize's return";
     if (launch == Launch::synchronous)
       return "after a synchronize, so the events also bracket the host's launch (the variant's run() waits for the "
              "GPU itself, or the run was for a profiler: --profile)";

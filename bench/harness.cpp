@@ -111,6 +111,7 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   using clock = std::chrono::steady_clock;
   throw_if_stopped();
   if (!opt.hide_launch) launch = Launch::synchronous;
+  if (opt.untrusted) launch = Launch::device_wide;  // a side stream's work is timed too
   Measurement m;
   m.timer = dev.timer();
   m.cold_cache = opt.cold_cache;
@@ -133,7 +134,7 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
     if (opt.cold_cache) dev.flush_cache();
     // The first warm-up is not held: a kernel whose module is not loaded yet (lazy loading) may
     // wait for the GPU at its first launch, which a held stream would turn into a timeout.
-    dev.time_run(inst, i == 0 ? Launch::synchronous : launch);
+    dev.time_run(inst, i == 0 && launch == Launch::hidden ? Launch::synchronous : launch);
     throw_if_stopped();
   }
   m.launch = dev.launch_method(launch);  // after the warm-up: a hold it gave up on is already said

@@ -497,12 +497,12 @@ kAbFilter='^(gemm/cublas/bf16|stream/saxpy|fusion/sincos_fused|launch/graph)/'
 
 run_repeat() {
   local budget_s=${budget:-0.2}
-  local quick=(--device "$device" --quick --budget "$budget_s" "${skip_args[@]}")
+  local quick_args=(--device "$device" --quick --budget "$budget_s" "${skip_args[@]}")
   local q_est filter='Registry/CudaVariant.MatchesItsReferenceAtEveryTestSize/*:Registry/CudaGemmVariant.*'
   filter=$(gtest_filter "$filter")
-  q_est=$(dry_estimate run "${quick[@]}" "${run_args[@]}")
+  q_est=$(dry_estimate run "${quick_args[@]}" "${run_args[@]}")
   [ -n "$q_est" ] || { ev_refuse "roofbench run --dry-run failed"; ev_end; exit 2; }
-  local ab_run=("${quick[@]}" --ceilings-from "$EV_WORK/runs/quick-1") ab_est a
+  local ab_run=("${quick_args[@]}" --ceilings-from "$EV_WORK/runs/quick-1") ab_est a
   for a in "${run_args[@]}"; do [[ $a == --filter || $a == --filter=* ]] && break; done
   [[ ${a:-} == --filter || ${a:-} == --filter=* ]] || ab_run+=(--filter "$kAbFilter")
   ab_run+=("${run_args[@]}")
@@ -519,8 +519,8 @@ run_repeat() {
   [[ $device == cuda:* ]] && plan_fill memcheck $((sanitize_n * kSanitizerTest + 10))
   refuse_or_go
 
-  ev_step quick-1 $((q_est * 3 / 2 + 30)) "$roofbench" run "${quick[@]}" --out "$EV_WORK/runs/quick-1" "${run_args[@]}"
-  ev_step quick-2 $((q_est * 3 / 2 + 30)) "$roofbench" run "${quick[@]}" --out "$EV_WORK/runs/quick-2" "${run_args[@]}"
+  ev_step quick-1 $((q_est * 3 / 2 + 30)) "$roofbench" run "${quick_args[@]}" --out "$EV_WORK/runs/quick-1" "${run_args[@]}"
+  ev_step quick-2 $((q_est * 3 / 2 + 30)) "$roofbench" run "${quick_args[@]}" --out "$EV_WORK/runs/quick-2" "${run_args[@]}"
   EV_DIFFER_OK=1 ev_step compare 30 "$roofbench" compare "$EV_WORK/runs/quick-1" "$EV_WORK/runs/quick-2" \
     --markdown "$EV_WORK/agreement.md" --json "$EV_WORK/agreement.json"
   # Exit 1 is a verdict (SLOWER, or a failed round), not a failed step: DIFFER, as compare's.

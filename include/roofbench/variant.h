@@ -24,6 +24,9 @@ namespace roofbench {
 enum class Launch {
   hidden,       // queued behind a blocking kernel: the events bracket the GPU's work alone
   synchronous,  // after a synchronize: the events also bracket the host's launch
+  // --untrusted: after a synchronize, and the stop event recorded only after a device-wide
+  // synchronize, so that work the callable launched on another stream is inside the time too.
+  device_wide,
 };
 
 // One live problem instance of a variant on its device: owns the inputs, outputs and whatever

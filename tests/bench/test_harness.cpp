@@ -492,7 +492,7 @@ class ScriptedDevice final : public Device {
     return time_of(i);
   }
   std::string launch_method(Launch launch) const override {
-    return launch == Launch::hidden ? "hidden" : "synchronous";
+    return launch == Launch::hidden ? "hidden" : launch == Launch::device_wide ? "device_wide" : "synchronous";
   }
   void synchronize() override {}
   std::optional<double> clock_hz() override { return 2e9; }
@@ -903,6 +903,15 @@ TEST(Measure, EachSampleStartsTheWayItsVariantDeclares) {
   EXPECT_EQ(b.measurement->launch, "synchronous");
   ASSERT_FALSE(dev.launches.empty());
   for (Launch l : dev.launches) EXPECT_EQ(l, Launch::synchronous);
+  // --untrusted: every warm-up and sample waits for the whole device before its stop event.
+  dev.launches.clear();
+  MeasureOptions untrusted = scripted_options();
+  untrusted.untrusted = true;
+  const BenchmarkResult c = run_benchmark(dev, queued, queued.sizes[0], untrusted);
+  ASSERT_TRUE(c.verified()) << c.error;
+  EXPECT_EQ(c.measurement->launch, "device_wide");
+  ASSERT_FALSE(dev.launches.empty());
+  for (Launch l : dev.launches) EXPECT_EQ(l, Launch::device_wide);
 }
 
 TEST(Measure, AWarmVariantIsNeverFlushedAndItsMeasurementSaysSo) {

@@ -45,6 +45,15 @@ TEST(LaunchTiming, ASynchronousLaunchStartsAfterASynchronizeAndHoldsNothing) {
   EXPECT_EQ(s.calls, (std::vector<std::string>{"synchronize", "start", "launch", "stop", "elapsed"}));
 }
 
+TEST(LaunchTiming, ADeviceWideSampleStopsOnlyAfterTheWholeDeviceIsIdle) {
+  // --untrusted: a callable that launched its work on a stream of its own is still inside the
+  // events, since the stop is recorded after a synchronize of the device, not of one stream.
+  RecordingStream s;
+  timed_sample(s, [&] { s.calls.push_back("launch"); }, Launch::device_wide, [&] { s.calls.push_back("during"); });
+  EXPECT_EQ(s.calls,
+            (std::vector<std::string>{"synchronize", "start", "launch", "during", "synchronize", "stop", "elapsed"}));
+}
+
 TEST(LaunchTiming, ALaunchThatThrowsStillReleasesTheStream) {
   RecordingStream s;
   EXPECT_THROW(timed_sample(s, [] { throw std::runtime_error("bad launch"); }, Launch::hidden), std::runtime_error);
