@@ -122,6 +122,7 @@ struct Seal {
 };
 
 nb::object items_of(const Seal& s) {
+  if (PyDict_Check(s.owner.ptr())) return s.owner;  // a function's __globals__: its module's namespace
   if (PyModule_Check(s.owner.ptr())) return nb::borrow(PyModule_GetDict(s.owner.ptr()));
   return nb::steal(PyObject_GetAttrString(s.owner.ptr(), "__dict__"));  // a class's mappingproxy
 }
@@ -205,15 +206,66 @@ std::string tamper_error(const std::vector<std::string>& found) {
          "file or a thread it started), so no check of this run can be trusted";
 }
 
+// ---------------------------------------------------------------- code that runs inside the check
+// --untrusted: what could run a kernel's code between its call's return and the check, untimed,
+// is refused: a profile or trace function on any thread (sys.setprofile, sys.settrace, threading's
+// and their *_all_threads), a sys.monitoring tool (3.12+), a Python thread the kernel started and
+// left running (it could fill the output while the check reads it, or change the inputs), and the
+// garbage collector's finalizers (off while the check copies the output and reads the inputs).
+// The functions used here are taken when this module is imported, before any kernel's file runs.
+struct Guards {
+  nb::object gc_disable, gc_enable, gc_isenabled, get_tool;  // get_tool: None before 3.12
+  int threads_at_start = -1;  // Python threads when the run (or the score command) began
+  bool pinned = false;        // taken by the score command, before any kernel's file ran: kept
+};
+Guards& guards() {
+  static auto* g = new Guards();  // never destroyed: Python may be gone at exit
+  return *g;
+}
+
+int python_threads() {
+  int n = 0;
+  for (PyThreadState* t = PyInterpreterState_ThreadHead(PyInterpreterState_Get()); t; t = PyThreadState_Next(t)) ++n;
+  return n;
+}
+
+// What of the above is there now ("" when nothing).
+std::string code_that_could_run() {
+  for (PyThreadState* t = PyInterpreterState_ThreadHead(PyInterpreterState_Get()); t; t = PyThreadState_Next(t))
+    if (t->c_profilefunc || t->c_tracefunc)
+      return "a profile or trace function is set (sys.setprofile or sys.settrace): it runs code inside the check";
+  if (guards().get_tool.is_valid() && !guards().get_tool.is_none())
+    for (int id = 0; id < 6; ++id) {
+      nb::object tool = guards().get_tool(id);
+      if (!tool.is_none())
+        return "a sys.monitoring tool is registered (" + nb::cast<std::string>(nb::str(tool)) +
+               "): it runs code inside the check";
+    }
+  const int threads = python_threads();
+  if (guards().threads_at_start >= 0 && threads > guards().threads_at_start)
+    return std::to_string(threads - guards().threads_at_start) +
+           " Python thread(s) more than when the run began are running: a kernel's threads must end before it "
+           "returns, since they could change its output or its inputs while the check reads them";
+  return "";
+}
+
+void refuse_code_that_could_run() {
+  const std::string why = code_that_could_run();
+  if (!why.empty())
+    throw std::runtime_error("refused (--untrusted): " + why + "; score only kernels that leave none (or, for code "
+                             "you have read, --trusted)");
+}
+
 struct Callable {
   nb::object fn, inputs, reference;  // reference: None for a timing-only benchmark
   Precision precision = Precision::fp32;
   double growth = 1, atol = 0;  // the check's tolerance: atol + growth x 4 u(precision) x |reference|
   std::string device;           // "cpu" or "cuda": where its arrays must live
-  // The reference and the inputs function, sealed when added; with untrusted, the callables of
-  // their modules too (what the reference calls: a kernel that rebinds np.matmul in the
-  // reference's module, or the reference's helper, is found).
+  // The reference and the inputs function, sealed when added; with untrusted, every name of
+  // their modules too, where the kernel is not defined there (what the reference calls and reads:
+  // a kernel that rebinds the reference's helper, or the task's N, is found).
   std::vector<Seal> own;
+  bool untrusted = false;  // MeasureOptions::untrusted: the guards above, the inputs held to what prepare made
 };
 
 class PyInstance final : public Instance {
@@ -225,6 +277,17 @@ class PyInstance final : public Instance {
       harness().attr("poison")(out_);  // what it returned last: returned again, it fails its check
       out_ = nb::none();
       args_ = harness().attr("make_inputs")(c_->inputs, seed, c_->device);
+      if (!c_->untrusted) return;
+      refuse_code_that_could_run();
+      // Fresh inputs must differ: an inputs function that ignores its seed (or was made to) would
+      // let a cache of answers hit.
+      const std::string digest = nb::cast<std::string>(harness().attr("fingerprint")(args_));
+      const auto [it, fresh] = seen_.emplace(digest, seed);
+      if (!fresh && it->second != seed)
+        throw std::runtime_error("the inputs of seeds " + std::to_string(it->second) + " and " + std::to_string(seed) +
+                                 " are the same: the inputs function ignores its seed (or something changed it), so "
+                                 "a cache of answers could not be told from work");
+      snap_ = harness().attr("snapshot")(args_);
     });
   }
 
@@ -238,8 +301,24 @@ class PyInstance final : public Instance {
 
   Verification verify() override {
     refuse_if_tampered();
+    if (c_->untrusted) refuse_code_that_could_run();
     nb::object pairs;
-    call_harness("the check", [&] { pairs = harness().attr("host_pairs")(out_, args_, c_->reference, c_->device); });
+    {
+      // No finalizer of the kernel's runs while the check copies its output and reads its inputs.
+      const bool collecting = c_->untrusted && nb::cast<bool>(guards().gc_isenabled());
+      if (collecting) guards().gc_disable();
+      struct Collect {
+        bool on;
+        ~Collect() {
+          if (on) guards().gc_enable();
+        }
+      } restore{collecting};
+      call_harness("the check", [&] {
+        pairs = harness().attr("host_pairs")(out_, args_, c_->reference, c_->device,
+                                             c_->untrusted ? snap_ : nb::none());
+      });
+    }
+    if (c_->untrusted) refuse_code_that_could_run();
     refuse_if_tampered();
     Tolerance tol = tolerance_for(c_->precision, c_->growth);
     tol.abs_tol = std::max(tol.abs_tol, c_->atol);
@@ -278,7 +357,8 @@ class PyInstance final : public Instance {
   }
 
   std::shared_ptr<const Callable> c_;
-  nb::object args_ = nb::tuple(), out_ = nb::none();
+  nb::object args_ = nb::tuple(), out_ = nb::none(), snap_ = nb::none();
+  std::map<std::string, std::uint64_t> seen_;  // --untrusted: each seed's inputs' digest
 };
 
 void add(const std::string& family, const std::string& variant, const std::string& precision, nb::object fn,
@@ -290,23 +370,26 @@ void add(const std::string& family, const std::string& variant, const std::strin
   c->fn = std::move(fn);
   c->inputs = std::move(inputs);
   c->reference = std::move(reference);
+  c->untrusted = untrusted;
+  // The kernel's own namespace is its to change; the task's is not.
+  const nb::object fn_globals = nb::getattr(c->fn, "__globals__", nb::none());
   for (auto [what, obj] : {std::pair<const char*, nb::handle>{"the reference", c->reference}, {"the inputs function", c->inputs}}) {
     if (obj.is_none()) continue;
     Seal one{what, nb::borrow(obj), false, true, {}, {}};
     one.entries = snapshot(one, false);
     c->own.push_back(std::move(one));
-    nb::object mod = nb::steal(PyImport_ImportModule(nb::cast<std::string>(nb::getattr(obj, "__module__", nb::str("builtins"))).c_str()));
-    if (!mod.is_valid()) {
-      PyErr_Clear();
-      continue;
-    }
-    if (!untrusted || mod.is(nb::module_::import_("builtins"))) continue;
+    // --untrusted: the namespace its code reads (its module's, by __globals__), every name in it
+    // (the task's N as much as its helpers), where the kernel is not defined in it too.
+    nb::object globals = nb::getattr(obj, "__globals__", nb::none());
+    if (!untrusted || !PyDict_Check(globals.ptr()) || globals.is(fn_globals)) continue;
     bool sealed = false;
-    for (const Seal& s : c->own) sealed = sealed || s.owner.is(mod);
+    for (const Seal& s : c->own) sealed = sealed || s.owner.is(globals);
+    for (const Seal& s : seals()) sealed = sealed || s.owner.is(globals);  // the score command's, already
     if (sealed) continue;
-    Seal ns{std::string(what) + "'s module " + nb::cast<std::string>(nb::getattr(mod, "__name__", nb::str("?"))),
-            mod, false, false, {}, {}};
-    ns.entries = snapshot(ns, false);
+    nb::object name = nb::borrow<nb::dict>(globals).contains("__name__") ? nb::borrow<nb::dict>(globals)["__name__"]
+                                                                          : nb::object(nb::str("?"));
+    Seal ns{std::string(what) + "'s module " + nb::cast<std::string>(nb::str(name)), globals, true, false, {}, {}};
+    ns.entries = snapshot(ns, true);
     c->own.push_back(std::move(ns));
   }
   c->precision = precision_from_string(precision);
@@ -389,6 +472,25 @@ NB_MODULE(_roofbench, m) {
   m.def("seal", &seal, nb::arg("owner"), nb::arg("where"), nb::arg("strict") = false, nb::arg("single") = false,
         nb::arg("names") = std::vector<std::string>{});
   m.def("tampered", &library_changes);
+  m.def("code_that_could_run", &code_that_could_run);
+  // `python -m roofbench score`, before any kernel's file runs: the threads there are now are the
+  // process's own; any more when a check runs are a kernel's (--untrusted).
+  m.def(
+      "count_threads_from_here",
+      [](bool pin) {
+        if (guards().pinned) return;
+        guards().threads_at_start = python_threads();
+        guards().pinned = pin;
+      },
+      nb::arg("pin") = false);
+  {
+    nb::module_ gc = nb::module_::import_("gc"), sys = nb::module_::import_("sys");
+    guards().gc_disable = gc.attr("disable");
+    guards().gc_enable = gc.attr("enable");
+    guards().gc_isenabled = gc.attr("isenabled");
+    nb::object monitoring = nb::getattr(sys, "monitoring", nb::none());
+    guards().get_tool = monitoring.is_none() ? nb::none() : nb::getattr(monitoring, "get_tool", nb::none());
+  }
   m.def("forget", [] {
     refuse_while_running("forget");
     roofbench::forget_variants(kSource);

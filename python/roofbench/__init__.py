@@ -309,6 +309,8 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
         if verbose:
             args.append("--verbose")
         args += list(options)
+        if untrusted:
+            _roofbench.count_threads_from_here()
         code = _roofbench.main(args, quiet_stdout)
     finally:
         _roofbench.forget()
@@ -317,7 +319,10 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
     written = os.path.exists(results) and os.stat(results).st_mtime_ns != before
     if code not in (0, 1) and code < 128 or not written:
         raise RunError(f"roofbench run exited {code} and wrote no results (its message is above)")
-    return Run(folder, code, temporary, tampered=_roofbench.tampered())
+    found = _roofbench.tampered()
+    if untrusted and _roofbench.code_that_could_run():
+        found.append(_roofbench.code_that_could_run())
+    return Run(folder, code, temporary, tampered=found)
 
 
 def load(path):
@@ -371,6 +376,7 @@ def _seal_own():
     except ImportError:
         return
     _roofbench.seal(numpy, "numpy")
+    _roofbench.seal(numpy.random, "numpy.random")  # where inputs functions draw from
 
 
 _seal_own()

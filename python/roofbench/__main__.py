@@ -40,9 +40,13 @@ def _load(spec, what):
     path, name = spec.rsplit("::", 1)
     if not os.path.isfile(path):
         raise SystemExit(f"roofbench score: {what} {spec!r}: no file {path}")
-    mod_name = "_roofbench_score_" + os.path.splitext(os.path.basename(path))[0]
+    # One name per file: two files of one name (the task's planted.py, a kernel's planted.py) are
+    # two modules.
+    full = os.path.abspath(path)
+    digest = __import__("hashlib").sha1(full.encode()).hexdigest()[:8]
+    mod_name = f"_roofbench_score_{os.path.splitext(os.path.basename(path))[0]}_{digest}"
     mod = sys.modules.get(mod_name)
-    if mod is None or getattr(mod, "__file__", None) != os.path.abspath(path):
+    if mod is None:
         s = importlib.util.spec_from_file_location(mod_name, os.path.abspath(path))
         mod = importlib.util.module_from_spec(s)
         sys.modules[mod_name] = mod
@@ -154,8 +158,18 @@ def score(argv):
     # The task first: the reference's file, its declarations and the libraries it imports, sealed
     # before any kernel's file runs.
     task, ref = _load(a.reference, "--reference") if a.reference else (None, None)
-    given_inputs = _load(a.inputs, "--inputs")[1] if a.inputs else None
+    inputs_mod, given_inputs = _load(a.inputs, "--inputs") if a.inputs else (None, None)
     rb.seal_libraries()
+    # The task's files, every name in them, as they are before any kernel's file runs (a kernel
+    # that cuts the task's N is found); not a file a kernel is defined in too, whose state is the
+    # kernel's to change.
+    kernel_files = {os.path.abspath(k.rsplit("::", 1)[0]) for k in a.kernels if "::" in k}
+    if not a.trusted:
+        for mod, what in ((task, "the reference's module"), (inputs_mod, "the inputs function's module")):
+            if mod is not None and os.path.abspath(mod.__file__) not in kernel_files:
+                rb._roofbench.seal(vars(mod), f"{what} {os.path.basename(mod.__file__)}", True)
+    if not a.trusted:  # the threads from here on are a kernel's
+        rb._roofbench.count_threads_from_here(pin=True)
 
     def declared(mod, key, default=None):
         for m in (task, mod):

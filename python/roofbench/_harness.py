@@ -14,16 +14,42 @@ class BadOutput(Exception):
     """An output (or input) the check cannot take: the message is the benchmark's error."""
 
 
+def _exact_types():
+    """{type: kind} of the array types taken as they are, from the libraries this process has
+    loaded (sys.modules: a module is never imported here on a kernel's behalf)."""
+    import sys
+
+    types = {}
+    if "numpy" in sys.modules:
+        types[sys.modules["numpy"].ndarray] = "numpy"
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "Tensor"):
+        types[torch.Tensor] = "torch"
+        nn = getattr(torch, "nn", None)
+        if nn is not None and hasattr(nn, "Parameter"):
+            types[nn.Parameter] = "torch"
+    cupy = sys.modules.get("cupy")
+    if cupy is not None and hasattr(cupy, "ndarray"):
+        types[cupy.ndarray] = "cupy"
+    return types
+
+
 def _kind(x):
-    """'numpy', 'torch', 'cupy' or None: what kind of array x is."""
-    mod = type(x).__module__.split(".")[0]
-    if mod == "numpy" and hasattr(x, "dtype") and hasattr(x, "shape"):
-        return "numpy"
-    if mod == "torch" and type(x).__name__ == "Tensor":
-        return "torch"
-    if mod == "cupy" and type(x).__name__ == "ndarray":
-        return "cupy"
-    return None
+    """'numpy', 'torch', 'cupy' or None: what kind of array x is. The type itself, not a subclass
+    and not a name: an object that says it comes from numpy, or a subclass whose methods run when
+    the check reads it, could do its work there, untimed."""
+    return _exact_types().get(type(x))
+
+
+def _not_an_array(x, who):
+    for t, kind in _exact_types().items():
+        if isinstance(x, t):
+            return BadOutput(f"{who} returned {type(x).__module__}.{type(x).__qualname__}, a subclass of {kind}'s "
+                             f"array type: return the array type itself (.view(numpy.ndarray), "
+                             f".as_subclass(torch.Tensor)): a subclass's methods would run inside the check")
+    return BadOutput(f"{who} returned {type(x).__module__}.{type(x).__name__}, not an array: return "
+                     f"{_ARRAY_TYPES}, computed when the call returns (a lazy object would be timed "
+                     f"without its work)")
 
 
 def _on_gpu(x):
@@ -78,8 +104,8 @@ def poison(out):
                 a.fill_(_poison_value(k, a))
             elif k == "cupy" and a.size:
                 a.fill(_poison_value(k, a))
-        except (ValueError, RuntimeError, TypeError, OverflowError):
-            pass  # read-only or a view that refuses: the check on fresh inputs still stands
+        except (ValueError, RuntimeError, TypeError, OverflowError, AttributeError):
+            pass  # a view that refuses: the check on fresh inputs still stands (read-only: refused by the check)
 
 
 def _to_host(a, who):
@@ -88,9 +114,7 @@ def _to_host(a, who):
 
     k = _kind(a)
     if k is None:
-        raise BadOutput(f"{who} returned {type(a).__module__}.{type(a).__name__}, not an array: return "
-                        f"{_ARRAY_TYPES}, computed when the call returns (a lazy object would be timed "
-                        f"without its work)")
+        raise _not_an_array(a, who)
     if k == "torch":
         a = a.detach().to("cpu")
         if a.is_complex():
@@ -116,7 +140,7 @@ def _shares_memory(out, args):
         if ko == ka == "numpy":
             import numpy as np
 
-            if np.shares_memory(out, a):
+            if np.may_share_memory(out, a):  # their memory's bounds: quick, and never too hard to solve
                 return True
         elif ko == ka == "torch" and out.device == a.device and out.numel() and a.numel():
             o0, a0 = out.data_ptr(), a.data_ptr()
@@ -127,18 +151,105 @@ def _shares_memory(out, args):
     return False
 
 
-def host_pairs(out, args, reference, device):
+def _copy(a):
+    k = _kind(a)
+    if k == "torch":
+        return a.detach().clone()
+    return a.copy()
+
+
+def _meta(a):
+    """What identifies an array apart from its values: its type, shape, strides, dtype, memory."""
+    k = _kind(a)
+    if k == "torch":
+        return (k, tuple(a.shape), tuple(a.stride()), str(a.dtype), a.data_ptr(), str(a.device))
+    if k == "cupy":
+        return (k, a.shape, a.strides, str(a.dtype), a.data.ptr)
+    if k == "numpy":
+        return (k, a.shape, a.strides, str(a.dtype), a.__array_interface__["data"][0])
+    return (None, id(a))
+
+
+def snapshot(args):
+    """The inputs as prepare made them: each array's identity and a copy of its values (--untrusted:
+    the check then refuses a kernel that changed its inputs, against which the reference would
+    agree with anything it likes)."""
+    return [(a, _meta(a), _copy(a) if _kind(a) else None) for a in args]
+
+
+def _equal(a, b):
+    k = _kind(a)
+    if k == "torch":
+        import torch
+
+        return bool(torch.equal(a, b)) or bool(torch.equal(a.isnan(), b.isnan()) and torch.equal(
+            a.nan_to_num(), b.nan_to_num()))
+    import numpy as np
+
+    if k == "cupy":
+        import cupy
+
+        return bool(cupy.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+
+
+def _unchanged(snap):
+    for i, (a, meta, copy) in enumerate(snap):
+        what = f"input {i}"
+        if _meta(a) != meta:
+            raise BadOutput(f"the callable changed {what} (its shape, strides, dtype or memory): the check would "
+                            f"compare against a reference of inputs it chose")
+        if copy is not None and not _equal(a, copy):
+            raise BadOutput(f"the callable changed the values of {what}: the check would compare against a "
+                            f"reference of inputs it chose")
+
+
+def fingerprint(args):
+    """A digest of the inputs' values: --untrusted refuses two seeds that give the same inputs
+    (an inputs function that ignores its seed, or one made to, would let a cache of answers hit)."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for a in args:
+        k = _kind(a)
+        if k == "numpy":
+            import numpy as np
+
+            h.update(np.ascontiguousarray(a).tobytes())
+        elif k == "torch":
+            flat = a.detach().reshape(-1)
+            step = max(1, flat.numel() // 65536)  # a sample of a device array, not all of it
+            h.update(flat[::step].to("cpu").contiguous().view(__import__("torch").uint8).numpy().tobytes())
+        elif k == "cupy":
+            flat = a.reshape(-1)
+            h.update(flat[::max(1, flat.size // 65536)].get().tobytes())
+        else:
+            h.update(repr(a).encode())
+    return h.hexdigest()
+
+
+def host_pairs(out, args, reference, device, snap=None):
     """[(got, expected), ...] as float64 host arrays, one pair per output, after every check an
-    output must pass before its values are compared."""
+    output must pass before its values are compared. `snap` (snapshot's, --untrusted): the outputs
+    are copied before anything else runs, and the inputs must be as prepare made them."""
     if reference is None:
         raise BadOutput("no reference: a timing-only benchmark is not checked")
     outs = _arrays(out)
     for o in outs:
-        if _kind(o) is not None and device == "cpu" and _on_gpu(o):
+        if _kind(o) is None:
+            raise _not_an_array(o, "the callable")
+        if device == "cpu" and _on_gpu(o):
             raise BadOutput("the callable returned a GPU array on a CPU run: run on the GPU (device='cuda:0')")
-        if _kind(o) is not None and _shares_memory(o, args):
+    got_values = [_copy(o) for o in outs] if snap is not None else outs
+    for o in outs:
+        if _shares_memory(o, args):
             raise BadOutput("the callable returned its input (or a view of it): return a new array; an in-place "
                             "kernel is checked against inputs it has changed, which proves nothing")
+        if _kind(o) == "numpy" and not o.flags.writeable:
+            raise BadOutput("the callable returned a read-only array: the harness poisons every output before the "
+                            "next run, and a read-only one could be returned again unseen; return a writeable array")
+    if snap is not None:
+        _unchanged(snap)
     try:
         ref = reference(*args)
     except BadOutput:
@@ -149,7 +260,7 @@ def host_pairs(out, args, reference, device):
     if len(outs) != len(refs):
         raise BadOutput(f"the callable returned {len(outs)} output(s), the reference {len(refs)}")
     pairs = []
-    for i, (o, r) in enumerate(zip(outs, refs)):
+    for i, (o, r) in enumerate(zip(got_values, refs)):
         which = "the callable" if len(outs) == 1 else f"the callable's output {i}"
         got = _to_host(o, which)
         want = _to_host(r, "the reference")

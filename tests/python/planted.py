@@ -2,10 +2,13 @@
 bad output the scoring mode must catch. Every kernel computes y = 2x + 1 on n float32 values.
 """
 import hashlib
+import importlib.util
 import json
 import os
+import sys
 import threading
 import time
+import types
 
 import numpy as np
 
@@ -169,6 +172,56 @@ def exits_early(x):
     os._exit(0)
 
 
+def same_inputs(seed):
+    # An inputs function that ignores its seed.
+    return make_inputs(1)
+
+
+def changes_strides(x):
+    # Makes its input one value repeated (zero strides), then returns that value's answer
+    # broadcast: the reference, run after it on the same input, agrees.
+    x.strides = (0,)
+    return np.broadcast_to(np.float32(2) * x[0] + np.float32(1), x.shape).copy()
+
+
+class _SaysNumpy(_Lazy):
+    """A lazy result that says it is a numpy array."""
+
+    __module__ = "numpy"
+    dtype = np.dtype("float32")
+    shape = (N,)
+    size = N
+
+
+def says_it_is_numpy(x):
+    return _SaysNumpy(x)
+
+
+class _Late(np.ndarray):
+    """An ndarray subclass, returned unfilled: the first numpy function the check calls on it
+    fills it (__array_function__), untimed."""
+
+    def __array_function__(self, func, types, args, kwargs):
+        src = getattr(self, "src", None)
+        if src is not None:
+            self.src = None
+            self.view(np.ndarray)[:] = honest(src)
+        return func(*(a.view(np.ndarray) if isinstance(a, _Late) else a for a in args), **kwargs)
+
+
+def late_subclass(x):
+    y = np.empty(x.shape, np.float32).view(_Late)
+    y.src = x
+    return y
+
+
+def read_only(x):
+    # A right answer, read-only: the poison before the next run cannot reach it.
+    y = honest(x)
+    y.setflags(write=False)
+    return y
+
+
 def raises(x):
     raise RuntimeError("the kernel fails on purpose")
 
@@ -188,13 +241,19 @@ def returns_nan(x):
 
 
 class Tensor:
-    """A stand-in for a CUDA torch.Tensor (torch is not installed here): what the harness sees
-    of one, its module and type name and is_cuda."""
+    """A stand-in for a CUDA torch.Tensor where torch is not installed: the type of a stand-in
+    torch module's Tensor, which the harness takes as torch's, with is_cuda."""
 
     __module__ = "torch"
     is_cuda = True
     shape = (N,)
     dtype = "float32"
+
+
+if "torch" not in sys.modules and importlib.util.find_spec("torch") is None:
+    _torch = types.ModuleType("torch")
+    _torch.Tensor = Tensor
+    sys.modules["torch"] = _torch
 
 
 def gpu_tensor(x):

@@ -15,15 +15,45 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PLANTED = os.path.join(HERE, "planted.py")
 
 
+def _result(p, out, err):
+    lines = [json.loads(l) for l in out.splitlines() if l.strip()]
+    return p.returncode, {l["name"].split("/")[1]: l for l in lines}, err
+
+
 def score(*args, env=None):
     p = subprocess.run([sys.executable, "-m", "roofbench", "score", *args], capture_output=True, text=True,
                        timeout=600, env=env)
-    lines = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
-    return p.returncode, {l["name"].split("/")[1]: l for l in lines}, p.stderr
+    return _result(p, p.stdout, p.stderr)
+
+
+def score_at_once(runs, at_once=2):
+    """Several `score` runs ({key: (args, env)}), `at_once` side by side (a machine of two cores):
+    each kernel that must have a process of its own, in less than a process's time each."""
+    keys, done, live = list(runs), {}, {}
+    while keys or live:
+        while keys and len(live) < at_once:
+            k = keys.pop(0)
+            args, env = runs[k]
+            live[k] = subprocess.Popen([sys.executable, "-m", "roofbench", "score", *args], stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True, env=env)
+        k = next(iter(live))
+        p = live.pop(k)
+        done[k] = _result(p, *p.communicate(timeout=600))
+    return done
 
 
 KERNELS = ["honest", "patches_timers", "cached", "cached_copy", "first_sight", "knows_the_seeds", "returns_input",
-           "lazy", "other_thread", "raises", "wrong_shape", "wrong_dtype", "returns_nan", "gpu_tensor"]
+           "lazy", "changes_strides", "says_it_is_numpy", "late_subclass", "read_only", "raises", "wrong_shape",
+           "wrong_dtype", "returns_nan", "gpu_tensor"]
+HOOKS = os.path.join(HERE, "planted_hooks.py")
+# What reaches into the check from around it (a thread left running, a profile hook, a change to
+# the task or to numpy.random made as the file is imported), and an inputs function that ignores its
+# seed: each in a process of its own, since what it leaves behind would fail the kernels after it.
+ALONE = {"other_thread": ([f"{PLANTED}::other_thread"], {}),
+         "same_inputs": ([f"{PLANTED}::honest", "--inputs", f"{PLANTED}::same_inputs"], {}),
+         **{t: ([f"{HOOKS}::fn"], {"PLANTED_TRICK": t})
+            for t in ("profile_check", "profile_prepare", "transient_swap", "same_random", "shrink_task",
+                      "polling_thread")}}
 # Tricks a run without --untrusted's defences lets through (first_sight, knows_the_seeds), beside
 # the cached outputs that the check after the samples catches either way.
 TRUSTED = ["first_sight", "knows_the_seeds", "cached", "cached_copy"]
@@ -43,9 +73,12 @@ class Score(unittest.TestCase):
                                              "ceiling/(dram_(read|write|copy|memcpy|triad)|l2|l3|fp64|math_)", env=env)
         cls.fired = cls.tricks_fired()
         cls.trusted_log = cls.log + ".trusted"
-        cls.t_code, cls.t_lines, cls.t_err = score(
-            *[f"{PLANTED}::{k}" for k in TRUSTED], "--reference", f"{PLANTED}::reference", "--device", "cpu",
-            "--quick", "--trusted", "--ceilings-from", cls.first, env=dict(os.environ, PLANTED_LOG=cls.trusted_log))
+        common = ["--reference", f"{PLANTED}::reference", "--device", "cpu", "--quick", "--ceilings-from", cls.first]
+        runs = {k: (args + common, dict(os.environ, **env)) for k, (args, env) in ALONE.items()}
+        runs["trusted"] = ([f"{PLANTED}::{k}" for k in TRUSTED] + common + ["--trusted"],
+                           dict(os.environ, PLANTED_LOG=cls.trusted_log))
+        cls.alone = score_at_once(runs)
+        cls.t_code, cls.t_lines, cls.t_err = cls.alone.pop("trusted")
 
     @classmethod
     def tricks_fired(cls, log=None):
@@ -152,8 +185,36 @@ class Score(unittest.TestCase):
     def test_a_lazy_result_is_no_array(self):
         self.failed_with("lazy", "not an array")
 
-    def test_work_left_to_another_thread_is_not_there_when_checked(self):
-        self.failed_with("other_thread", "verification failed")
+    def alone_failed_with(self, key, text):
+        code, lines, err = self.alone[key]
+        self.assertEqual(code, 1, (key, err[-2000:]))
+        (l,) = lines.values()
+        self.assertFalse(l["ok"], (key, l))
+        self.assertIsNone(l["time_s"], (key, l))  # a wrong kernel gets no number
+        self.assertIn(text, l["error"] or "", (key, l))
+
+    def test_work_left_to_another_thread_is_refused(self):
+        self.alone_failed_with("other_thread", "refused (--untrusted): 1 Python thread(s) more than when the run began")
+        self.alone_failed_with("polling_thread", "refused (--untrusted): 1 Python thread(s) more than when the run")
+
+    def test_a_profile_hook_that_runs_inside_the_check_or_the_inputs_is_refused(self):
+        for trick in ("profile_check", "profile_prepare", "transient_swap"):
+            self.alone_failed_with(trick, "refused (--untrusted): a profile or trace function is set")
+
+    def test_inputs_that_do_not_follow_their_seed_are_refused(self):
+        self.alone_failed_with("same_inputs", "are the same: the inputs function ignores its seed")
+        self.alone_failed_with("same_random", "tampered: numpy.random.RandomState was replaced")
+
+    def test_a_kernel_that_changes_the_tasks_state_is_tampered(self):
+        self.alone_failed_with("shrink_task", ".N was replaced")
+
+    def test_a_kernel_that_changes_its_input_is_refused(self):
+        self.failed_with("changes_strides", "the callable changed input 0 (its shape, strides, dtype or memory)")
+
+    def test_an_output_must_be_the_array_type_itself_and_writeable(self):
+        self.failed_with("says_it_is_numpy", "not an array")
+        self.failed_with("late_subclass", "a subclass of numpy's array type")
+        self.failed_with("read_only", "returned a read-only array")
 
     def test_bad_outputs_each_say_what_is_wrong(self):
         self.failed_with("raises", "the callable raised RuntimeError: the kernel fails on purpose")
