@@ -160,7 +160,7 @@ void seal(nb::object owner, const std::string& where, bool strict, bool single, 
   seals().push_back(std::move(s));
 }
 
-// What has changed in the sealed namespaces, one line each ("" when nothing).
+// What has changed in the sealed namespaces, one line each (none when nothing has).
 std::vector<std::string> changes(const std::vector<const Seal*>& which) {
   std::vector<std::string> out;
   for (const Seal* s : which) {
