@@ -16,10 +16,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -52,8 +56,30 @@ void refuse_while_running(const char* what) {
                              " while a run is in progress (a benchmark's callable, or another thread, started one)");
 }
 
-nb::object harness() {
-  return nb::module_::import_("roofbench._harness");
+// roofbench._harness's functions and numpy.ndarray, bound once when the package is imported
+// (`bind`), before any kernel's file runs: never looked up again during a run (an import, even of
+// a module already loaded, runs Python code a kernel could have put on its way).
+struct Bound {
+  std::map<std::string, nb::object> harness;
+  nb::object ndarray;  // numpy.ndarray, where numpy is there
+};
+Bound& bound() {
+  static auto* b = new Bound();  // never destroyed: Python may be gone at exit
+  return *b;
+}
+void bind(nb::object module, nb::object ndarray) {
+  if (!bound().harness.empty()) return;
+  for (auto [k, v] : nb::borrow<nb::dict>(nb::getattr(module, "__dict__")))
+    if (PyUnicode_Check(k.ptr())) bound().harness[nb::cast<std::string>(k)] = nb::borrow(v);
+  bound().ndarray = std::move(ndarray);
+}
+nb::object harness(const char* name) {
+  if (auto it = bound().harness.find(name); it != bound().harness.end()) return it->second;
+  return nb::module_::import_("roofbench._harness").attr(name);  // not bound: the package was not imported
+}
+bool exact_ndarray(nb::handle o) {
+  return bound().ndarray.is_valid() && !bound().ndarray.is_none() &&
+         reinterpret_cast<PyObject*>(Py_TYPE(o.ptr())) == bound().ndarray.ptr();
 }
 
 // A Python exception as one line: "ValueError: bad shape".
@@ -79,7 +105,8 @@ std::string one_line(nb::python_error& e, const std::string& who) {
 // An object and what a call of it runs: for a function its code, defaults and closure cells'
 // contents; for a property, staticmethod or classmethod those of the functions it holds.
 std::vector<nb::object> fingerprint(nb::handle v) {
-  std::vector<nb::object> f{nb::borrow(v)};
+  // The object, its type (an object's __class__ can be swapped under the same identity), and so on.
+  std::vector<nb::object> f{nb::borrow(v), nb::borrow(reinterpret_cast<PyObject*>(Py_TYPE(v.ptr())))};
   auto add = [&](PyObject* o) { f.push_back(o ? nb::borrow(o) : nb::none()); };
   auto function = [&](nb::handle fn) {
     if (!PyFunction_Check(fn.ptr())) return;
@@ -175,7 +202,7 @@ std::vector<std::string> changes(const std::vector<const Seal*>& which) {
       else if (!it->second->front().is(f.front()))
         out.push_back(what + " was replaced");
       else if (!same(*it->second, f))
-        out.push_back("the code of " + what + " was changed (its __code__, defaults or closure)");
+        out.push_back("the code of " + what + " was changed (its type, __code__, defaults or closure)");
     }
     // A name added to roofbench's own: one that can shadow what its code calls. Left aside: a
     // submodule imported later (roofbench.__main__) and Python's own dunder names
@@ -215,8 +242,16 @@ std::string tamper_error(const std::vector<std::string>& found) {
 // The functions used here are taken when this module is imported, before any kernel's file runs.
 struct Guards {
   nb::object gc_disable, gc_enable, gc_isenabled, get_tool;  // get_tool: None before 3.12
+  nb::object gc_callbacks, gc_get_threshold, getsignal, getitimer, valid_signals;
+  std::vector<int> itimers;  // signal.ITIMER_REAL, _VIRTUAL, _PROF
   int threads_at_start = -1;  // Python threads when the run (or the score command) began
   bool pinned = false;        // taken by the score command, before any kernel's file ran: kept
+  // Also then: each signal's Python handler, the collector's callbacks and thresholds. A Python
+  // signal handler runs between any two bytecodes of the main thread (a timer's, inside the
+  // check), and a collector's callback at any allocation.
+  std::vector<std::pair<int, nb::object>> handlers;
+  Py_ssize_t callbacks = 0;
+  nb::object threshold;
 };
 Guards& guards() {
   static auto* g = new Guards();  // never destroyed: Python may be gone at exit
@@ -241,6 +276,21 @@ std::string code_that_could_run() {
         return "a sys.monitoring tool is registered (" + nb::cast<std::string>(nb::str(tool)) +
                "): it runs code inside the check";
     }
+  Guards& g = guards();
+  if (g.threads_at_start >= 0) {
+    for (const auto& [sig, handler] : g.handlers)
+      if (!g.getsignal(sig).is(handler))
+        return "a Python handler of signal " + std::to_string(sig) + " was set: it runs inside the check";
+    for (int which : g.itimers) {
+      nb::object t = g.getitimer(which);
+      if (nb::cast<double>(t[0]) != 0 || nb::cast<double>(t[1]) != 0)
+        return "an interval timer is armed (signal.setitimer): its signal's handler runs inside the check";
+    }
+    if (PyList_Check(g.gc_callbacks.ptr()) && PyList_GET_SIZE(g.gc_callbacks.ptr()) != g.callbacks)
+      return "a garbage collector callback was added (gc.callbacks): it runs inside the check";
+    if (!g.gc_get_threshold().equal(g.threshold))
+      return "the garbage collector's thresholds were changed (gc.set_threshold)";
+  }
   const int threads = python_threads();
   if (guards().threads_at_start >= 0 && threads > guards().threads_at_start)
     return std::to_string(threads - guards().threads_at_start) +
@@ -254,6 +304,142 @@ void refuse_code_that_could_run() {
   if (!why.empty())
     throw std::runtime_error("refused (--untrusted): " + why + "; score only kernels that leave none (or, for code "
                              "you have read, --trusted)");
+}
+
+// ---------------------------------------------------------------- NumPy arrays held in C++
+// --untrusted, where every input and output is a numpy.ndarray itself (C-contiguous, a format
+// read here): the inputs are copied and hashed, the last output poisoned, the output copied, held
+// against the inputs' memory and compared with the reference, all here, through the buffer
+// protocol, which runs no Python code for an ndarray: no code of the kernel's can run between its
+// call's return and the check, or reach the check's copy. Other arrays (torch, cupy, other
+// formats) take the Python path (roofbench/_harness.py).
+struct Held {
+  const unsigned char* ptr = nullptr;  // its memory, as the buffer gave it
+  Py_ssize_t len = 0;
+  std::vector<Py_ssize_t> shape, strides;
+  std::string format, dtype;  // the buffer's format ("<f"), numpy's name ("float32")
+  Py_ssize_t itemsize = 0;
+  bool readonly = false;
+  std::vector<unsigned char> bytes;  // a copy
+  double (*read)(const unsigned char*) = nullptr;  // one element as a double
+};
+
+template <class T>
+double read_as(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return static_cast<double>(v);
+}
+double read_half(const unsigned char* p) {
+  std::uint16_t h;
+  std::memcpy(&h, p, 2);
+  const int sign = h >> 15, exp = (h >> 10) & 0x1F, frac = h & 0x3FF;
+  const double s = sign ? -1.0 : 1.0;
+  if (exp == 0) return s * std::ldexp(frac, -24);
+  if (exp == 31) return frac ? std::nan("") : s * HUGE_VAL;
+  return s * std::ldexp(frac + 1024, exp - 25);
+}
+
+// The reader of a native-order buffer format, or none (a format the Python path reads).
+double (*reader(std::string f, Py_ssize_t size))(const unsigned char*) {
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@')) f = f.substr(1);
+  if (f.size() != 1) return nullptr;
+  switch (f[0]) {
+    case 'f': return size == 4 ? read_as<float> : nullptr;
+    case 'd': return size == 8 ? read_as<double> : nullptr;
+    case 'e': return size == 2 ? read_half : nullptr;
+    case '?': return read_as<bool>;
+    case 'b': case 'h': case 'i': case 'l': case 'q':
+      return size == 1 ? read_as<std::int8_t> : size == 2 ? read_as<std::int16_t> : size == 4 ? read_as<std::int32_t>
+             : size == 8 ? read_as<std::int64_t> : nullptr;
+    case 'B': case 'H': case 'I': case 'L': case 'Q':
+      return size == 1 ? read_as<std::uint8_t> : size == 2 ? read_as<std::uint16_t> : size == 4 ? read_as<std::uint32_t>
+             : size == 8 ? read_as<std::uint64_t> : nullptr;
+    default: return nullptr;
+  }
+}
+
+bool exact_ndarray(nb::handle o);  // below, with the functions bound at import
+
+// `o` held, or none where the C++ path cannot take it.
+std::optional<Held> hold(nb::handle o) {
+  if (!exact_ndarray(o)) return std::nullopt;
+  Py_buffer v;
+  if (PyObject_GetBuffer(o.ptr(), &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  Held h;
+  h.ptr = static_cast<const unsigned char*>(v.buf);
+  h.len = v.len;
+  h.shape.assign(v.shape, v.shape + v.ndim);
+  if (v.strides) h.strides.assign(v.strides, v.strides + v.ndim);
+  h.format = v.format ? v.format : "B";
+  h.itemsize = v.itemsize;
+  h.readonly = v.readonly;
+  h.read = reader(h.format, v.itemsize);
+  h.bytes.assign(h.ptr, h.ptr + v.len);
+  PyBuffer_Release(&v);
+  if (!h.read) return std::nullopt;
+  h.dtype = nb::cast<std::string>(nb::str(nb::getattr(o, "dtype")));  // C code for an ndarray's own dtype
+  return h;
+}
+
+std::string shape_text(const std::vector<Py_ssize_t>& s) {
+  std::string t = "(";
+  for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + (s.size() == 1 ? ",)" : ")");
+}
+
+std::uint64_t digest(const std::vector<Held>& all) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](std::uint64_t w) { h = (h ^ w) * 0x100000001b3ull; h ^= h >> 29; };
+  for (const Held& a : all) {
+    for (Py_ssize_t d : a.shape) mix(static_cast<std::uint64_t>(d));
+    const std::size_t n = a.bytes.size();
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, a.bytes.data() + i, 8);
+      mix(w);
+    }
+    for (; i < n; ++i) mix(a.bytes[i]);
+  }
+  return h;
+}
+
+// NaN into a float array, the largest value into an integer one, true into a bool one.
+bool poison_held(nb::handle o) {
+  if (!exact_ndarray(o)) return false;
+  Py_buffer v;
+  if (PyObject_GetBuffer(o.ptr(), &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) != 0) {
+    PyErr_Clear();
+    return false;
+  }
+  std::string f = v.format ? v.format : "B";
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@')) f = f.substr(1);
+  std::vector<unsigned char> one(static_cast<std::size_t>(v.itemsize), 0xFF);  // unsigned: its largest value
+  bool ok = f.size() == 1;
+  if (ok && (f[0] == 'f' || f[0] == 'd' || f[0] == 'e')) {
+    const float nf = std::nanf("");
+    const double nd = std::nan("");
+    const std::uint16_t nh = 0x7E00;
+    if (f[0] == 'f' && v.itemsize == 4) std::memcpy(one.data(), &nf, 4);
+    else if (f[0] == 'd' && v.itemsize == 8) std::memcpy(one.data(), &nd, 8);
+    else if (f[0] == 'e' && v.itemsize == 2) std::memcpy(one.data(), &nh, 2);
+    else ok = false;
+  } else if (ok && f[0] == '?') {
+    one.assign(1, 1);
+  } else if (ok && std::string("bhilq").find(f[0]) != std::string::npos) {
+    one.back() = 0x7F;  // little-endian: the largest signed value
+  } else if (!(ok && std::string("BHILQ").find(f[0]) != std::string::npos)) {
+    ok = false;
+  }
+  if (ok)
+    for (Py_ssize_t i = 0; i + v.itemsize <= v.len; i += v.itemsize)
+      std::memcpy(static_cast<unsigned char*>(v.buf) + i, one.data(), one.size());
+  PyBuffer_Release(&v);
+  return ok;
 }
 
 struct Callable {
@@ -273,21 +459,35 @@ class PyInstance final : public Instance {
   explicit PyInstance(std::shared_ptr<const Callable> c) : c_(std::move(c)) {}
 
   void prepare(std::uint64_t seed) override {
+    const Collector off(c_->untrusted);  // no finalizer or collector callback of the kernel's runs here
     call_harness("the inputs function", [&] {
-      harness().attr("poison")(out_);  // what it returned last: returned again, it fails its check
+      // What it returned last: returned again, it fails its check.
+      if (!(c_->untrusted && poison_held(out_))) harness("poison")(out_);
       out_ = nb::none();
-      args_ = harness().attr("make_inputs")(c_->inputs, seed, c_->device);
+      args_ = harness("make_inputs")(c_->inputs, seed, c_->device);
       if (!c_->untrusted) return;
       refuse_code_that_could_run();
+      // The inputs as they are now, held here where every one is an ndarray; else the Python path's snapshot.
+      held_in_.clear();
+      for (nb::handle a : args_) {
+        std::optional<Held> h = hold(a);
+        if (!h) {
+          held_in_.clear();
+          break;
+        }
+        held_in_.push_back(std::move(*h));
+      }
+      const bool held = !held_in_.empty() && held_in_.size() == nb::len(args_);
       // Fresh inputs must differ: an inputs function that ignores its seed (or was made to) would
       // let a cache of answers hit.
-      const std::string digest = nb::cast<std::string>(harness().attr("fingerprint")(args_));
+      const std::string digest = held ? std::to_string(roofbench::python::digest(held_in_))
+                                      : nb::cast<std::string>(harness("fingerprint")(args_));
       const auto [it, fresh] = seen_.emplace(digest, seed);
       if (!fresh && it->second != seed)
         throw std::runtime_error("the inputs of seeds " + std::to_string(it->second) + " and " + std::to_string(seed) +
                                  " are the same: the inputs function ignores its seed (or something changed it), so "
                                  "a cache of answers could not be told from work");
-      snap_ = harness().attr("snapshot")(args_);
+      snap_ = held ? nb::none() : harness("snapshot")(args_);
     });
   }
 
@@ -300,29 +500,26 @@ class PyInstance final : public Instance {
   }
 
   Verification verify() override {
+    const Collector off(c_->untrusted);
     refuse_if_tampered();
     if (c_->untrusted) refuse_code_that_could_run();
-    nb::object pairs;
-    {
-      // No finalizer of the kernel's runs while the check copies its output and reads its inputs.
-      const bool collecting = c_->untrusted && nb::cast<bool>(guards().gc_isenabled());
-      if (collecting) guards().gc_disable();
-      struct Collect {
-        bool on;
-        ~Collect() {
-          if (on) guards().gc_enable();
-        }
-      } restore{collecting};
-      call_harness("the check", [&] {
-        pairs = harness().attr("host_pairs")(out_, args_, c_->reference, c_->device,
-                                             c_->untrusted ? snap_ : nb::none());
-      });
-    }
-    if (c_->untrusted) refuse_code_that_could_run();
-    refuse_if_tampered();
     Tolerance tol = tolerance_for(c_->precision, c_->growth);
     tol.abs_tol = std::max(tol.abs_tol, c_->atol);
     Checker checker(tol, "every element vs the reference, in FP64 (" + to_string(c_->precision) + " tolerance)");
+    if (c_->untrusted && !held_in_.empty()) {
+      if (std::optional<std::vector<Held>> got = hold_outputs()) {
+        check_held(*got, checker);
+        refuse_code_that_could_run();
+        refuse_if_tampered();
+        return checker.finish();
+      }
+    }
+    nb::object pairs;
+    call_harness("the check", [&] {
+      pairs = harness("host_pairs")(out_, args_, c_->reference, c_->device, c_->untrusted ? snap_ : nb::none());
+    });
+    if (c_->untrusted) refuse_code_that_could_run();
+    refuse_if_tampered();
     std::int64_t base = 0;
     for (nb::handle pair : pairs) {
       using Host = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -335,6 +532,113 @@ class PyInstance final : public Instance {
   }
 
  private:
+  // --untrusted: the collector off for as long as it lives (prepare, the check).
+  struct Collector {
+    bool was_on = false;
+    explicit Collector(bool untrusted) {
+      if (untrusted && nb::cast<bool>(guards().gc_isenabled())) {
+        guards().gc_disable();
+        was_on = true;
+      }
+    }
+    ~Collector() {
+      if (was_on) guards().gc_enable();
+    }
+  };
+
+  // The outputs held here (an exact tuple or list of them, or one), each copied at once; none
+  // where one is not an ndarray the C++ path reads (the Python path then takes them all).
+  std::optional<std::vector<Held>> hold_outputs() const {
+    std::vector<nb::handle> outs;
+    if (PyTuple_CheckExact(out_.ptr()) || PyList_CheckExact(out_.ptr())) {
+      for (nb::handle o : out_) outs.push_back(o);
+    } else {
+      outs.push_back(out_);
+    }
+    std::vector<Held> got;
+    for (nb::handle o : outs) {
+      std::optional<Held> h = hold(o);
+      if (!h) return std::nullopt;
+      got.push_back(std::move(*h));
+    }
+    return got;
+  }
+
+  // The inputs as prepare held them: the same memory, shape, strides and format, and the same bytes.
+  void inputs_unchanged() const {
+    std::size_t i = 0;
+    for (nb::handle a : args_) {
+      const Held& was = held_in_.at(i);
+      std::optional<Held> now = hold(a);
+      const std::string what = "input " + std::to_string(i++);
+      if (!now || now->ptr != was.ptr || now->shape != was.shape || now->strides != was.strides ||
+          now->format != was.format)
+        throw std::runtime_error("the callable changed " + what +
+                                 " (its shape, strides, dtype or memory): the check would compare against a "
+                                 "reference of inputs it chose");
+      if (now->bytes != was.bytes)
+        throw std::runtime_error("the callable changed the values of " + what +
+                                 ": the check would compare against a reference of inputs it chose");
+    }
+  }
+
+  // The check of held outputs: no Python code runs from the kernel's return to the copies, and the
+  // comparison reads the copies. Messages as the Python path's (roofbench/_harness.py).
+  void check_held(const std::vector<Held>& got, Checker& checker) {
+    if (c_->reference.is_none()) throw std::runtime_error("no reference: a timing-only benchmark is not checked");
+    for (const Held& o : got) {
+      for (const Held& in : held_in_)
+        if (o.ptr < in.ptr + in.len && in.ptr < o.ptr + o.len)
+          throw std::runtime_error(
+              "the callable returned its input (or a view of it): return a new array; an in-place kernel is "
+              "checked against inputs it has changed, which proves nothing");
+      if (o.readonly)
+        throw std::runtime_error(
+            "the callable returned a read-only array: the harness poisons every output before the next run, and a "
+            "read-only one could be returned again unseen; return a writeable array");
+    }
+    inputs_unchanged();
+    nb::object refs;
+    call_harness("the check", [&] {
+      nb::object r;
+      try {
+        r = c_->reference(*args_);
+      } catch (nb::python_error& e) {
+        throw std::runtime_error(one_line(e, "the reference"));
+      }
+      refs = harness("_arrays")(r);
+    });
+    inputs_unchanged();  // the reference saw what prepare made
+    if (nb::len(refs) != got.size())
+      throw std::runtime_error("the callable returned " + std::to_string(got.size()) + " output(s), the reference " +
+                               std::to_string(nb::len(refs)));
+    std::int64_t base = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const Held& o = got[i];
+      nb::handle r = refs[i];
+      const std::string which = got.size() == 1 ? "the callable" : "the callable's output " + std::to_string(i);
+      nb::object want;
+      std::string ref_shape, ref_dtype;
+      call_harness("the check", [&] {
+        want = harness("_to_host")(r, "the reference");
+        ref_shape = nb::cast<std::string>(nb::repr(nb::tuple(nb::getattr(r, "shape"))));
+        ref_dtype = nb::cast<std::string>(harness("_dtype_name")(r));
+      });
+      if (shape_text(o.shape) != ref_shape)
+        throw std::runtime_error(which + " has shape " + shape_text(o.shape) + ", the reference's is " + ref_shape);
+      if (o.dtype != ref_dtype)
+        throw std::runtime_error(which + " has dtype " + o.dtype + ", the reference's is " + ref_dtype);
+      using Host = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+      const auto w = nb::cast<Host>(want);
+      const std::size_t n = o.bytes.size() / static_cast<std::size_t>(o.itemsize);
+      if (w.shape(0) != n) throw std::runtime_error(which + ": its element count differs from the reference's");
+      for (std::size_t k = 0; k < n; ++k)
+        checker.check(o.read(o.bytes.data() + k * static_cast<std::size_t>(o.itemsize)), w(k),
+                      base + static_cast<std::int64_t>(k));
+      base += static_cast<std::int64_t>(n);
+    }
+  }
+
   void refuse_if_tampered() const {
     std::vector<const Seal*> which;
     for (const Seal& s : seals()) which.push_back(&s);
@@ -350,7 +654,7 @@ class PyInstance final : public Instance {
     } catch (nb::python_error& e) {
       // The harness's own messages (roofbench._harness.BadOutput) are already one line about the
       // callable; anything else is the user's function raising.
-      if (nb::isinstance(e.value(), harness().attr("BadOutput")))
+      if (nb::isinstance(e.value(), harness("BadOutput")))
         throw std::runtime_error(nb::cast<std::string>(nb::str(e.value())));
       throw std::runtime_error(one_line(e, who));
     }
@@ -358,6 +662,7 @@ class PyInstance final : public Instance {
 
   std::shared_ptr<const Callable> c_;
   nb::object args_ = nb::tuple(), out_ = nb::none(), snap_ = nb::none();
+  std::vector<Held> held_in_;                  // --untrusted: the inputs as prepare made them, where held here
   std::map<std::string, std::uint64_t> seen_;  // --untrusted: each seed's inputs' digest
 };
 
@@ -471,6 +776,7 @@ NB_MODULE(_roofbench, m) {
   // libraries its check uses as it is imported; `python -m roofbench score` seals its own module.
   m.def("seal", &seal, nb::arg("owner"), nb::arg("where"), nb::arg("strict") = false, nb::arg("single") = false,
         nb::arg("names") = std::vector<std::string>{});
+  m.def("bind", &bind, nb::arg("harness"), nb::arg("ndarray").none());
   m.def("tampered", &library_changes);
   m.def("code_that_could_run", &code_that_could_run);
   // `python -m roofbench score`, before any kernel's file runs: the threads there are now are the
@@ -478,16 +784,32 @@ NB_MODULE(_roofbench, m) {
   m.def(
       "count_threads_from_here",
       [](bool pin) {
-        if (guards().pinned) return;
-        guards().threads_at_start = python_threads();
-        guards().pinned = pin;
+        Guards& g = guards();
+        if (g.pinned) return;
+        g.threads_at_start = python_threads();
+        g.pinned = pin;
+        g.handlers.clear();
+        for (nb::handle sig : g.valid_signals()) {
+          const int n = nb::cast<int>(sig);
+          g.handlers.emplace_back(n, g.getsignal(n));
+        }
+        g.callbacks = PyList_Check(g.gc_callbacks.ptr()) ? PyList_GET_SIZE(g.gc_callbacks.ptr()) : 0;
+        g.threshold = g.gc_get_threshold();
       },
       nb::arg("pin") = false);
   {
-    nb::module_ gc = nb::module_::import_("gc"), sys = nb::module_::import_("sys");
+    nb::module_ gc = nb::module_::import_("gc"), sys = nb::module_::import_("sys"),
+                signal = nb::module_::import_("signal");
     guards().gc_disable = gc.attr("disable");
     guards().gc_enable = gc.attr("enable");
     guards().gc_isenabled = gc.attr("isenabled");
+    guards().gc_callbacks = gc.attr("callbacks");  // the list the collector calls, whatever gc.callbacks is later
+    guards().gc_get_threshold = gc.attr("get_threshold");
+    guards().getsignal = signal.attr("getsignal");
+    guards().getitimer = signal.attr("getitimer");
+    guards().valid_signals = signal.attr("valid_signals");
+    for (const char* t : {"ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"})
+      if (nb::hasattr(signal, t)) guards().itimers.push_back(nb::cast<int>(signal.attr(t)));
     nb::object monitoring = nb::getattr(sys, "monitoring", nb::none());
     guards().get_tool = monitoring.is_none() ? nb::none() : nb::getattr(monitoring, "get_tool", nb::none());
   }

@@ -344,14 +344,15 @@ def bench(fn, inputs, reference=None, name=None, flops=0, bytes=0, **options):
 
 
 def seal_libraries():
-    """Seals the array libraries already imported (torch, its Tensor and functional API, cupy):
-    `python -m roofbench score` calls it once the reference's file is loaded and before any kernel's
-    file is, so that a kernel that rebinds torch.Tensor.detach or F.softmax is found."""
-    mods = (("torch", "torch", False), ("torch.nn.functional", "torch.nn.functional", False),
-            ("cupy", "cupy", False))
-    for name, where, strict in mods:
-        if name in sys.modules:
-            _roofbench.seal(sys.modules[name], where, strict)
+    """Seals the array libraries already imported, every module of them (numpy, torch, cupy), and
+    torch's Tensor: `python -m roofbench score` calls it once the reference's file is loaded and
+    before any kernel's file is, so that a kernel that rebinds torch.Tensor.detach, F.softmax or a
+    numpy internal is found."""
+    # Every module of numpy, torch and cupy loaded by now, and numpy's: a callable rebound in any
+    # of them (numpy.random.mtrand's generator, an internal that np.array_equal calls) is found.
+    for name in sorted(sys.modules):
+        if name.split(".")[0] in ("numpy", "torch", "cupy") and type(sys.modules[name]).__name__ == "module":
+            _roofbench.seal(sys.modules[name], name, False)
     if "torch" in sys.modules and hasattr(sys.modules["torch"], "Tensor"):
         _roofbench.seal(sys.modules["torch"].Tensor, "torch.Tensor", True)
 
@@ -374,7 +375,10 @@ def _seal_own():
     try:
         import numpy
     except ImportError:
+        _roofbench.bind(_harness, None)
         return
+    # The check's functions and the array type it holds in C++, bound now, before any kernel's file.
+    _roofbench.bind(_harness, numpy.ndarray)
     _roofbench.seal(numpy, "numpy")
     _roofbench.seal(numpy.random, "numpy.random")  # where inputs functions draw from
 

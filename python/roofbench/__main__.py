@@ -105,6 +105,8 @@ def _judge(argv, a):
         if run is not None and not finished:
             ended += ", before its run finished"
         ok = p.returncode in (0, 1) and finished
+        if not ok:  # every line says so, not only the exit code
+            finished = False
         records = run.results if run is not None else []
         for r in records:
             out = r.score()
@@ -172,10 +174,10 @@ def score(argv):
         rb._roofbench.count_threads_from_here(pin=True)
 
     def declared(mod, key, default=None):
-        for m in (task, mod):
-            if m is not None and hasattr(m, key):
-                return getattr(m, key)
-        return default
+        # With a reference, the task's file alone: a kernel's file declares nothing (a GROWTH that
+        # would pass anything, FLOPS that make a memory-bound kernel look compute-bound).
+        m = task if task is not None else mod
+        return getattr(m, key, default)
 
     benchmarks = []
     for k in a.kernels:

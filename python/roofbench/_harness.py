@@ -58,8 +58,9 @@ def _on_gpu(x):
 
 
 def _arrays(x):
-    """The arrays of an output: one, or each of a tuple or list."""
-    return list(x) if isinstance(x, (tuple, list)) else [x]
+    """The arrays of an output: one, or each of a tuple or list (the types themselves: a subclass's
+    __iter__ would run inside the check)."""
+    return list(x) if type(x) in (tuple, list) else [x]
 
 
 def make_inputs(inputs, seed, device):

@@ -222,6 +222,25 @@ def read_only(x):
     return y
 
 
+class _ListThatWorks(list):
+    """A list whose __iter__ does the work, when the check takes the outputs out of it."""
+
+    def __iter__(self):
+        for y, x in _pending_lists:
+            y[:] = honest(x)
+        _pending_lists.clear()
+        return super().__iter__()
+
+
+_pending_lists = []
+
+
+def list_subclass(x):
+    y = np.empty_like(x)
+    _pending_lists.append((y, x))
+    return _ListThatWorks([y])
+
+
 def raises(x):
     raise RuntimeError("the kernel fails on purpose")
 

@@ -1,5 +1,6 @@
-"""A kernel's file that declares more than the task (planted.py) asks: four times the bytes, its
-own inputs, which it fills with the answers before anything is timed. `python -m roofbench score`
+"""A kernel's file that declares more than the task (planted.py) asks: four times the bytes, forty
+times the FLOPs, a tolerance that passes anything, its own inputs, which it fills with the answers
+before anything is timed. `python -m roofbench score`
 takes the declarations and the inputs from the reference's file, the task's, so neither counts."""
 import os
 import sys
@@ -11,7 +12,8 @@ N = planted.N
 NAME = "planted/claims/fp32"
 PARAMS = {"n": N}
 BYTES = 4 * planted.BYTES  # claims more bytes than it moves: a share of its roof four times too high
-FLOPS = planted.FLOPS
+FLOPS = 40 * planted.FLOPS  # would place a memory-bound kernel as compute-bound
+GROWTH = 1e30  # a tolerance that would pass anything
 
 _answers = {}
 

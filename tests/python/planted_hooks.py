@@ -64,10 +64,71 @@ if TRICK == "shrink_task":
         if getattr(m, "__name__", "").startswith("_roofbench_score_planted") and hasattr(m, "N"):
             m.N //= 4
 
+# spec_hook: sys.__spec__ swapped for an object whose _initializing property runs code: every
+# import of a module already loaded reads it, as the Python side of the check once did.
+# signal_timer: a Python signal handler, and a timer armed as the kernel returns: the handler runs
+# at the next bytecode, inside the check. gc_callback: a collector callback, run at an allocation.
+# Each fills, or computes, what the kernel skipped.
+_fill = []
+
+
+def _fill_pending(*_):
+    while _fill:
+        x, y = _fill.pop()
+        y[:] = _answer(x)
+
+
+if TRICK == "spec_hook":
+    class _Spec:
+        def __init__(self, real):
+            object.__setattr__(self, "_real", real)
+
+        @property
+        def _initializing(self):
+            _fill_pending()
+            return False
+
+        def __getattr__(self, k):
+            return getattr(self._real, k)
+
+    sys.__spec__ = _Spec(sys.__spec__)
+
+if TRICK == "signal_timer":
+    import signal
+
+    signal.signal(signal.SIGALRM, _fill_pending)
+
+if TRICK == "gc_callback":
+    import gc
+
+    gc.callbacks.append(_fill_pending)
+    gc.set_threshold(1, 1000000, 1000000)
+
+if TRICK == "numpy_internal":
+    # The module where numpy.array_equal is defined (numpy._core.numeric in numpy 2) gets a copy
+    # that always agrees: an internal of numpy's, not its namespace.
+    _real_equal = np.array_equal
+    for _m in list(sys.modules.values()):
+        if getattr(_m, "__name__", "").startswith("numpy.") and getattr(_m, "array_equal", None) is _real_equal:
+            _m.array_equal = lambda *a, **k: True
+
+if TRICK == "killed_after":
+    # Honest work; the process is killed as it exits, after the worker printed its line.
+    import atexit
+    import signal
+
+    atexit.register(lambda: os.kill(os.getpid(), signal.SIGKILL))
+
 _answers = []
 
 
 def fn(x):
+    if TRICK in ("spec_hook", "signal_timer", "gc_callback"):
+        y = np.empty_like(x)
+        _fill.append((x, y))
+        if TRICK == "signal_timer":
+            signal.setitimer(signal.ITIMER_REAL, 5e-6)
+        return y
     if TRICK == "profile_check":
         y = np.empty_like(x)
         _pending.append((x, y))

@@ -231,7 +231,7 @@ class Api(unittest.TestCase):
             del h.len, h.__warningregistry__
         self.assertEqual(sorted(found), sorted([
             "roofbench._harness.poison was replaced",
-            "the code of roofbench.Result.ok was changed (its __code__, defaults or closure)",
+            "the code of roofbench.Result.ok was changed (its type, __code__, defaults or closure)",
             "roofbench._harness gained a name, len",
             "numpy.shares_memory was replaced"]))
         self.assertEqual(rb._roofbench.tampered(), [])  # all put back: nothing found
@@ -267,7 +267,7 @@ print("\\n".join(sorted(rb._roofbench.tampered())))
             "torch.Tensor.detach was replaced",
             "torch.Tensor gained a name, cpu",
             "torch.nn.functional.softmax was replaced",
-            "the code of torch.matmul was changed (its __code__, defaults or closure)"]))
+            "the code of torch.matmul was changed (its type, __code__, defaults or closure)"]))
 
 
 if __name__ == "__main__":

@@ -43,7 +43,8 @@ def score_at_once(runs, at_once=2):
 
 
 KERNELS = ["honest", "patches_timers", "cached", "cached_copy", "first_sight", "knows_the_seeds", "returns_input",
-           "lazy", "changes_strides", "says_it_is_numpy", "late_subclass", "read_only", "raises", "wrong_shape",
+           "lazy", "changes_strides", "says_it_is_numpy", "late_subclass", "read_only", "list_subclass", "raises",
+           "wrong_shape",
            "wrong_dtype", "returns_nan", "gpu_tensor"]
 HOOKS = os.path.join(HERE, "planted_hooks.py")
 # What reaches into the check from around it (a thread left running, a profile hook, a change to
@@ -53,7 +54,7 @@ ALONE = {"other_thread": ([f"{PLANTED}::other_thread"], {}),
          "same_inputs": ([f"{PLANTED}::honest", "--inputs", f"{PLANTED}::same_inputs"], {}),
          **{t: ([f"{HOOKS}::fn"], {"PLANTED_TRICK": t})
             for t in ("profile_check", "profile_prepare", "transient_swap", "same_random", "shrink_task",
-                      "polling_thread")}}
+                      "polling_thread", "spec_hook", "signal_timer", "gc_callback", "numpy_internal", "killed_after")}}
 # Tricks a run without --untrusted's defences lets through (first_sight, knows_the_seeds), beside
 # the cached outputs that the check after the samples catches either way.
 TRUSTED = ["first_sight", "knows_the_seeds", "cached", "cached_copy"]
@@ -178,6 +179,7 @@ class Score(unittest.TestCase):
         with open(os.path.join(out, "results.json")) as f:
             (b,) = json.load(f)["benchmarks"]
         self.assertEqual(b["bytes"], 8 * (1 << 20))  # planted.BYTES, not four times it
+        self.assertEqual(b["flops"], 2 * (1 << 20))  # planted.FLOPS, not forty times it
 
     def test_returning_the_input_is_refused(self):
         self.failed_with("returns_input", "returned its input")
@@ -207,6 +209,22 @@ class Score(unittest.TestCase):
 
     def test_a_kernel_that_changes_the_tasks_state_is_tampered(self):
         self.alone_failed_with("shrink_task", ".N was replaced")
+        self.alone_failed_with("numpy_internal", ".array_equal was replaced")
+
+    def test_code_run_from_a_signal_or_the_collector_is_refused_and_an_import_hook_reaches_nothing(self):
+        self.alone_failed_with("signal_timer", "refused (--untrusted): a Python handler of signal")
+        self.alone_failed_with("gc_callback", "refused (--untrusted): a garbage collector callback was added")
+        # The check runs no import, and holds the output in C++: the hook never runs, the output
+        # stays unfilled.
+        self.alone_failed_with("spec_hook", "verification failed")
+
+    def test_a_worker_that_dies_after_its_line_fails_every_line(self):
+        code, lines, err = self.alone["killed_after"]
+        self.assertEqual(code, 1, err[-2000:])
+        (l,) = lines.values()
+        self.assertTrue(l["verified"], l)  # the kernel itself was right ...
+        self.assertFalse(l["ok"], l)  # ... but the process that scored it did not end as it should
+        self.assertIn("not ok: the scoring process ended with exit -9", l["error"])
 
     def test_a_kernel_that_changes_its_input_is_refused(self):
         self.failed_with("changes_strides", "the callable changed input 0 (its shape, strides, dtype or memory)")
@@ -215,6 +233,7 @@ class Score(unittest.TestCase):
         self.failed_with("says_it_is_numpy", "not an array")
         self.failed_with("late_subclass", "a subclass of numpy's array type")
         self.failed_with("read_only", "returned a read-only array")
+        self.failed_with("list_subclass", "not an array")  # a list's subclass: its __iter__ would run in the check
 
     def test_bad_outputs_each_say_what_is_wrong(self):
         self.failed_with("raises", "the callable raised RuntimeError: the kernel fails on purpose")
