@@ -207,7 +207,7 @@ std::vector<std::string> changes(const std::vector<const Seal*>& which) {
     // A name added to roofbench's own: one that can shadow what its code calls. Left aside: a
     // submodule imported later (roofbench.__main__) and Python's own dunder names
     // (__warningregistry__, added by the first warning raised from a module).
-    if (s->strict)
+    if (s->strict && s->names.empty())
       for (const auto& [name, f] : now) {
         bool known = false;
         for (const auto& e : s->entries) known = known || e.first == name;
@@ -527,6 +527,22 @@ class PyInstance final : public Instance {
         refuse_if_tampered();
         return checker.finish();
       }
+    }
+    if (c_->untrusted && bound().ndarray.is_valid()) {
+      // A NumPy output is held in C++ or refused: the Python path is for arrays this cannot hold
+      // (torch, cupy), not one a kernel chose to send there.
+      std::vector<nb::handle> outs;
+      if (PyTuple_CheckExact(out_.ptr()) || PyList_CheckExact(out_.ptr())) {
+        for (nb::handle o : out_) outs.push_back(o);
+      } else {
+        outs.push_back(out_);
+      }
+      for (nb::handle o : outs)
+        if (exact_ndarray(o) && !hold(o))
+          throw std::runtime_error(
+              "refused (--untrusted): the callable returned a NumPy array that is not C-contiguous, or of a type "
+              "other than float, integer or bool: return a C-contiguous one (numpy.ascontiguousarray), which the "
+              "check holds in C++");
     }
     nb::object pairs;
     if (c_->untrusted && !held_in_.empty()) inputs_unchanged();  // the inputs held here, the outputs not

@@ -5,7 +5,17 @@ reference into host arrays of float64 for roofbench's own check. Whatever is wro
 is raised as BadOutput, with one line that says what.
 """
 
+import hashlib
 import math
+import sys
+
+# No function here imports anything: an import, even of a module already loaded, runs Python code
+# that a kernel could have put on its way (a module's __spec__). The array libraries are taken
+# from sys.modules, whose entry roofbench seals.
+
+
+def _lib(name):
+    return sys.modules.get(name)
 
 _ARRAY_TYPES = "a numpy.ndarray, a torch.Tensor or a cupy.ndarray (or a tuple of them)"
 
@@ -17,8 +27,6 @@ class BadOutput(Exception):
 def _exact_types():
     """{type: kind} of the array types taken as they are, from the libraries this process has
     loaded (sys.modules: a module is never imported here on a kernel's behalf)."""
-    import sys
-
     types = {}
     if "numpy" in sys.modules:
         types[sys.modules["numpy"].ndarray] = "numpy"
@@ -78,11 +86,9 @@ def make_inputs(inputs, seed, device):
 
 def _poison_value(kind, a):
     """NaN for floating-point arrays, the largest value of an integer type, True for bool."""
-    import numpy as np
-
+    np = _lib("numpy")
     if kind == "torch":
-        import torch
-
+        torch = _lib("torch")
         if a.is_floating_point() or a.is_complex():
             return math.nan
         return True if a.dtype == torch.bool else torch.iinfo(a.dtype).max
@@ -111,8 +117,7 @@ def poison(out):
 
 def _to_host(a, who):
     """A float64 numpy copy of one array, flattened."""
-    import numpy as np
-
+    np = _lib("numpy")
     k = _kind(a)
     if k is None:
         raise _not_an_array(a, who)
@@ -120,7 +125,7 @@ def _to_host(a, who):
         a = a.detach().to("cpu")
         if a.is_complex():
             raise BadOutput(f"{who} returned a complex tensor: compare its real and imaginary parts as two outputs")
-        a = a.to(dtype=__import__("torch").float64).numpy()
+        a = a.to(dtype=_lib("torch").float64).numpy()
     elif k == "cupy":
         a = a.get()
     if a.dtype.kind == "c":
@@ -139,9 +144,7 @@ def _shares_memory(out, args):
             return True
         ko, ka = _kind(out), _kind(a)
         if ko == ka == "numpy":
-            import numpy as np
-
-            if np.may_share_memory(out, a):  # their memory's bounds: quick, and never too hard to solve
+            if _lib("numpy").may_share_memory(out, a):  # their memory's bounds: quick, and never too hard to solve
                 return True
         elif ko == ka == "torch" and out.device == a.device and out.numel() and a.numel():
             o0, a0 = out.data_ptr(), a.data_ptr()
@@ -181,16 +184,12 @@ def snapshot(args):
 def _equal(a, b):
     k = _kind(a)
     if k == "torch":
-        import torch
-
+        torch = _lib("torch")
         return bool(torch.equal(a, b)) or bool(torch.equal(a.isnan(), b.isnan()) and torch.equal(
             a.nan_to_num(), b.nan_to_num()))
-    import numpy as np
-
+    np = _lib("numpy")
     if k == "cupy":
-        import cupy
-
-        return bool(cupy.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        return bool(_lib("cupy").array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
     return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
 
 
@@ -208,19 +207,15 @@ def _unchanged(snap):
 def fingerprint(args):
     """A digest of the inputs' values: --untrusted refuses two seeds that give the same inputs
     (an inputs function that ignores its seed, or one made to, would let a cache of answers hit)."""
-    import hashlib
-
     h = hashlib.blake2b(digest_size=16)
     for a in args:
         k = _kind(a)
         if k == "numpy":
-            import numpy as np
-
-            h.update(np.ascontiguousarray(a).tobytes())
+            h.update(_lib("numpy").ascontiguousarray(a).tobytes())
         elif k == "torch":
             flat = a.detach().reshape(-1)
             step = max(1, flat.numel() // 65536)  # a sample of a device array, not all of it
-            h.update(flat[::step].to("cpu").contiguous().view(__import__("torch").uint8).numpy().tobytes())
+            h.update(flat[::step].to("cpu").contiguous().view(_lib("torch").uint8).numpy().tobytes())
         elif k == "cupy":
             flat = a.reshape(-1)
             h.update(flat[::max(1, flat.size // 65536)].get().tobytes())
@@ -257,6 +252,8 @@ def host_pairs(out, args, reference, device, snap=None):
         raise
     except Exception as e:  # the reference's own error, named as such
         raise BadOutput(f"the reference raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    if snap is not None:
+        _unchanged(snap)  # the reference saw what prepare made
     refs = _arrays(ref)
     if len(outs) != len(refs):
         raise BadOutput(f"the callable returned {len(outs)} output(s), the reference {len(refs)}")

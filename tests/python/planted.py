@@ -241,6 +241,14 @@ def list_subclass(x):
     return _ListThatWorks([y])
 
 
+def strided(x):
+    # A right answer, as a view with a stride of two: an array the check cannot hold in C++ would
+    # take the Python path, where Python code runs; untrusted, it is refused.
+    y = np.empty(2 * x.size, np.float32)[::2]
+    y[:] = honest(x)
+    return y
+
+
 def raises(x):
     raise RuntimeError("the kernel fails on purpose")
 

@@ -224,8 +224,11 @@ class Api(unittest.TestCase):
             h.len = lambda x: 0  # a name that would shadow a builtin the check calls
             np.shares_memory = lambda a, b, max_work=None: False
             h.__warningregistry__ = {}  # what Python adds itself: not a change
+            modules = sys.modules
+            sys.modules = dict(modules)  # where the check finds the array libraries
             found = rb._roofbench.tampered()
         finally:
+            sys.modules = modules
             h.poison, np.shares_memory = real_poison, shares
             result_ok.fget.__code__ = real_fget_code
             del h.len, h.__warningregistry__
@@ -233,7 +236,8 @@ class Api(unittest.TestCase):
             "roofbench._harness.poison was replaced",
             "the code of roofbench.Result.ok was changed (its type, __code__, defaults or closure)",
             "roofbench._harness gained a name, len",
-            "numpy.shares_memory was replaced"]))
+            "numpy.shares_memory was replaced",
+            "sys.modules was replaced"]))
         self.assertEqual(rb._roofbench.tampered(), [])  # all put back: nothing found
         run = rb.Run(self.rb_run.folder, 0, False, tampered=found)
         for r in run.results:

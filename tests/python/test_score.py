@@ -43,7 +43,8 @@ def score_at_once(runs, at_once=2):
 
 
 KERNELS = ["honest", "patches_timers", "cached", "cached_copy", "first_sight", "knows_the_seeds", "returns_input",
-           "lazy", "changes_strides", "says_it_is_numpy", "late_subclass", "read_only", "list_subclass", "raises",
+           "lazy", "changes_strides", "says_it_is_numpy", "late_subclass", "read_only", "list_subclass", "strided",
+           "raises",
            "wrong_shape",
            "wrong_dtype", "returns_nan", "gpu_tensor"]
 HOOKS = os.path.join(HERE, "planted_hooks.py")
@@ -234,6 +235,7 @@ class Score(unittest.TestCase):
         self.failed_with("late_subclass", "a subclass of numpy's array type")
         self.failed_with("read_only", "returned a read-only array")
         self.failed_with("list_subclass", "not an array")  # a list's subclass: its __iter__ would run in the check
+        self.failed_with("strided", "refused (--untrusted): the callable returned a NumPy array that is not C-contiguous")
 
     def test_bad_outputs_each_say_what_is_wrong(self):
         self.failed_with("raises", "the callable raised RuntimeError: the kernel fails on purpose")
