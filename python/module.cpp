@@ -117,13 +117,14 @@ std::vector<nb::object> fingerprint(nb::handle v) {
       for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cells); ++i) add(PyCell_GET(PyTuple_GET_ITEM(cells, i)));
   };
   function(v);
-  if (PyObject_TypeCheck(v.ptr(), &PyProperty_Type)) {
+  // Exact types alone: a subclass's fget or __func__ could be a property of its own, run here.
+  if (Py_IS_TYPE(v.ptr(), &PyProperty_Type)) {
     for (const char* a : {"fget", "fset", "fdel"}) {
       nb::object g = nb::getattr(v, a, nb::none());
       f.push_back(g);
       function(g);
     }
-  } else if (PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type) || PyObject_TypeCheck(v.ptr(), &PyClassMethod_Type)) {
+  } else if (Py_IS_TYPE(v.ptr(), &PyStaticMethod_Type) || Py_IS_TYPE(v.ptr(), &PyClassMethod_Type)) {
     nb::object g = nb::getattr(v, "__func__", nb::none());
     f.push_back(g);
     function(g);
@@ -167,7 +168,7 @@ std::vector<std::pair<std::string, std::vector<nb::object>>> snapshot(const Seal
     if (!PyUnicode_Check(k.ptr())) continue;
     const std::string name = nb::cast<std::string>(k);
     if (!s.names.empty() && std::find(s.names.begin(), s.names.end(), name) == s.names.end()) continue;
-    if (!all && !PyCallable_Check(v.ptr())) continue;  // a library's state, which moves
+    if (!all && !PyCallable_Check(v.ptr()) && !PyModule_Check(v.ptr())) continue;  // a library's state, which moves
     out.emplace_back(name, fingerprint(v));
   }
   return out;
@@ -181,7 +182,7 @@ std::vector<Seal>& seals() {
 // Seals `owner` as `where`, once: sealing it again keeps what it held the first time.
 void seal(nb::object owner, const std::string& where, bool strict, bool single, std::vector<std::string> names) {
   for (const Seal& s : seals())
-    if (s.owner.is(owner)) return;
+    if (s.owner.is(owner) && s.where == where) return;
   Seal s{where, std::move(owner), strict, single, std::move(names), {}};
   s.entries = snapshot(s, strict);
   seals().push_back(std::move(s));
@@ -191,29 +192,51 @@ void seal(nb::object owner, const std::string& where, bool strict, bool single, 
 std::vector<std::string> changes(const std::vector<const Seal*>& which) {
   std::vector<std::string> out;
   for (const Seal* s : which) {
-    const auto now = snapshot(*s, s->strict);
-    std::map<std::string, const std::vector<nb::object>*> by_name;
-    for (const auto& [name, f] : now) by_name[name] = &f;
+    // The names recorded when it was sealed, each looked up (no fingerprint of anything added since:
+    // taking one could run an added object's code).
+    const nb::object items = s->single ? nb::object() : items_of(*s);
     for (const auto& [name, f] : s->entries) {
       const std::string what = s->single ? s->where : s->where + "." + name;
-      auto it = by_name.find(name);
-      if (it == by_name.end())
+      nb::object v;
+      if (s->single) {
+        v = s->owner;
+      } else {
+        PyObject* got = PyObject_GetItem(items.ptr(), nb::str(name.c_str()).ptr());
+        if (!got) PyErr_Clear();
+        v = nb::steal(got);
+      }
+      if (!v.is_valid()) {
         out.push_back(what + " was removed");
-      else if (!it->second->front().is(f.front()))
+        continue;
+      }
+      const std::vector<nb::object> now = fingerprint(v);
+      if (!now.front().is(f.front()))
         out.push_back(what + " was replaced");
-      else if (!same(*it->second, f))
+      else if (!same(now, f))
         out.push_back("the code of " + what + " was changed (its type, __code__, defaults or closure)");
     }
-    // A name added to roofbench's own: one that can shadow what its code calls. Left aside: a
-    // submodule imported later (roofbench.__main__) and Python's own dunder names
-    // (__warningregistry__, added by the first warning raised from a module).
-    if (s->strict && s->names.empty())
-      for (const auto& [name, f] : now) {
+    // A name added to roofbench's own (or the task's): one that can shadow what its code calls.
+    // Left aside: a submodule imported later (roofbench.__main__) and __warningregistry__, which
+    // Python adds at the first warning raised from a module.
+    if (s->strict && s->names.empty() && !s->single) {
+      nb::object keys = nb::steal(PyMapping_Keys(items.ptr()));
+      if (!keys.is_valid()) throw nb::python_error();
+      for (nb::handle k : keys) {
+        if (!PyUnicode_CheckExact(k.ptr())) {
+          out.push_back(s->where + " gained a key that is not a str");
+          continue;
+        }
+        const std::string name = nb::cast<std::string>(k);
         bool known = false;
         for (const auto& e : s->entries) known = known || e.first == name;
-        const bool dunder = name.size() > 4 && name.rfind("__", 0) == 0 && name.compare(name.size() - 2, 2, "__") == 0;
-        if (!known && !dunder && !PyModule_Check(f.front().ptr())) out.push_back(s->where + " gained a name, " + name);
+        if (known || name == "__warningregistry__") continue;
+        PyObject* v = PyObject_GetItem(items.ptr(), k.ptr());
+        if (!v) PyErr_Clear();
+        const bool module = v && PyModule_Check(v);  // a submodule imported since
+        Py_XDECREF(v);
+        if (!module) out.push_back(s->where + " gained a name, " + name);
       }
+    }
   }
   return out;
 }
@@ -473,14 +496,23 @@ class PyInstance final : public Instance {
   explicit PyInstance(std::shared_ptr<const Callable> c) : c_(std::move(c)) {}
 
   void prepare(std::uint64_t seed) override {
-    const Collector off(c_->untrusted);  // no finalizer or collector callback of the kernel's runs here
+    const Collector off(c_->untrusted);  // no collector callback of the kernel's runs here
     call_harness("the inputs function", [&] {
       // What it returned last: returned again, it fails its check.
       if (!(c_->untrusted && poison_held(out_))) harness("poison")(out_);
       out_ = nb::none();
+      args_ = nb::tuple();
+      if (c_->untrusted) {
+        // Their finalizers have run now (a kernel's __del__, weakref.finalize): what they, or the
+        // kernel's last call, changed is found before the inputs are made, not after they have
+        // put it back.
+        refuse_if_tampered();
+        refuse_code_that_could_run();
+      }
       args_ = harness("make_inputs")(c_->inputs, seed, c_->device);
       if (!c_->untrusted) return;
       refuse_code_that_could_run();
+      refuse_if_tampered();
       // The inputs as they are now, held here where every one is an ndarray; else the Python path's snapshot.
       held_in_.clear();
       for (nb::handle a : args_) {
@@ -514,6 +546,9 @@ class PyInstance final : public Instance {
   }
 
   Verification verify() override {
+    // --untrusted: the outputs copied before anything else runs, the seals' comparison included.
+    std::optional<std::vector<Held>> got;
+    if (c_->untrusted && !held_in_.empty()) got = hold_outputs();
     const Collector off(c_->untrusted);
     refuse_if_tampered();
     if (c_->untrusted) refuse_code_that_could_run();
@@ -521,7 +556,7 @@ class PyInstance final : public Instance {
     tol.abs_tol = std::max(tol.abs_tol, c_->atol);
     Checker checker(tol, "every element vs the reference, in FP64 (" + to_string(c_->precision) + " tolerance)");
     if (c_->untrusted && !held_in_.empty()) {
-      if (std::optional<std::vector<Held>> got = hold_outputs()) {
+      if (got) {
         check_held(*got, checker);
         refuse_code_that_could_run();
         refuse_if_tampered();

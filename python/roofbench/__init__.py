@@ -348,11 +348,14 @@ def seal_libraries():
     torch's Tensor: `python -m roofbench score` calls it once the reference's file is loaded and
     before any kernel's file is, so that a kernel that rebinds torch.Tensor.detach, F.softmax or a
     numpy internal is found."""
-    # Every module of numpy, torch and cupy loaded by now, and numpy's: a callable rebound in any
-    # of them (numpy.random.mtrand's generator, an internal that np.array_equal calls) is found.
-    for name in sorted(sys.modules):
-        if name.split(".")[0] in ("numpy", "torch", "cupy") and type(sys.modules[name]).__name__ == "module":
-            _roofbench.seal(sys.modules[name], name, False)
+    # Every module of numpy, torch and cupy loaded by now: a callable or module rebound in any of
+    # them (numpy.random.mtrand's generator, an internal that np.array_equal calls, np.random
+    # itself) is found; and their entries in sys.modules, where the check takes them from.
+    libs = [name for name in sorted(sys.modules) if name.split(".")[0] in ("numpy", "torch", "cupy")
+            and type(sys.modules[name]).__name__ == "module"]
+    for name in libs:
+        _roofbench.seal(sys.modules[name], name, False)
+    _roofbench.seal(sys.modules, "sys.modules", True, names=libs)
     if "torch" in sys.modules and hasattr(sys.modules["torch"], "Tensor"):
         _roofbench.seal(sys.modules["torch"].Tensor, "torch.Tensor", True)
 
@@ -366,13 +369,14 @@ def _seal_own():
     _roofbench.seal(_harness, "roofbench._harness", True)
     for c in (Benchmark, Result, Run, _harness.BadOutput):
         _roofbench.seal(c, f"roofbench.{c.__name__}", True)
-    # The builtins they call, by name: a notebook swaps others (input) on every cell.
     # The table the check takes the array libraries from (a dict subclass there would run code).
     _roofbench.seal(sys, "sys", True, names=["modules"])
+    # Every builtin function and type, but those a session swaps (a notebook's input, on every
+    # cell) and the site's helpers.
     _roofbench.seal(builtins, "builtins", names=[
-        "print", "open", "len", "isinstance", "callable", "getattr", "hasattr", "type", "tuple", "list", "zip",
-        "enumerate", "float", "int", "str", "bool", "dict", "repr", "any", "all", "sorted", "min", "max", "next",
-        "iter", "id", "__import__"])
+        n for n, v in vars(builtins).items()
+        if callable(v) and n not in ("_", "input", "breakpoint", "help", "exit", "quit", "copyright", "credits",
+                                     "license", "display", "get_ipython")])
     _roofbench.seal(json, "json")
     try:
         import numpy
@@ -381,6 +385,8 @@ def _seal_own():
         return
     # The check's functions and the array type it holds in C++, bound now, before any kernel's file.
     _roofbench.bind(_harness, numpy.ndarray)
+    import numpy.random  # noqa: F401 (numpy loads it lazily: in numpy's namespace before it is sealed)
+
     _roofbench.seal(numpy, "numpy")
     _roofbench.seal(numpy.random, "numpy.random")  # where inputs functions draw from
 

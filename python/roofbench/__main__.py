@@ -168,8 +168,13 @@ def score(argv):
     kernel_files = {os.path.abspath(k.rsplit("::", 1)[0]) for k in a.kernels if "::" in k}
     if not a.trusted:
         for mod, what in ((task, "the reference's module"), (inputs_mod, "the inputs function's module")):
-            if mod is not None and os.path.abspath(mod.__file__) not in kernel_files:
-                rb._roofbench.seal(vars(mod), f"{what} {os.path.basename(mod.__file__)}", True)
+            if mod is None or os.path.abspath(mod.__file__) in kernel_files:
+                continue
+            rb._roofbench.seal(vars(mod), f"{what} {os.path.basename(mod.__file__)}", True)
+            # The modules its code reaches by name (math, a helper package): a callable rebound there.
+            for name, v in vars(mod).items():
+                if type(v).__name__ == "module":
+                    rb._roofbench.seal(v, getattr(v, "__name__", name), False)
     if not a.trusted:  # the threads from here on are a kernel's
         rb._roofbench.count_threads_from_here(pin=True)
 
@@ -200,6 +205,10 @@ def score(argv):
                 params=params, growth=a.growth if a.growth is not None else declared(mod, "GROWTH", 1.0)))
         except (ValueError, TypeError) as e:
             raise SystemExit(f"roofbench score: {e}")
+    if not a.trusted:
+        # Each kernel as its file left it: another kernel's file (loaded after it) may not rewrite it.
+        for b in benchmarks:
+            rb._roofbench.seal(b.fn, f"the kernel {b.name}", False, True)
     try:
         with contextlib.redirect_stdout(sys.stderr):  # what the kernels print, too: stdout is the JSON lines'
             run = rb.run(benchmarks, device=a.device, quick=a.quick, out=a.out, seed=a.seed, counters=a.counters,

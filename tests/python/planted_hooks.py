@@ -119,10 +119,55 @@ if TRICK == "killed_after":
 
     atexit.register(lambda: os.kill(os.getpid(), signal.SIGKILL))
 
+# Found by a third round:
+# property_added: a callable property subclass added to numpy's namespace; comparing the seals once
+# took each callable's fingerprint, which ran its fget (the fill). Now only the names sealed are.
+# finalizer_swap: the output's finalizer, run as prepare drops it, rebinds RandomState to one that
+# ignores its seed and puts itself back as it is made. numpy_swapped: sys.modules["numpy"] a copy
+# of numpy of the kernel's. random_module_swapped: numpy.random itself rebound to a copy.
+if TRICK == "property_added":
+    class _Fill(property):
+        def __call__(self, *a):
+            pass
+
+        @property
+        def fget(self):
+            _fill_pending()
+
+    np.zz_fill = _Fill()
+
+if TRICK == "finalizer_swap":
+    import weakref
+
+    _RealRandomState = np.random.RandomState
+
+    class _SameSeed(_RealRandomState):
+        def __init__(self, seed=None):
+            np.random.RandomState = _RealRandomState  # back at once
+            super().__init__(12345)
+
+if TRICK in ("numpy_swapped", "random_module_swapped"):
+    import types
+
+    _copy = types.ModuleType("numpy.random" if TRICK == "random_module_swapped" else "numpy")
+    _copy.__dict__.update((np.random if TRICK == "random_module_swapped" else np).__dict__)
+    if TRICK == "numpy_swapped":
+        sys.modules["numpy"] = _copy
+    else:
+        np.random = _copy
+
 _answers = []
 
 
 def fn(x):
+    if TRICK == "property_added":
+        y = np.empty_like(x)
+        _fill.append((x, y))
+        return y
+    if TRICK == "finalizer_swap":
+        y = _answer(x)
+        weakref.finalize(y, setattr, np.random, "RandomState", _SameSeed)
+        return y
     if TRICK in ("spec_hook", "signal_timer", "gc_callback"):
         y = np.empty_like(x)
         _fill.append((x, y))

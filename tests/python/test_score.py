@@ -55,7 +55,8 @@ ALONE = {"other_thread": ([f"{PLANTED}::other_thread"], {}),
          "same_inputs": ([f"{PLANTED}::honest", "--inputs", f"{PLANTED}::same_inputs"], {}),
          **{t: ([f"{HOOKS}::fn"], {"PLANTED_TRICK": t})
             for t in ("profile_check", "profile_prepare", "transient_swap", "same_random", "shrink_task",
-                      "polling_thread", "spec_hook", "signal_timer", "gc_callback", "numpy_internal", "killed_after")}}
+                      "polling_thread", "spec_hook", "signal_timer", "gc_callback", "numpy_internal", "killed_after",
+                      "property_added", "finalizer_swap", "numpy_swapped", "random_module_swapped")}}
 # Tricks a run without --untrusted's defences lets through (first_sight, knows_the_seeds), beside
 # the cached outputs that the check after the samples catches either way.
 TRUSTED = ["first_sight", "knows_the_seeds", "cached", "cached_copy"]
@@ -201,8 +202,11 @@ class Score(unittest.TestCase):
         self.alone_failed_with("polling_thread", "refused (--untrusted): 1 Python thread(s) more than when the run")
 
     def test_a_profile_hook_that_runs_inside_the_check_or_the_inputs_is_refused(self):
-        for trick in ("profile_check", "profile_prepare", "transient_swap"):
+        for trick in ("profile_check", "profile_prepare"):
             self.alone_failed_with(trick, "refused (--untrusted): a profile or trace function is set")
+        # Its swap, made as prepare poisons the last output, is found by the seals' comparison that
+        # comes next, before the inputs are made (and before the hook is looked for).
+        self.alone_failed_with("transient_swap", "tampered: roofbench._harness.make_inputs was replaced")
 
     def test_inputs_that_do_not_follow_their_seed_are_refused(self):
         self.alone_failed_with("same_inputs", "are the same: the inputs function ignores its seed")
@@ -218,6 +222,14 @@ class Score(unittest.TestCase):
         # The check runs no import, and holds the output in C++: the hook never runs, the output
         # stays unfilled.
         self.alone_failed_with("spec_hook", "verification failed")
+
+    def test_what_a_third_round_found_is_caught(self):
+        # Comparing the seals looks up the names sealed: an object added since is never touched.
+        self.alone_failed_with("property_added", "verification failed")
+        # The last output's finalizer runs as prepare drops it, and the seals are compared then.
+        self.alone_failed_with("finalizer_swap", "tampered: numpy.random.RandomState was replaced")
+        self.alone_failed_with("numpy_swapped", "tampered: sys.modules.numpy was replaced")
+        self.alone_failed_with("random_module_swapped", "tampered: numpy.random was replaced")
 
     def test_a_worker_that_dies_after_its_line_fails_every_line(self):
         code, lines, err = self.alone["killed_after"]
