@@ -62,6 +62,10 @@ void refuse_while_running(const char* what) {
 struct Bound {
   std::map<std::string, nb::object> harness;
   nb::object ndarray;  // numpy.ndarray, where numpy is there
+  // The array types a check takes, each with its kind ("numpy", "torch", "cupy"), bound before any
+  // kernel's file runs (pinned by the score command): never looked up in sys.modules in a check.
+  std::vector<std::pair<nb::object, std::string>> types;
+  bool types_pinned = false;
 };
 Bound& bound() {
   static auto* b = new Bound();  // never destroyed: Python may be gone at exit
@@ -149,6 +153,15 @@ struct Seal {
   std::vector<std::pair<std::string, std::vector<nb::object>>> entries;
 };
 
+// The dict itself behind a sealed namespace (borrowed), or null.
+PyObject* real_dict(const Seal& s) {
+  PyObject* o = s.owner.ptr();
+  if (PyDict_Check(o)) return o;
+  if (PyModule_Check(o)) return PyModule_GetDict(o);
+  if (PyType_Check(o)) return reinterpret_cast<PyTypeObject*>(o)->tp_dict;
+  return nullptr;
+}
+
 nb::object items_of(const Seal& s) {
   if (PyDict_Check(s.owner.ptr())) return s.owner;  // a function's __globals__: its module's namespace
   if (PyModule_Check(s.owner.ptr())) return nb::borrow(PyModule_GetDict(s.owner.ptr()));
@@ -192,18 +205,40 @@ void seal(nb::object owner, const std::string& where, bool strict, bool single, 
 std::vector<std::string> changes(const std::vector<const Seal*>& which) {
   std::vector<std::string> out;
   for (const Seal* s : which) {
-    // The names recorded when it was sealed, each looked up (no fingerprint of anything added since:
-    // taking one could run an added object's code).
-    const nb::object items = s->single ? nb::object() : items_of(*s);
+    // Its namespace read here, entry by entry (PyDict_Next: no Python code runs, as a lookup by
+    // name would where a key is a str subclass with an __eq__ of its own, which is refused).
+    std::map<std::string, nb::object> now;
+    if (!s->single) {
+      PyObject* d = real_dict(*s);
+      if (!d) {
+        out.push_back(s->where + " has no namespace any more");
+        continue;
+      }
+      Py_ssize_t pos = 0;
+      PyObject *k, *v;
+      bool odd_key = false;
+      while (PyDict_Next(d, &pos, &k, &v)) {
+        Py_ssize_t len = 0;
+        const char* c = PyUnicode_CheckExact(k) ? PyUnicode_AsUTF8AndSize(k, &len) : nullptr;
+        if (!c) {
+          PyErr_Clear();
+          odd_key = true;
+          continue;
+        }
+        now.emplace(std::string(c, static_cast<std::size_t>(len)), nb::borrow(v));
+      }
+      if (odd_key)
+        out.push_back(s->where + " holds a key that is not a str (a str subclass's __eq__ runs at every lookup)");
+    }
+    // The names recorded when it was sealed (no fingerprint of anything added since: taking one
+    // could run an added object's code).
     for (const auto& [name, f] : s->entries) {
       const std::string what = s->single ? s->where : s->where + "." + name;
       nb::object v;
       if (s->single) {
         v = s->owner;
-      } else {
-        PyObject* got = PyObject_GetItem(items.ptr(), nb::str(name.c_str()).ptr());
-        if (!got) PyErr_Clear();
-        v = nb::steal(got);
+      } else if (auto it = now.find(name); it != now.end()) {
+        v = it->second;
       }
       if (!v.is_valid()) {
         out.push_back(what + " was removed");
@@ -218,25 +253,13 @@ std::vector<std::string> changes(const std::vector<const Seal*>& which) {
     // A name added to roofbench's own (or the task's): one that can shadow what its code calls.
     // Left aside: a submodule imported later (roofbench.__main__) and __warningregistry__, which
     // Python adds at the first warning raised from a module.
-    if (s->strict && s->names.empty() && !s->single) {
-      nb::object keys = nb::steal(PyMapping_Keys(items.ptr()));
-      if (!keys.is_valid()) throw nb::python_error();
-      for (nb::handle k : keys) {
-        if (!PyUnicode_CheckExact(k.ptr())) {
-          out.push_back(s->where + " gained a key that is not a str");
-          continue;
-        }
-        const std::string name = nb::cast<std::string>(k);
+    if (s->strict && s->names.empty() && !s->single)
+      for (const auto& [name, v] : now) {
         bool known = false;
         for (const auto& e : s->entries) known = known || e.first == name;
         if (known || name == "__warningregistry__") continue;
-        PyObject* v = PyObject_GetItem(items.ptr(), k.ptr());
-        if (!v) PyErr_Clear();
-        const bool module = v && PyModule_Check(v);  // a submodule imported since
-        Py_XDECREF(v);
-        if (!module) out.push_back(s->where + " gained a name, " + name);
+        if (!PyModule_Check(v.ptr())) out.push_back(s->where + " gained a name, " + name);  // not a submodule imported since
       }
-    }
   }
   return out;
 }
@@ -582,7 +605,8 @@ class PyInstance final : public Instance {
     nb::object pairs;
     if (c_->untrusted && !held_in_.empty()) inputs_unchanged();  // the inputs held here, the outputs not
     call_harness("the check", [&] {
-      pairs = harness("host_pairs")(out_, args_, c_->reference, c_->device, c_->untrusted ? snap_ : nb::none());
+      pairs = harness("host_pairs")(out_, args_, c_->reference, c_->device, c_->untrusted ? snap_ : nb::none(),
+                                    c_->untrusted);
     });
     if (c_->untrusted && !held_in_.empty()) inputs_unchanged();
     if (c_->untrusted) refuse_code_that_could_run();
@@ -844,6 +868,27 @@ NB_MODULE(_roofbench, m) {
   m.def("seal", &seal, nb::arg("owner"), nb::arg("where"), nb::arg("strict") = false, nb::arg("single") = false,
         nb::arg("names") = std::vector<std::string>{});
   m.def("bind", &bind, nb::arg("harness"), nb::arg("ndarray").none());
+  m.def(
+      "bind_array_types",
+      [](std::vector<std::pair<nb::object, std::string>> types, bool pin) {
+        if (bound().types_pinned) return;
+        bound().types = std::move(types);
+        bound().types_pinned = pin;
+      },
+      nb::arg("types"), nb::arg("pin") = false);
+  // The kind of an array of a bound type itself, else None; and of a subclass of one (for the
+  // message). Type identity and PyType_IsSubtype: no Python code runs.
+  m.def("array_kind", [](nb::handle x) -> nb::object {
+    for (const auto& [t, kind] : bound().types)
+      if (reinterpret_cast<PyObject*>(Py_TYPE(x.ptr())) == t.ptr()) return nb::str(kind.c_str());
+    return nb::none();
+  }, nb::arg("x").none());
+  m.def("array_kind_of_subclass", [](nb::handle x) -> nb::object {
+    for (const auto& [t, kind] : bound().types)
+      if (PyType_Check(t.ptr()) && PyType_IsSubtype(Py_TYPE(x.ptr()), reinterpret_cast<PyTypeObject*>(t.ptr())))
+        return nb::str(kind.c_str());
+    return nb::none();
+  }, nb::arg("x").none());
   m.def("tampered", &library_changes);
   m.def("code_that_could_run", &code_that_could_run);
   // `python -m roofbench score`, before any kernel's file runs: the threads there are now are the

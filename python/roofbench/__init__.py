@@ -311,6 +311,7 @@ def run(benchmarks, device="auto", quick=False, out=None, counters=False, seed=N
         args += list(options)
         if untrusted:
             _roofbench.count_threads_from_here()
+        _roofbench.bind_array_types(_harness._exact_types_now())  # unless the score command pinned them
         code = _roofbench.main(args, quiet_stdout)
     finally:
         _roofbench.forget()
@@ -356,6 +357,20 @@ def seal_libraries():
     for name in libs:
         _roofbench.seal(sys.modules[name], name, False)
     _roofbench.seal(sys.modules, "sys.modules", True, names=libs)
+    # And the modules their code calls (operator, functools: numpy.random's seeding calls
+    # operator.index), a callable rebound there.
+    seen = set(libs)
+    for name in libs:
+        for v in list(vars(sys.modules[name]).values()):
+            if type(v).__name__ == "module" and getattr(v, "__name__", None) not in seen:
+                seen.add(v.__name__)
+                _roofbench.seal(v, v.__name__, False)
+    # The array types a check takes, from now on these alone (a torch that appears later in
+    # sys.modules, a kernel's own, is no array library of the check's).
+    _roofbench.bind_array_types(_harness._exact_types_now(), True)
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(getattr(torch, "nn", None), "Parameter"):
+        _roofbench.seal(torch.nn.Parameter, "torch.nn.Parameter", True)
     if "torch" in sys.modules and hasattr(sys.modules["torch"], "Tensor"):
         _roofbench.seal(sys.modules["torch"].Tensor, "torch.Tensor", True)
 

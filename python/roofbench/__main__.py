@@ -27,6 +27,7 @@ faster than the machine can is IMPLAUSIBLE.
 """
 
 import argparse
+import collections
 import contextlib
 import importlib.util
 import json
@@ -107,9 +108,19 @@ def _judge(argv, a):
         ok = p.returncode in (0, 1) and finished
         if not ok:  # every line says so, not only the exit code
             finished = False
+        # The run as asked for: untrusted unless --trusted, every kernel's samples on fresh inputs
+        # and spot-checked (a kernel that reached the worker's options could have turned it off).
+        asked = not a.trusted
+        settings_ok = run is None or not asked or (run.data.get("settings") or {}).get("untrusted") is True
         records = run.results if run is not None else []
         for r in records:
             out = r.score()
+            u = (r.record.get("measurement") or {}).get("untrusted") or {}
+            if out["ok"] and asked and not (settings_ok and u.get("fresh_inputs") is True
+                                            and u.get("spot_checks", 0) >= min(2, r.samples)):
+                out["ok"] = False
+                out["error"] = ("not ok: the worker's run was not untrusted as asked (no fresh inputs or spot checks "
+                                "recorded): its options were changed from inside it")
             lines = claimed.get(r.name, [])
             worse = next((c for c in lines if c.get("ok") is not True), None)
             if out["ok"] and (worse is not None or not lines or not finished):
@@ -152,6 +163,10 @@ def score(argv):
     a = p.parse_args(argv)
     if not a.worker:
         return _judge(argv, a)
+    # The options, frozen before any kernel's file runs: a kernel that walks the frames up to here
+    # may not turn the run --trusted or loosen its tolerance (the judge checks the file besides).
+    a.kernels = tuple(a.kernels)
+    a = collections.namedtuple("Options", vars(a))(**vars(a))
     stdout = sys.stdout  # taken before any kernel's file runs: the JSON lines go here
 
     import roofbench as rb

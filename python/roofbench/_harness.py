@@ -9,6 +9,8 @@ import hashlib
 import math
 import sys
 
+from . import _roofbench
+
 # No function here imports anything: an import, even of a module already loaded, runs Python code
 # that a kernel could have put on its way (a module's __spec__). The array libraries are taken
 # from sys.modules, whose entry roofbench seals.
@@ -16,6 +18,11 @@ import sys
 
 def _lib(name):
     return sys.modules.get(name)
+
+
+def _exact_types_now():
+    """[(type, kind)] of the array libraries loaded now, for roofbench to bind (bind_array_types)."""
+    return [(t, k) for t, k in _exact_types().items()]
 
 _ARRAY_TYPES = "a numpy.ndarray, a torch.Tensor or a cupy.ndarray (or a tuple of them)"
 
@@ -44,17 +51,18 @@ def _exact_types():
 
 def _kind(x):
     """'numpy', 'torch', 'cupy' or None: what kind of array x is. The type itself, not a subclass
-    and not a name: an object that says it comes from numpy, or a subclass whose methods run when
-    the check reads it, could do its work there, untimed."""
-    return _exact_types().get(type(x))
+    and not a name (an object that says it comes from numpy, or a subclass whose methods run when
+    the check reads it, could do its work there, untimed), of the types bound before the kernels'
+    files ran: never looked up in sys.modules during a check."""
+    return _roofbench.array_kind(x)
 
 
 def _not_an_array(x, who):
-    for t, kind in _exact_types().items():
-        if isinstance(x, t):
-            return BadOutput(f"{who} returned {type(x).__module__}.{type(x).__qualname__}, a subclass of {kind}'s "
-                             f"array type: return the array type itself (.view(numpy.ndarray), "
-                             f".as_subclass(torch.Tensor)): a subclass's methods would run inside the check")
+    kind = _roofbench.array_kind_of_subclass(x)
+    if kind is not None:
+        return BadOutput(f"{who} returned {type(x).__module__}.{type(x).__qualname__}, a subclass of {kind}'s "
+                         f"array type: return the array type itself (.view(numpy.ndarray), "
+                         f".as_subclass(torch.Tensor)): a subclass's methods would run inside the check")
     return BadOutput(f"{who} returned {type(x).__module__}.{type(x).__name__}, not an array: return "
                      f"{_ARRAY_TYPES}, computed when the call returns (a lazy object would be timed "
                      f"without its work)")
@@ -157,16 +165,18 @@ def _shares_memory(out, args):
 
 def _copy(a):
     k = _kind(a)
+    T = type(a)
     if k == "torch":
-        return a.detach().clone()
-    return a.copy()
+        return T.clone(T.detach(a))
+    return T.copy(a)
 
 
 def _meta(a):
     """What identifies an array apart from its values: its type, shape, strides, dtype, memory."""
     k = _kind(a)
     if k == "torch":
-        return (k, tuple(a.shape), tuple(a.stride()), str(a.dtype), a.data_ptr(), str(a.device))
+        T = type(a)
+        return (k, tuple(a.shape), tuple(T.stride(a)), str(a.dtype), T.data_ptr(a), str(a.device))
     if k == "cupy":
         return (k, a.shape, a.strides, str(a.dtype), a.data.ptr)
     if k == "numpy":
@@ -224,7 +234,7 @@ def fingerprint(args):
     return h.hexdigest()
 
 
-def host_pairs(out, args, reference, device, snap=None):
+def host_pairs(out, args, reference, device, snap=None, copy_first=False):
     """[(got, expected), ...] as float64 host arrays, one pair per output, after every check an
     output must pass before its values are compared. `snap` (snapshot's, --untrusted): the outputs
     are copied before anything else runs, and the inputs must be as prepare made them."""
@@ -236,7 +246,7 @@ def host_pairs(out, args, reference, device, snap=None):
             raise _not_an_array(o, "the callable")
         if device == "cpu" and _on_gpu(o):
             raise BadOutput("the callable returned a GPU array on a CPU run: run on the GPU (device='cuda:0')")
-    got_values = [_copy(o) for o in outs] if snap is not None else outs
+    got_values = [_copy(o) for o in outs] if copy_first or snap is not None else outs
     for o in outs:
         if _shares_memory(o, args):
             raise BadOutput("the callable returned its input (or a view of it): return a new array; an in-place "

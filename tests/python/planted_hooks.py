@@ -156,6 +156,46 @@ if TRICK in ("numpy_swapped", "random_module_swapped"):
     else:
         np.random = _copy
 
+# Found by a fourth round:
+# str_key: a key of json's namespace swapped for a str subclass whose __eq__ runs at every lookup.
+# operator_index: operator.index rebound (numpy.random's seeding calls it, with each seed).
+# late_library: an object put at sys.modules["cupy"] after the task loaded, whose __getattr__ ran
+# when the check looked up the array types there. options: the score command's options, reached
+# through the frames, turned --trusted.
+if TRICK == "str_key":
+    import json
+
+    class _Key(str):
+        __hash__ = str.__hash__
+
+        def __eq__(self, other):
+            _fill_pending()
+            return str.__eq__(self, other)
+
+    json.__dict__[_Key("dumps")] = json.__dict__.pop("dumps")
+
+if TRICK == "operator_index":
+    import operator
+
+    _real_index = operator.index
+    operator.index = lambda v: _real_index(v)
+
+if TRICK == "late_library":
+    class _Lib:
+        def __getattr__(self, name):
+            _fill_pending()
+            raise AttributeError(name)
+
+    sys.modules["cupy"] = _Lib()
+
+if TRICK == "options":
+    _f = sys._getframe(0)
+    while _f is not None:
+        if _f.f_code.co_name == "score" and "a" in _f.f_locals:
+            _f.f_locals["a"].trusted = True
+            break
+        _f = _f.f_back
+
 _answers = []
 
 
@@ -168,7 +208,7 @@ def fn(x):
         y = _answer(x)
         weakref.finalize(y, setattr, np.random, "RandomState", _SameSeed)
         return y
-    if TRICK in ("spec_hook", "signal_timer", "gc_callback"):
+    if TRICK in ("spec_hook", "signal_timer", "gc_callback", "str_key", "late_library"):
         y = np.empty_like(x)
         _fill.append((x, y))
         if TRICK == "signal_timer":

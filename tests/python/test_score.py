@@ -56,7 +56,8 @@ ALONE = {"other_thread": ([f"{PLANTED}::other_thread"], {}),
          **{t: ([f"{HOOKS}::fn"], {"PLANTED_TRICK": t})
             for t in ("profile_check", "profile_prepare", "transient_swap", "same_random", "shrink_task",
                       "polling_thread", "spec_hook", "signal_timer", "gc_callback", "numpy_internal", "killed_after",
-                      "property_added", "finalizer_swap", "numpy_swapped", "random_module_swapped")}}
+                      "property_added", "finalizer_swap", "numpy_swapped", "random_module_swapped", "str_key",
+                      "operator_index", "late_library", "options")}}
 # Tricks a run without --untrusted's defences lets through (first_sight, knows_the_seeds), beside
 # the cached outputs that the check after the samples catches either way.
 TRUSTED = ["first_sight", "knows_the_seeds", "cached", "cached_copy"]
@@ -230,6 +231,15 @@ class Score(unittest.TestCase):
         self.alone_failed_with("finalizer_swap", "tampered: numpy.random.RandomState was replaced")
         self.alone_failed_with("numpy_swapped", "tampered: sys.modules.numpy was replaced")
         self.alone_failed_with("random_module_swapped", "tampered: numpy.random was replaced")
+
+    def test_what_a_fourth_round_found_is_caught(self):
+        self.alone_failed_with("str_key", "tampered: json holds a key that is not a str")
+        self.alone_failed_with("operator_index", "tampered: operator.index was replaced")
+        # The array types were bound before the kernel's file ran: its object is never asked.
+        self.alone_failed_with("late_library", "verification failed")
+        code, lines, err = self.alone["options"]
+        self.assertEqual(code, 2, err[-2000:])  # frozen: its file fails to load, with one line
+        self.assertIn("raised AttributeError on import", err)
 
     def test_a_worker_that_dies_after_its_line_fails_every_line(self):
         code, lines, err = self.alone["killed_after"]
