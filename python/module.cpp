@@ -589,13 +589,7 @@ class PyInstance final : public Instance {
     if (c_->untrusted && bound().ndarray.is_valid()) {
       // A NumPy output is held in C++ or refused: the Python path is for arrays this cannot hold
       // (torch, cupy), not one a kernel chose to send there.
-      std::vector<nb::handle> outs;
-      if (PyTuple_CheckExact(out_.ptr()) || PyList_CheckExact(out_.ptr())) {
-        for (nb::handle o : out_) outs.push_back(o);
-      } else {
-        outs.push_back(out_);
-      }
-      for (nb::handle o : outs)
+      for (nb::handle o : outputs())
         if (exact_ndarray(o) && !hold(o))
           throw std::runtime_error(
               "refused (--untrusted): the callable returned a NumPy array that is not C-contiguous, or of a type "
@@ -637,17 +631,23 @@ class PyInstance final : public Instance {
     }
   };
 
-  // The outputs held here (an exact tuple or list of them, or one), each copied at once; none
-  // where one is not an ndarray the C++ path reads (the Python path then takes them all).
-  std::optional<std::vector<Held>> hold_outputs() const {
+  // The outputs the call returned: the items of an exact tuple or list (a subclass's __iter__
+  // would run in the check), else the one object.
+  std::vector<nb::handle> outputs() const {
     std::vector<nb::handle> outs;
     if (PyTuple_CheckExact(out_.ptr()) || PyList_CheckExact(out_.ptr())) {
       for (nb::handle o : out_) outs.push_back(o);
     } else {
       outs.push_back(out_);
     }
+    return outs;
+  }
+
+  // The outputs held here (an exact tuple or list of them, or one), each copied at once; none
+  // where one is not an ndarray the C++ path reads (the Python path then takes them all).
+  std::optional<std::vector<Held>> hold_outputs() const {
     std::vector<Held> got;
-    for (nb::handle o : outs) {
+    for (nb::handle o : outputs()) {
       std::optional<Held> h = hold(o);
       if (!h) return std::nullopt;
       got.push_back(std::move(*h));

@@ -60,7 +60,7 @@ def _load(spec, what):
     return mod, getattr(mod, name)
 
 
-def _roofbench_seal_self(rb):
+def _roofbench_seal_self():
     # This module reports the scores: sealed like roofbench's own, before any kernel's file runs.
     from roofbench import _roofbench
 
@@ -171,7 +171,7 @@ def score(argv):
 
     import roofbench as rb
 
-    _roofbench_seal_self(rb)
+    _roofbench_seal_self()
     # The task first: the reference's file, its declarations and the libraries it imports, sealed
     # before any kernel's file runs.
     task, ref = _load(a.reference, "--reference") if a.reference else (None, None)
