@@ -19,12 +19,17 @@ struct Job {
   Params params;
   std::string tag;  // appended to the name when one benchmark runs twice: "pass:end"
   double hold_s = 0;  // a sustained pass: run back to back this long before its samples (MeasureOptions::hold_s)
+  // An again pass at a size other than its ceiling's (CeilingSpec::repeat_param scaled down): the
+  // params of the ceiling's own benchmark. Empty: `params` are.
+  Params pass_of = {};
+  const Params& ceiling_params() const { return pass_of.empty() ? params : pass_of; }
   std::string name() const { return variant->name(params) + (tag.empty() ? "" : "/" + tag); }
 };
 
 inline constexpr const char* kEndPass = "pass:end";
 // A ceiling measured once more, after the end pass, because a kernel came out above it
-// (Ceiling::value_again).
+// (Ceiling::value_again); where its CeilingSpec::repeat_param allows, in samples as brief as that
+// kernel's.
 inline constexpr const char* kAgainPass = "pass:again";
 // A sustained ceiling (CeilingSpec::sustained) measured again after being held under load, right
 // after the start-of-run ceilings (Ceiling::value_sustained).

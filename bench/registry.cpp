@@ -81,6 +81,13 @@ std::string declaration_problem(Variant& v) {
   // A ceiling is one number per run: one size, and a name no other ceiling of its backend has.
   if (v.ceiling && (v.sizes.size() != 1 || v.quick_sizes.size() != 1))
     return "a ceiling is measured at one size (Variant::sizes and quick_sizes hold one each)";
+  if (v.ceiling && !v.ceiling->repeat_param.empty())
+    for (const auto* sizes : {&v.sizes, &v.quick_sizes, &v.test_sizes})
+      for (const auto& p : *sizes)
+        if (std::none_of(p.begin(), p.end(),
+                         [&](const auto& kv) { return kv.first == v.ceiling->repeat_param && kv.second >= 1; }))
+          return fmt::format("the ceiling's repeat_param '{}' is not a param of at least 1 in {}",
+                             v.ceiling->repeat_param, v.name(p));
   if (v.ceiling)
     for (const auto& other : mutable_registry())
       if (other.ceiling && other.backend == v.backend && other.ceiling->name == v.ceiling->name)

@@ -523,6 +523,7 @@ json ceiling_json(const Ceiling& c) {
           {"measurement_end", c.measurement_end ? measurement_json(*c.measurement_end) : json(nullptr)},
           {"value_again", opt(c.value_again)},
           {"measurement_again", c.measurement_again ? measurement_json(*c.measurement_again) : json(nullptr)},
+          {"benchmark_again", c.benchmark_again ? json(*c.benchmark_again) : json(nullptr)},
           {"value_sustained", opt(c.value_sustained)},
           {"measurement_sustained", c.measurement_sustained ? measurement_json(*c.measurement_sustained) : json(nullptr)},
           {"level_roof", c.level_roof},
@@ -597,6 +598,11 @@ Ceiling ceiling_from(const json& j) {
     c.measurement_again = measurement_from(*it);
   if (c.value_again.has_value() != c.measurement_again.has_value())
     throw InputError("ceiling '" + c.name + "': \"value_again\" and \"measurement_again\" go together");
+  if (auto it = j.find("benchmark_again"); it != j.end() && !it->is_null()) {  // absent before 2026-11-29
+    if (!it->is_string() || it->get<std::string>().empty() || !c.measurement_again)
+      throw InputError("ceiling '" + c.name + "': \"benchmark_again\" names the benchmark of \"measurement_again\"");
+    c.benchmark_again = it->get<std::string>();
+  }
   if (auto it = j.find("measurement_sustained"); it != j.end() && !it->is_null())
     c.measurement_sustained = measurement_from(*it);
   if (c.value_sustained.has_value() != c.measurement_sustained.has_value())

@@ -125,20 +125,25 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
       continue;
     }
     if (!jr->job.tag.empty()) continue;  // an end, again or sustained pass: merged into its start pass below
-    auto pass = [&](const char* tag) -> const BenchmarkResult* {
+    auto passes = [&](const char* tag) {
+      std::vector<const BenchmarkResult*> found;
       for (const JobResult* other : done)
-        if (other->job.tag == tag && other->job.variant == jr->job.variant && other->job.params == jr->job.params &&
-            other->result.measured())
-          return &other->result;
-      return nullptr;
+        if (other->job.tag == tag && other->job.variant == jr->job.variant &&
+            other->job.ceiling_params() == jr->job.params && other->result.measured())
+          found.push_back(&other->result);
+      return found;
     };
-    r.ceilings.push_back(make_ceiling(*jr->job.variant, jr->result, pass(kEndPass), r.device, pass(kAgainPass),
+    auto pass = [&](const char* tag) -> const BenchmarkResult* {
+      const auto found = passes(tag);
+      return found.empty() ? nullptr : found.front();
+    };
+    r.ceilings.push_back(make_ceiling(*jr->job.variant, jr->result, pass(kEndPass), r.device, passes(kAgainPass),
                                       pass(kSustainedPass)));
   }
   // A ceiling taken from --ceilings-from that a kernel came out above: its pass of this run.
   for (const JobResult* jr : done) {
     if (jr->job.tag != kAgainPass || !jr->result.measured()) continue;
-    const std::string benchmark = jr->job.variant->name(jr->job.params);
+    const std::string benchmark = jr->job.variant->name(jr->job.ceiling_params());
     for (std::size_t i = 0; i < base.ceilings.size(); ++i)
       if (Ceiling& c = r.ceilings[i]; c.name == jr->job.variant->ceiling->name && c.benchmark == benchmark)
         add_again_pass(c, *jr->job.variant, jr->result,
@@ -153,18 +158,51 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
 // --ceilings-from too: a file's roof, measured at another time, may have been measured loaded.
 // `*unmeasurable` gets each such ceiling this run cannot measure (left out by --skip, or a file's
 // ceiling of a benchmark this binary does not have), named with its benchmark.
+// Each is measured at its own size. One with a CeilingSpec::repeat_param, where such a kernel's
+// samples were briefer than its own fastest, is measured a second time in samples about as brief
+// as the briefest of those kernels' (their median times): its repeat count scaled by that time
+// over its own fastest sample's, rounded down, at least 1. A machine that throttles long samples
+// and not brief ones (a CPU quota of a few milliseconds a period: a 16 ms FMA ceiling ran at a
+// third of the rate a 0.2 ms GEMM reached) then gives the brief roof; the roof is the faster pass.
 std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed, std::vector<std::string>* unmeasurable) {
   const Roofs roofs = select_roofs(placed.ceilings);
-  std::map<std::string, std::string> beaten;  // the benchmarks that measured them -> the ceiling
+  struct Beaten {
+    const Ceiling* ceiling;
+    double briefest_s;  // the shortest median time of the kernels above it
+  };
+  std::map<std::string, Beaten> beaten;  // the benchmarks that measured them -> the ceiling
   for (const auto& b : placed.benchmarks)
     if (b.implausible())
       for (const auto& name : gate_ceilings(b, roofs))
         for (const auto& c : placed.ceilings)
-          if (c.name == name) beaten.emplace(c.benchmark, c.name);
+          if (c.name == name) {
+            const double t = b.measurement->stats.median;
+            auto [it, added] = beaten.emplace(c.benchmark, Beaten{&c, t});
+            it->second.briefest_s = std::min(it->second.briefest_s, t);
+          }
   std::vector<Job> jobs;
-  for (const Job& j : plan.remeasurable)
-    if (beaten.erase(j.variant->name(j.params))) jobs.push_back(j);
-  for (const auto& [benchmark, name] : beaten) unmeasurable->push_back(fmt::format("{} ({})", name, benchmark));
+  for (const Job& j : plan.remeasurable) {
+    const auto it = beaten.find(j.variant->name(j.params));
+    if (it == beaten.end()) continue;
+    jobs.push_back(j);  // at its own size: the earlier passes may have run slow, the machine busy
+    Job again = j;
+    const std::string& repeat = j.variant->ceiling->repeat_param;
+    const SampleStats& own = it->second.ceiling->roof_pass().stats;
+    const double own_s = own.min > 0 ? own.min : own.median;
+    if (!repeat.empty() && own_s > 0 && it->second.briefest_s < own_s)
+      for (auto& [key, value] : again.params)
+        if (key == repeat) {
+          const auto scaled = static_cast<std::int64_t>(static_cast<double>(value) * it->second.briefest_s / own_s);
+          if (scaled < value) {
+            again.pass_of = j.params;
+            value = std::max<std::int64_t>(1, scaled);
+          }
+        }
+    if (!again.pass_of.empty()) jobs.push_back(std::move(again));
+    beaten.erase(it);
+  }
+  for (const auto& [benchmark, b] : beaten)
+    unmeasurable->push_back(fmt::format("{} ({})", b.ceiling->name, benchmark));
   return jobs;
 }
 
@@ -336,7 +374,10 @@ Measured measure_plan(const RunArgs& a, const RunPlan& plan, const MeasureOption
                                "one does not)\n",
                                c);
     if (!jobs.empty()) {
-      std::cout << fmt::format("measuring {} ceiling(s) again: a kernel came out above them\n", jobs.size());
+      const auto brief = static_cast<std::size_t>(
+          std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return !j.pass_of.empty(); }));
+      std::cout << fmt::format("measuring {} ceiling(s) again: a kernel came out above them{}\n", jobs.size() - brief,
+                               brief ? fmt::format(" ({} also in samples as brief as the kernel's)", brief) : "");
       // (without --benchmark_*: a filter over the run's names would match none of these)
       m.again = run_jobs(dev, jobs, opt, {}, progress, nullptr, {});
     }
@@ -360,8 +401,8 @@ int write_run(const RunArgs& a, const RunPlan& plan, const Results& r, const Mea
     for (const auto& jr : m.again.results)
       if (jr.result.measured() && std::any_of(r.ceilings.begin(), r.ceilings.end(), [&](const Ceiling& c) {
             return c.name == jr.job.variant->ceiling->name;
-          }))
-        again.push_back(jr.job.variant->ceiling->name);
+          }) && std::find(again.begin(), again.end(), jr.job.variant->ceiling->name) == again.end())
+        again.push_back(jr.job.variant->ceiling->name);  // once, though it ran at two sizes
     if (!again.empty()) (*it)["measured_again"] = again;
   }
   const std::size_t planned = plan.jobs.size() + m.again.results.size();

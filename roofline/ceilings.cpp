@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "bench/cpu_info.h"
+#include "bench/plan.h"
 #include "roofline/datasheets.h"
 #include "roofline/gpu_peaks.h"
 
@@ -30,6 +31,13 @@ double ceiling_work(const Variant& v, const BenchmarkResult& b) {
 
 void add_again_pass(Ceiling& c, const Variant& v, const BenchmarkResult& again, const char* why) {
   const double rate = ceiling_work(v, again) / again.measurement->stats.median;
+  // The benchmark it ran as, without its tag: another size than the ceiling's where its repeat
+  // count was scaled down to a kernel's brief samples (CeilingSpec::repeat_param).
+  std::string benchmark = again.name;
+  const std::string tag = std::string("/") + kAgainPass;
+  if (benchmark.size() > tag.size() && benchmark.compare(benchmark.size() - tag.size(), tag.size(), tag) == 0)
+    benchmark.resize(benchmark.size() - tag.size());
+  const bool brief = benchmark != c.benchmark;
   // One such pass is kept: a file's own, where it was the faster (the roof is the best pass).
   const bool kept = !c.value_again || rate > *c.value_again;
   if (kept) {
@@ -39,16 +47,24 @@ void add_again_pass(Ceiling& c, const Variant& v, const BenchmarkResult& again, 
                        c.warnings.end());
     c.measurement_again = *again.measurement;
     c.value_again = rate;
+    c.benchmark_again = brief ? std::optional<std::string>(benchmark) : std::nullopt;
     c.value = std::max(c.value, rate);
   }
-  c.method += fmt::format("; {} ({:.4g} {}{})", why, rate, c.value_unit,
+  const std::string prefix = v.base_name() + "/";
+  const std::string size = benchmark.rfind(prefix, 0) == 0 ? benchmark.substr(prefix.size()) : benchmark;
+  c.method += fmt::format("; {}{} ({:.4g} {}{})", why,
+                          brief ? fmt::format(", in samples as brief as that kernel's ({}, a median of {:.3g} s)", size,
+                                              again.measurement->stats.median)
+                                : std::string(),
+                          rate, c.value_unit,
                           kept ? "" : ", below the pass it had been measured again at before, which is kept");
   if (kept)  // the warnings of the pass kept, not of one measured and set aside
     for (const auto& w : again.warnings) c.warnings.push_back("again: " + w);
 }
 
 Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const BenchmarkResult* end,
-                     const nlohmann::json& device, const BenchmarkResult* again, const BenchmarkResult* sustained) {
+                     const nlohmann::json& device, const std::vector<const BenchmarkResult*>& again,
+                     const BenchmarkResult* sustained) {
   const double work = ceiling_work(v, b);
   auto rate = [&](const Measurement& m) { return work / m.stats.median; };
   const bool cuda = device.value("kind", std::string()) == "cuda";
@@ -94,7 +110,7 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
     c.unit = v.unit;
     c.value_unit = "FLOP/s";
   }
-  if (again) add_again_pass(c, v, *again, "measured once more after a kernel came out above it");
+  for (const BenchmarkResult* a : again) add_again_pass(c, v, *a, "measured once more after a kernel came out above it");
   if (cuda) c.datasheet = datasheet_value(device.value("name", std::string()), c);
   // Theoretical peaks at the clock measured around the samples of the pass that gave the value
   // (the mean of the readings before and after).

@@ -572,7 +572,15 @@ void apply_model(Results& r) {
     }
     // Measured once more far above every earlier pass: those were no roof.
     const double earlier = std::max({c.value_start, c.value_end.value_or(0), c.value_sustained.value_or(0)});
-    if (c.value_again && earlier > 0 && *c.value_again > (1 + kDriftTolerance) * earlier)
+    if (c.value_again && earlier > 0 && *c.value_again > (1 + kDriftTolerance) * earlier && c.benchmark_again)
+      c.warnings.push_back(fmt::format(
+          "roofline: measured once more in samples as brief as the kernel's that came out above it "
+          "({}), at {:.2f}x the best of its earlier passes in longer samples ({:.4g} against {:.4g} {}): this "
+          "machine ran brief bursts faster than those (a CPU quota or time slice that throttles long samples, a "
+          "turbo budget, or other work beside the earlier passes), and a roof for brief kernels is measured in "
+          "brief samples",
+          *c.benchmark_again, *c.value_again / earlier, *c.value_again, earlier, c.value_unit));
+    else if (c.value_again && earlier > 0 && *c.value_again > (1 + kDriftTolerance) * earlier)
       c.warnings.push_back(fmt::format(
           "roofline: measured once more after a kernel came out above it, at {:.2f}x the best of its earlier passes "
           "({:.4g} against {:.4g} {}): those ran slow, the machine busy with other work then, so the roofs measured "

@@ -77,6 +77,15 @@ struct CeilingSpec {
   // settled where the power cap and the heat put it. The chart draws both roofs, and a kernel is
   // placed against the one whose clock its own samples ran at (docs/measurement.md).
   bool sustained = false;
+  // The param that says how many times a sample repeats the same work ("iters", "reps",
+  // "passes"): scaling it changes how long a sample runs and nothing else the ceiling measures.
+  // A roof that a kernel came out above is measured once more with it scaled down, so that a
+  // sample runs about as briefly as that kernel's (kAgainPass): a machine that runs short bursts
+  // faster than it sustains (a CPU quota or hypervisor time slice that throttles long samples
+  // only) has the higher roof for brief kernels, and a roof measured only in long samples is no
+  // upper bound for them. Empty: the work cannot shrink without changing what it measures (a
+  // DRAM ceiling's footprint). Every size of the ceiling names it.
+  std::string repeat_param;
 };
 
 struct Variant {

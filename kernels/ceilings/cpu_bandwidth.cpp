@@ -363,6 +363,7 @@ Variant make_cache(Level level, std::int64_t kib_per_thread) {
   v.sizes = {{{"kib_per_thread", kib_per_thread}, {"passes", passes}}};
   v.quick_sizes = {{{"kib_per_thread", kib_per_thread}, {"passes", std::max<std::int64_t>(4, passes / 4)}}};
   v.test_sizes = {{{"kib_per_thread", 4}, {"passes", 3}}, {{"kib_per_thread", kib_per_thread}, {"passes", 2}}};
+  v.ceiling->repeat_param = "passes";
   v.make = [](const Params& p) { return std::make_unique<CpuCacheRead>(p); };
   return v;
 }

@@ -187,6 +187,7 @@ Variant make() {
                           "OpenMP on all cores, " + cpu.isa + " FMA intrinsics, " + std::to_string(s.chains) +
                               " independent accumulators per thread"};
   v.ceiling->sustained = std::is_same_v<T, float>;
+  v.ceiling->repeat_param = "iters";
   v.make = [](const Params& p) { return std::make_unique<CpuFma<T>>(p); };
   return v;
 }

@@ -73,6 +73,7 @@ Variant make() {
                                       cpu.threads),
                           "omp_region"};
   v.ceiling->per_process = true;  // the rate of this process's OpenMP pool, as a run's kernels use it
+  v.ceiling->repeat_param = "reps";
   v.make = [](const Params& p) { return std::make_unique<CpuRegions>(p); };
   return v;
 }

@@ -179,6 +179,7 @@ Variant make(Fn f) {
                                       "{} floats per thread in L1",
                                       name, vmath::ops().isa, kPerThread),
                           name};
+  v.ceiling->repeat_param = "reps";
   v.make = [f](const Params& p) { return std::make_unique<CpuMath>(p, f); };
   return v;
 }

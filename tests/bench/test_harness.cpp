@@ -216,6 +216,9 @@ TEST(RegistryDeathTest, WorkAndCeilingsTheReaderWouldRefuseAreRefusedAtDeclarati
   Variant two_sizes = ceiling("two_sizes", "toy_copy");
   two_sizes.sizes = {{{"n", 1024}}, {{"n", 2048}}};
   EXPECT_DEATH(register_variant(two_sizes, "mine.cpp"), "a ceiling is measured at one size");
+  Variant no_repeat = ceiling("no_repeat", "toy_copy");  // a repeat count its sizes do not hold
+  no_repeat.ceiling->repeat_param = "passes";
+  EXPECT_DEATH(register_variant(no_repeat, "mine.cpp"), "repeat_param 'passes' is not a param of at least 1");
   EXPECT_DEATH(
       {
         register_variant(ceiling("first", "toy_copy"), "mine.cpp");

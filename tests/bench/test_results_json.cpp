@@ -652,6 +652,39 @@ TEST(ResultsJson, ASustainedPassAndTheClockOfThePlacementRoundTripAndAreChecked)
   }
 }
 
+// A pass measured once more in brief samples names the benchmark that ran it; a name without such
+// a pass, or one that is no string, is refused.
+TEST(ResultsJson, TheBenchmarkOfABriefAgainPassRoundTripsAndIsChecked) {
+  Results r = full_sample();
+  Ceiling& fma = r.ceilings[2];
+  fma.measurement_again = measurement_of({0.01, 0.011});
+  fma.value_again = 3 * fma.value;
+  fma.value = *fma.value_again;
+  fma.benchmark_again = fma.benchmark + "/iters:64";
+  apply_model(r);
+  const Results back = json::parse(dump_results(r)).get<Results>();
+  EXPECT_EQ(dump_results(back), dump_results(r));
+  ASSERT_TRUE(back.ceilings[2].benchmark_again);
+  EXPECT_EQ(*back.ceilings[2].benchmark_again, fma.benchmark + "/iters:64");
+  bool said = false;
+  for (const auto& w : back.ceilings[2].warnings) said |= w.find("in samples as brief as") != std::string::npos;
+  EXPECT_TRUE(said) << "the model says why the brief pass is the roof";
+  EXPECT_FALSE(back.ceilings[0].benchmark_again);  // null: measured by its own benchmark, or not again
+  json j = json::parse(dump_results(r));
+  EXPECT_TRUE(j["ceilings"][0].contains("benchmark_again") && j["ceilings"][0]["benchmark_again"].is_null());
+  for (auto plant : std::vector<std::function<void(json&)>>{
+           [](json& c) {
+             c["measurement_again"] = nullptr;
+             c["value_again"] = nullptr;
+           },
+           [](json& c) { c["benchmark_again"] = 7; },
+           [](json& c) { c["benchmark_again"] = ""; }}) {
+    json bad = j;
+    plant(bad["ceilings"][2]);
+    EXPECT_THROW(bad.get<Results>(), InputError) << bad["ceilings"][2].dump().substr(0, 200);
+  }
+}
+
 // ---------------------------------------------------------------- results stored compressed
 
 namespace {

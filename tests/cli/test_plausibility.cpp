@@ -15,6 +15,14 @@
 //                             the ceiling itself flagged as no upper bound (measured once more
 //                             after the kernels came out above it, and still weak)
 //
+// And one that must pass: planted/brief_copy, one brief copy placed against
+// planted_windowed_copy, a ceiling of many such copies a sample that idles 63 times as long as it
+// copied once a sample runs past a fraction of a millisecond (a machine that throttles long
+// samples and not brief ones, as a CPU quota of a few milliseconds a period does). The kernel
+// comes out far above that roof, which is then measured once more in samples as brief as the
+// kernel's (CeilingSpec::repeat_param): the roof rises to what a brief copy does, and the kernel,
+// declared at half the bytes it moves, sits below it.
+//
 // (Declaring fewer bytes than a kernel moves can only make it look slower: a point is above its
 // roof when its declared work is above what it does, its time below what it took, or its roof
 // below what the machine does. The planted kernels cover each.)
@@ -52,6 +60,17 @@ constexpr std::int64_t kCeilingN = std::int64_t{1} << 27;
 
 enum class Trick { overdeclared, cached, work_in_prepare, nothing, beats_weak };
 
+// y = x over n floats, each thread a chunk with memcpy (what the C library does best).
+void copy_floats(const float* from, float* to, std::int64_t n) {
+#pragma omp parallel
+  {
+    const std::int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+    const std::int64_t per = (n + threads - 1) / threads;
+    const std::int64_t b = std::min(n, t * per), e = std::min(n, b + per);
+    if (e > b) std::memcpy(to + b, from + b, static_cast<std::size_t>(e - b) * sizeof(float));
+  }
+}
+
 // y = x, each thread a chunk with memcpy (what the C library does best), or the trick.
 class Planted final : public Instance {
  public:
@@ -88,15 +107,7 @@ class Planted final : public Instance {
   }
 
  private:
-  void copy(const float* from, float* to) const {
-#pragma omp parallel
-    {
-      const std::int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-      const std::int64_t per = (n_ + threads - 1) / threads;
-      const std::int64_t b = std::min(n_, t * per), e = std::min(n_, b + per);
-      if (e > b) std::memcpy(to + b, from + b, static_cast<std::size_t>(e - b) * sizeof(float));
-    }
-  }
+  void copy(const float* from, float* to) const { copy_floats(from, to, n_); }
 
   std::int64_t n_;
   Trick trick_;
@@ -176,6 +187,66 @@ Variant weak_ceiling() {
   return v;
 }
 ROOFBENCH_REGISTER(weak_ceiling());
+
+// The brief copy's n: 256 KiB an array, a copy of some 10 to 50 us from DRAM after the flush.
+constexpr std::int64_t kBriefN = std::int64_t{1} << 16;
+
+// `passes` copies a sample, each of a region of its own (every one cold after the flush, as the
+// brief kernel's one copy is), and past kWindow busy in a sample an idle 63 times as long as it
+// was busy: in samples of its 32 passes a roof at a 64th of what a copy does, in samples of one
+// pass (shorter than the window) all of it.
+class WindowedCopy final : public Instance {
+ public:
+  static constexpr std::chrono::microseconds kWindow{200};
+  WindowedCopy(std::int64_t n, std::int64_t passes) : n_(n), passes_(passes), x_(n * passes), y_(n * passes) {}
+  void prepare(std::uint64_t seed) override {
+    fill_uniform(x_.data(), n_ * passes_, seed);
+    y_.poison();
+  }
+  void run() override {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::int64_t i = 0; i < passes_; ++i) copy_floats(x_.data() + i * n_, y_.data() + i * n_, n_);
+    const auto busy = std::chrono::steady_clock::now() - t0;
+    if (busy > kWindow) std::this_thread::sleep_for(63 * busy);
+  }
+  Verification verify() override {
+    return check_all(tolerance_for(Precision::fp32), "every element vs x", n_ * passes_,
+                     [&](Checker& chk, std::int64_t i) { chk.check(y_[i], static_cast<double>(x_[i]), i); });
+  }
+
+ private:
+  std::int64_t n_, passes_;
+  HostBuffer<float> x_, y_;
+};
+
+Variant windowed_ceiling() {
+  Variant v;
+  v.family = "ceiling";
+  v.variant = "planted_windowed_copy";
+  v.reference = "y = x";
+  v.backend = Backend::cpu;
+  v.sizes = v.quick_sizes = v.test_sizes = {{{"n", kBriefN}, {"passes", 32}}};
+  v.work = Work()
+               .read<float>("x", Count::param("n"), Count::param("passes"))
+               .write<float>("y", Count::param("n"), Count::param("passes"));
+  CeilingSpec c("planted_windowed_copy", CeilingKind::bandwidth, Level::dram,
+                "copies of regions of their own, idling 63x as long past 0.2 ms busy a sample");
+  c.level_roof = false;  // the brief copy's pass ceiling by name, and no one else's
+  c.repeat_param = "passes";
+  v.ceiling = c;
+  v.make = [](const Params& p) { return std::make_unique<WindowedCopy>(param(p, "n"), param(p, "passes")); };
+  return v;
+}
+ROOFBENCH_REGISTER(windowed_ceiling());
+
+Variant brief_copy() {
+  Variant v = planted("brief_copy", Trick::beats_weak);
+  v.sizes = v.quick_sizes = v.test_sizes = vector_sizes({kBriefN});
+  // Its reads alone: half the bytes it moves, so that on the brief roof it sits at about half.
+  v.work = Work().phase("y = x", "planted_windowed_copy").read<float>("x (y left out)", Count::param("n"));
+  return v;
+}
+ROOFBENCH_REGISTER(brief_copy());
 
 // One run of every planted kernel, shared by the tests below (the ceilings take most of its
 // time). The DRAM roofs kept are read and copy (about the C library's memcpy, which the planted
@@ -277,6 +348,32 @@ TEST(Plausibility, EachPlantedKernelFailsTheRunWithAMessageOfItsOwn) {
         EXPECT_TRUE(c.value_again) << "a roof a kernel came out above is measured once more";
       }
     EXPECT_TRUE(flagged) << "the weak ceiling carries no warning";
+  }
+  {
+    SCOPED_TRACE("a brief copy above a roof measured in long throttled samples, below it measured in brief ones");
+    const BenchmarkResult& b = planted_result("brief_copy");
+    ASSERT_TRUE(b.verified()) << b.error;
+    ASSERT_TRUE(b.placement);
+    EXPECT_FALSE(b.implausible()) << "placed at " << b.placement->roof_pct << "%: " << implausible_warning(b);
+    bool found = false;
+    for (const auto& c : planted_run().results.ceilings) {
+      if (c.name != "planted_windowed_copy") continue;
+      found = true;
+      ASSERT_TRUE(c.value_again) << "the kernel came out above it: it is measured once more";
+      ASSERT_TRUE(c.benchmark_again) << c.method;  // the brief pass gave the roof
+      EXPECT_EQ(*c.benchmark_again, "ceiling/planted_windowed_copy/fp32/n:65536/passes:1");
+      EXPECT_GT(*c.value_again, 8 * std::max(c.value_start, c.value_end.value_or(0))) << c.method;
+      EXPECT_DOUBLE_EQ(c.value, *c.value_again);
+      EXPECT_NE(c.method.find("in samples as brief as that kernel's (n:65536/passes:1"), std::string::npos)
+          << c.method;
+      bool said = false;
+      for (const auto& w : c.warnings) said |= w.find("measured once more in samples as brief as") != std::string::npos;
+      EXPECT_TRUE(said) << "no warning that brief samples ran faster";
+    }
+    EXPECT_TRUE(found) << "no planted_windowed_copy ceiling in the run";
+    // The weak ceiling has no repeat count: measured once more at its own size alone.
+    for (const auto& c : planted_run().results.ceilings)
+      if (c.name == "planted_weak_copy") EXPECT_FALSE(c.benchmark_again) << *c.benchmark_again;
   }
   {
     SCOPED_TRACE("report of the file: the reports are written, and it exits 1");
