@@ -81,13 +81,19 @@ std::string declaration_problem(Variant& v) {
   // A ceiling is one number per run: one size, and a name no other ceiling of its backend has.
   if (v.ceiling && (v.sizes.size() != 1 || v.quick_sizes.size() != 1))
     return "a ceiling is measured at one size (Variant::sizes and quick_sizes hold one each)";
-  if (v.ceiling && !v.ceiling->repeat_param.empty())
-    for (const auto* sizes : {&v.sizes, &v.quick_sizes, &v.test_sizes})
+  if (v.ceiling && !v.ceiling->repeat_param.empty()) {
+    const CeilingSpec& c = *v.ceiling;
+    if (c.repeat_min < 1 || c.repeat_step < 1) return "the ceiling's repeat_min and repeat_step are at least 1";
+    for (const auto* sizes : {&v.sizes, &v.quick_sizes})  // (test sizes may be smaller: they are not scaled)
       for (const auto& p : *sizes)
-        if (std::none_of(p.begin(), p.end(),
-                         [&](const auto& kv) { return kv.first == v.ceiling->repeat_param && kv.second >= 1; }))
-          return fmt::format("the ceiling's repeat_param '{}' is not a param of at least 1 in {}",
-                             v.ceiling->repeat_param, v.name(p));
+        if (std::none_of(p.begin(), p.end(), [&](const auto& kv) {
+              return kv.first == c.repeat_param && kv.second >= c.repeat_min && kv.second % c.repeat_step == 0;
+            }))
+          return fmt::format(
+              "the ceiling's repeat_param '{}' is not a param of at least {} (repeat_min) in steps of {} "
+              "(repeat_step) in {}",
+              c.repeat_param, c.repeat_min, c.repeat_step, v.name(p));
+  }
   if (v.ceiling)
     for (const auto& other : mutable_registry())
       if (other.ceiling && other.backend == v.backend && other.ceiling->name == v.ceiling->name)

@@ -161,10 +161,13 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
 // Each is measured at its own size. One with a CeilingSpec::repeat_param, where such a kernel's
 // samples were briefer than its own fastest, is measured a second time in samples about as brief
 // as the briefest of those kernels' (their median times): its repeat count scaled by that time
-// over its own fastest sample's, rounded down, at least 1. A machine that throttles long samples
+// over its own fastest sample's, rounded down to its step, at least its least value
+// (CeilingSpec::repeat_min, repeat_step; none in a run without flushes where the ceiling needs
+// them: CeilingSpec::repeat_needs_flush). A machine that throttles long samples
 // and not brief ones (a CPU quota of a few milliseconds a period: a 16 ms FMA ceiling ran at a
 // third of the rate a 0.2 ms GEMM reached) then gives the brief roof; the roof is the faster pass.
-std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed, std::vector<std::string>* unmeasurable) {
+std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed, bool flushed,
+                            std::vector<std::string>* unmeasurable) {
   const Roofs roofs = select_roofs(placed.ceilings);
   struct Beaten {
     const Ceiling* ceiling;
@@ -186,16 +189,19 @@ std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed, std::vec
     if (it == beaten.end()) continue;
     jobs.push_back(j);  // at its own size: the earlier passes may have run slow, the machine busy
     Job again = j;
-    const std::string& repeat = j.variant->ceiling->repeat_param;
+    const CeilingSpec& spec = *j.variant->ceiling;
     const SampleStats& own = it->second.ceiling->roof_pass().stats;
     const double own_s = own.min > 0 ? own.min : own.median;
-    if (!repeat.empty() && own_s > 0 && it->second.briefest_s < own_s)
+    if (!spec.repeat_param.empty() && (flushed || !spec.repeat_needs_flush) && own_s > 0 &&
+        it->second.briefest_s < own_s)
       for (auto& [key, value] : again.params)
-        if (key == repeat) {
-          const auto scaled = static_cast<std::int64_t>(static_cast<double>(value) * it->second.briefest_s / own_s);
+        if (key == spec.repeat_param) {
+          const auto steps = static_cast<std::int64_t>(static_cast<double>(value) * it->second.briefest_s / own_s /
+                                                       static_cast<double>(spec.repeat_step));
+          const std::int64_t scaled = std::max(spec.repeat_min, steps * spec.repeat_step);
           if (scaled < value) {
             again.pass_of = j.params;
-            value = std::max<std::int64_t>(1, scaled);
+            value = scaled;
           }
         }
     if (!again.pass_of.empty()) jobs.push_back(std::move(again));
@@ -367,7 +373,7 @@ Measured measure_plan(const RunArgs& a, const RunPlan& plan, const MeasureOption
   // passes is IMPLAUSIBLE.
   if (!stop_signal()) {
     std::vector<std::string> unmeasurable;
-    const std::vector<Job> jobs = again_jobs(plan, assemble(r, m.done()), &unmeasurable);
+    const std::vector<Job> jobs = again_jobs(plan, assemble(r, m.done()), opt.cold_cache, &unmeasurable);
     for (const auto& c : unmeasurable)
       std::cout << fmt::format("not measuring {} again, though a kernel came out above it: this run cannot (--skip "
                                "leaves it out, or it came from a file of a build that has that benchmark and this "

@@ -83,9 +83,19 @@ struct CeilingSpec {
   // sample runs about as briefly as that kernel's (kAgainPass): a machine that runs short bursts
   // faster than it sustains (a CPU quota or hypervisor time slice that throttles long samples
   // only) has the higher roof for brief kernels, and a roof measured only in long samples is no
-  // upper bound for them. Empty: the work cannot shrink without changing what it measures (a
-  // DRAM ceiling's footprint). Every size of the ceiling names it.
+  // upper bound for them. A DRAM ceiling's array length qualifies from a flushed cache, within
+  // the bounds below. Empty: the work cannot shrink without changing what it measures (the C
+  // library's memcpy, whose stores stay in the cache below a size of its own choosing). Every size of the ceiling names it.
   std::string repeat_param;
+  // The least value repeat_param is scaled down to, and the step it is scaled in: a DRAM
+  // ceiling's arrays stay at least twice the last-level cache, so that most of what it writes
+  // leaves the cache within the sample, and in whole vectors. Every size is at least the least
+  // value and a whole number of steps.
+  std::int64_t repeat_min = 1, repeat_step = 1;
+  // True where a smaller value measures the same level only from a flushed cache (a DRAM
+  // ceiling's arrays, which a run without flushes, --warm, could find in the last-level cache):
+  // such a run takes no brief pass of it.
+  bool repeat_needs_flush = false;
 };
 
 struct Variant {

@@ -219,6 +219,10 @@ TEST(RegistryDeathTest, WorkAndCeilingsTheReaderWouldRefuseAreRefusedAtDeclarati
   Variant no_repeat = ceiling("no_repeat", "toy_copy");  // a repeat count its sizes do not hold
   no_repeat.ceiling->repeat_param = "passes";
   EXPECT_DEATH(register_variant(no_repeat, "mine.cpp"), "repeat_param 'passes' is not a param of at least 1");
+  Variant off_step = ceiling("off_step", "toy_copy");  // a size that is no whole number of its steps
+  off_step.ceiling->repeat_param = "n";
+  off_step.ceiling->repeat_step = 1000;
+  EXPECT_DEATH(register_variant(off_step, "mine.cpp"), "in steps of 1000");
   EXPECT_DEATH(
       {
         register_variant(ceiling("first", "toy_copy"), "mine.cpp");

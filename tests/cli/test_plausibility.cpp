@@ -15,6 +15,13 @@
 //                             the ceiling itself flagged as no upper bound (measured once more
 //                             after the kernels came out above it, and still weak)
 //
+//   planted/overdeclared_brief the same claim on arrays of 32 MiB, a copy briefer than a DRAM
+//                             ceiling's sample: the DRAM roofs it came out above are measured
+//                             once more in samples as brief as its own too (from the flushed
+//                             cache, arrays no smaller than twice the last-level cache), and it
+//                             stays IMPLAUSIBLE: a brief roof lifts what the machine did, not a
+//                             claim
+//
 // And one that must pass: planted/brief_copy, one brief copy placed against
 // planted_windowed_copy, a ceiling of many such copies a sample that idles 63 times as long as it
 // copied once a sample runs past a fraction of a millisecond (a machine that throttles long
@@ -37,6 +44,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench/cpu_info.h"
 #include "bench/registry.h"
 #include "bench/results.h"
 #include "reports/format.h"
@@ -137,6 +145,12 @@ Variant planted(const char* name, Trick t) {
   return v;
 }
 ROOFBENCH_REGISTER(planted("overdeclared", Trick::overdeclared));
+Variant overdeclared_brief() {
+  Variant v = planted("overdeclared_brief", Trick::overdeclared);
+  v.sizes = v.quick_sizes = v.test_sizes = vector_sizes({kN});
+  return v;
+}
+ROOFBENCH_REGISTER(overdeclared_brief());
 ROOFBENCH_REGISTER(planted("cached", Trick::cached));
 ROOFBENCH_REGISTER(planted("work_in_prepare", Trick::work_in_prepare));
 ROOFBENCH_REGISTER(planted("nothing", Trick::nothing));
@@ -296,9 +310,9 @@ std::string implausible_warning(const BenchmarkResult& b) {
 // each test in a process of its own.
 TEST(Plausibility, EachPlantedKernelFailsTheRunWithAMessageOfItsOwn) {
   EXPECT_EQ(planted_run().code, 1);
-  EXPECT_EQ(count_implausible(planted_run().results), 4);
+  EXPECT_EQ(count_implausible(planted_run().results), 5);
   const std::string svg = read_text(kRunDir / "roofline.svg");
-  EXPECT_NE(svg.find("IMPLAUSIBLE, not drawn (4)"), std::string::npos);  // listed under the legend,
+  EXPECT_NE(svg.find("IMPLAUSIBLE, not drawn (5)"), std::string::npos);  // listed under the legend,
   EXPECT_EQ(svg.find("data-name=\"planted/"), std::string::npos);        // and drawn as no point
   {
     SCOPED_TRACE("a kernel that moves a quarter of the bytes it declares");
@@ -308,6 +322,27 @@ TEST(Plausibility, EachPlantedKernelFailsTheRunWithAMessageOfItsOwn) {
     EXPECT_NE(implausible_warning(b).find("work declared above what the kernel does"), std::string::npos)
         << implausible_warning(b);
     EXPECT_EQ(status_text(b).rfind("IMPLAUSIBLE", 0), 0u) << status_text(b);
+  }
+  {
+    SCOPED_TRACE("the same claim, briefer than a DRAM ceiling's sample: brief DRAM roofs, and still refused");
+    const BenchmarkResult& b = planted_result("overdeclared_brief");
+    ASSERT_TRUE(b.verified()) << b.error;
+    ASSERT_TRUE(b.implausible()) << "placed at " << (b.placement ? b.placement->roof_pct : 0) << "%";
+    const std::string marker = "in samples as brief as that kernel's (n:";
+    int brief = 0;
+    for (const auto& c : planted_run().results.ceilings) {
+      const auto at = c.method.find(marker);
+      if (c.name.rfind("dram_", 0) != 0 || at == std::string::npos) continue;  // the suite's DRAM roofs
+      ++brief;
+      // Its arrays: whole vectors, no smaller than twice the last-level cache, and smaller than its own.
+      const std::int64_t n = std::stoll(c.method.substr(at + marker.size()));
+      EXPECT_EQ(n % 16, 0) << c.method;
+      const std::int64_t full = std::stoll(c.benchmark.substr(c.benchmark.rfind("/n:") + 3));
+      EXPECT_LT(n, full) << c.method;
+      EXPECT_GE(n, std::min<std::int64_t>(full, static_cast<std::int64_t>(2 * cpu_info().llc_bytes / sizeof(float))))
+          << c.method;
+    }
+    EXPECT_GT(brief, 0) << "no DRAM roof it came out above was measured in brief samples";
   }
   {
     SCOPED_TRACE("a kernel that returns a cached output");
