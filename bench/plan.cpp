@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "bench/user_regex.h"
 
@@ -130,6 +131,36 @@ std::string Estimate::explain() const {
       "thread{} ({:.0f} s){}, device start ({:.0f} s)",
       total_s(), jobs, sampling_s, host_threads, host_threads == 1 ? "" : "s", checks_s,
       counters_s > 0 ? fmt::format(", counter passes ({:.0f} s)", counters_s) : std::string(), startup_s);
+}
+
+std::optional<Params> brief_params(const Variant& v, const Params& params, double own_s, double briefest_s,
+                                   bool flushed) {
+  if (!v.ceiling || v.ceiling->repeat_param.empty() || (v.ceiling->repeat_needs_flush && !flushed)) return std::nullopt;
+  if (!(own_s > 0) || !(briefest_s > 0) || !(briefest_s < own_s)) return std::nullopt;
+  const CeilingSpec& c = *v.ceiling;
+  Params out = params;
+  for (auto& [key, value] : out)
+    if (key == c.repeat_param) {
+      const double steps = std::floor(static_cast<double>(value) * (briefest_s / own_s) / static_cast<double>(c.repeat_step));
+      const std::int64_t scaled = std::max(c.repeat_min, static_cast<std::int64_t>(steps) * c.repeat_step);
+      if (scaled >= value) return std::nullopt;
+      value = scaled;
+      return out;
+    }
+  return std::nullopt;
+}
+
+double fastest_own_sample(const Ceiling& c) {
+  double best = 0;
+  auto pass = [&best](const Measurement& m) {
+    const double t = m.stats.min > 0 ? m.stats.min : m.stats.median;
+    if (t > 0 && (best == 0 || t < best)) best = t;
+  };
+  pass(c.measurement);
+  if (c.measurement_end) pass(*c.measurement_end);
+  if (c.measurement_sustained) pass(*c.measurement_sustained);
+  if (c.measurement_again && !c.benchmark_again) pass(*c.measurement_again);
+  return best;
 }
 
 Estimate estimate_run(const RunPlan& plan, const MeasureOptions& opt, bool counters, int host_threads) {

@@ -78,6 +78,18 @@ struct RunPlan {
 // Throws InputError for a filter that matches no kernel of the target and for bad expressions.
 RunPlan plan_run(const Target& target, const PlanOptions& opt);
 
+// The again pass of a ceiling in samples as brief as `briefest_s` (the median time of the
+// briefest kernel that came out above it): `params` with the CeilingSpec::repeat_param scaled by
+// `briefest_s` over `own_s` (its fastest sample at `params`: fastest_own_sample), rounded down
+// to repeat_step, at least repeat_min. None where the ceiling declares no repeat count, where it
+// needs a flushed cache and `flushed` is false (a --warm run), or where that is no smaller.
+std::optional<Params> brief_params(const Variant& v, const Params& params, double own_s, double briefest_s,
+                                   bool flushed);
+// The fastest sample (its median where a pass has no minimum) of the passes a ceiling took at its
+// own benchmark's size: the start, end and sustained passes, and the again pass unless a brief
+// one (Ceiling::benchmark_again) gave it. 0 where none.
+double fastest_own_sample(const Ceiling& c);
+
 // An upper bound on a run's wall time, from the registry: every benchmark may sample until its
 // budget runs out (MeasureOptions::max_time_s), plus its warm-up allowance, plus the host's
 // work of making inputs and checking outputs (from the declared work's buffers, each once:

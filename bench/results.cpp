@@ -599,8 +599,14 @@ Ceiling ceiling_from(const json& j) {
   if (c.value_again.has_value() != c.measurement_again.has_value())
     throw InputError("ceiling '" + c.name + "': \"value_again\" and \"measurement_again\" go together");
   if (auto it = j.find("benchmark_again"); it != j.end() && !it->is_null()) {  // absent before 2026-11-29
-    if (!it->is_string() || it->get<std::string>().empty() || !c.measurement_again)
-      throw InputError("ceiling '" + c.name + "': \"benchmark_again\" names the benchmark of \"measurement_again\"");
+    // Another size of the ceiling's own benchmark: its family/variant/precision/, other params.
+    const std::size_t base = c.benchmark.find('/', c.benchmark.find('/', c.benchmark.find('/') + 1) + 1);
+    if (!it->is_string() || !c.measurement_again || base == std::string::npos ||
+        it->get<std::string>().compare(0, base + 1, c.benchmark, 0, base + 1) != 0 ||
+        it->get<std::string>().size() <= base + 1 || it->get<std::string>() == c.benchmark)
+      throw InputError("ceiling '" + c.name +
+                       "': \"benchmark_again\" names the benchmark of \"measurement_again\", another size of its "
+                       "\"benchmark\"");
     c.benchmark_again = it->get<std::string>();
   }
   if (auto it = j.find("measurement_sustained"); it != j.end() && !it->is_null())

@@ -240,7 +240,7 @@ struct Ceiling {
   std::optional<double> value_again;
   // The benchmark that measured that pass where it is not `benchmark`: the ceiling in samples as
   // brief as the kernel's that came out above it (CeilingSpec::repeat_param scaled down), such as
-  // "ceiling/fp32_fma/fp32/threads:2/values:192/iters:29127". Absent: `benchmark` measured it.
+  // "ceiling/fp32_fma/fp32/threads:2/values:192/iters:22753". Absent: `benchmark` measured it.
   std::optional<std::string> benchmark_again;
   // A sustained ceiling's (CeilingSpec::sustained) pass held under load first (its
   // Measurement::held_s): the roof where the clock settles under the power cap, beside the burst

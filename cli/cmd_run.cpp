@@ -160,10 +160,8 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
 // ceiling of a benchmark this binary does not have), named with its benchmark.
 // Each is measured at its own size. One with a CeilingSpec::repeat_param, where such a kernel's
 // samples were briefer than its own fastest, is measured a second time in samples about as brief
-// as the briefest of those kernels' (their median times): its repeat count scaled by that time
-// over its own fastest sample's, rounded down to its step, at least its least value
-// (CeilingSpec::repeat_min, repeat_step; none in a run without flushes where the ceiling needs
-// them: CeilingSpec::repeat_needs_flush). A machine that throttles long samples
+// as the briefest of those kernels' (their median times: brief_params). A machine that throttles
+// long samples
 // and not brief ones (a CPU quota of a few milliseconds a period: a 16 ms FMA ceiling ran at a
 // third of the rate a 0.2 ms GEMM reached) then gives the brief roof; the roof is the faster pass.
 std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed, bool flushed,
@@ -188,23 +186,13 @@ std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed, bool flu
     const auto it = beaten.find(j.variant->name(j.params));
     if (it == beaten.end()) continue;
     jobs.push_back(j);  // at its own size: the earlier passes may have run slow, the machine busy
-    Job again = j;
-    const CeilingSpec& spec = *j.variant->ceiling;
-    const SampleStats& own = it->second.ceiling->roof_pass().stats;
-    const double own_s = own.min > 0 ? own.min : own.median;
-    if (!spec.repeat_param.empty() && (flushed || !spec.repeat_needs_flush) && own_s > 0 &&
-        it->second.briefest_s < own_s)
-      for (auto& [key, value] : again.params)
-        if (key == spec.repeat_param) {
-          const auto steps = static_cast<std::int64_t>(static_cast<double>(value) * it->second.briefest_s / own_s /
-                                                       static_cast<double>(spec.repeat_step));
-          const std::int64_t scaled = std::max(spec.repeat_min, steps * spec.repeat_step);
-          if (scaled < value) {
-            again.pass_of = j.params;
-            value = scaled;
-          }
-        }
-    if (!again.pass_of.empty()) jobs.push_back(std::move(again));
+    if (auto brief = brief_params(*j.variant, j.params, fastest_own_sample(*it->second.ceiling),
+                                  it->second.briefest_s, flushed)) {
+      Job again = j;
+      again.params = std::move(*brief);
+      again.pass_of = j.params;
+      jobs.push_back(std::move(again));
+    }
     beaten.erase(it);
   }
   for (const auto& [benchmark, b] : beaten)

@@ -44,6 +44,7 @@ Roofs select_roofs(const std::vector<Ceiling>& ceilings) {
     v->value_end.reset();
     v->measurement_again.reset();
     v->value_again.reset();
+    v->benchmark_again.reset();
     r.sustained[c] = std::move(v);
   };
   for (const auto& [k, c] : r.compute) view_of(c);

@@ -303,13 +303,19 @@ Variant make(StreamOp op) {
   v.test_sizes = vector_sizes({16, 4096 + 16, (1 << 20) + 48});
   v.ceiling->sustained = op == StreamOp::read;
   // Measured once more in samples as brief as a kernel's above it, from a flushed cache: arrays
-  // down to twice the last-level cache (or its full size, where memory kept it below that), so
-  // that most of what a sample writes leaves the cache within it, in whole vectors.
-  v.ceiling->repeat_param = "n";
-  v.ceiling->repeat_step = 16;
-  v.ceiling->repeat_min = std::min<std::int64_t>(
-      n, std::max<std::int64_t>(16, (static_cast<std::int64_t>(2 * cpu_info().llc_bytes / sizeof(float)) + 15) / 16 * 16));
-  v.ceiling->repeat_needs_flush = true;
+  // down to twice all the last-level caches together (never below its own size where memory kept
+  // that smaller), in whole vectors. Its stores are non-temporal and its reads cold, so a smaller
+  // array measures DRAM as well. Not update: its ordinary stores leave up to a cache's worth of
+  // dirty lines unwritten when a sample's clock stops, which a brief sample would count as moved.
+  if (op != StreamOp::update) {
+    const CpuInfo& cpu = cpu_info();
+    const std::size_t llcs = static_cast<std::size_t>(std::max(1, cpu.threads / std::max(1, cpu.llc_sharers)));
+    const auto floor = static_cast<std::int64_t>(2 * cpu.llc_bytes * llcs / sizeof(float));
+    v.ceiling->repeat_param = "n";
+    v.ceiling->repeat_step = 16;
+    v.ceiling->repeat_min = std::min<std::int64_t>(n, std::max<std::int64_t>(16, (floor + 15) / 16 * 16));
+    v.ceiling->repeat_needs_flush = true;
+  }
   v.make = [op](const Params& p) { return std::make_unique<CpuStream>(op, p); };
   return v;
 }
@@ -371,7 +377,10 @@ Variant make_cache(Level level, std::int64_t kib_per_thread) {
   v.sizes = {{{"kib_per_thread", kib_per_thread}, {"passes", passes}}};
   v.quick_sizes = {{{"kib_per_thread", kib_per_thread}, {"passes", std::max<std::int64_t>(4, passes / 4)}}};
   v.test_sizes = {{{"kib_per_thread", 4}, {"passes", 3}}, {{"kib_per_thread", kib_per_thread}, {"passes", 2}}};
+  // Its first pass is cold (flushed before each sample): a brief pass keeps at least 4, of which
+  // 3 read the level.
   v.ceiling->repeat_param = "passes";
+  v.ceiling->repeat_min = 4;
   v.make = [](const Params& p) { return std::make_unique<CpuCacheRead>(p); };
   return v;
 }

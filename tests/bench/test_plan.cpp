@@ -119,3 +119,68 @@ TEST(Plan, OnAGpuTheFp32FmaTensorAndHbmRoofsAreHeldByDefault) {
   EXPECT_EQ(held, (std::vector<std::string>{"bf16_mma_sync", "bf16_wgmma", "dram_read", "fp32_fma"}));
 #endif
 }
+
+// A roof a kernel came out above is measured once more in samples as brief as the kernel's where
+// its repeat count scales (brief_params): the count scaled by the kernel's time over the ceiling's
+// fastest sample, rounded down to its step, no lower than its least value.
+TEST(Plan, ABriefPassScalesTheRepeatCountToTheKernelsTimeWithinItsStepAndFloor) {
+  Variant v = toy("brief", 4, true);
+  v.ceiling->repeat_param = "iters";
+  const Params own = {{"threads", 2}, {"iters", 1 << 20}};
+  // 15.6 ms samples, a 0.24 ms kernel (2^-6 and 2^-12 s, exact in binary): a 64th of the count.
+  auto iters = [&](const std::optional<Params>& p) { return p ? param(*p, "iters") : -1; };
+  EXPECT_EQ(iters(brief_params(v, own, 0x1p-6, 0x1p-12, true)), (1 << 20) / 64);
+  EXPECT_EQ(param(*brief_params(v, own, 0x1p-6, 0x1p-12, true), "threads"), 2);  // the other params as they were
+  // Rounded down, and never below 1: a kernel a million times briefer runs 1.
+  EXPECT_EQ(iters(brief_params(v, own, 0.016, 0.016 / 3, true)), (1 << 20) / 3);
+  EXPECT_EQ(iters(brief_params(v, own, 1.0, 1e-9, true)), 1);
+  // A kernel no briefer than the ceiling's fastest sample, or times that are no times: none.
+  EXPECT_FALSE(brief_params(v, own, 0.016, 0.016, true));
+  EXPECT_FALSE(brief_params(v, own, 0.016, 0.5, true));
+  EXPECT_FALSE(brief_params(v, own, 0, 0.001, true));
+  EXPECT_FALSE(brief_params(v, own, 0.016, 0, true));
+  // Whole steps, and the least value (a DRAM ceiling's arrays: vectors of 16, twice the LLC).
+  v.ceiling->repeat_param = "n";
+  v.ceiling->repeat_step = 16;
+  v.ceiling->repeat_min = 4096;
+  const Params arrays = {{"n", 1 << 20}};
+  auto n = [&](const std::optional<Params>& p) { return p ? param(*p, "n") : -1; };
+  EXPECT_EQ(n(brief_params(v, arrays, 0.016, 0.016 * 1001 / (1 << 20), true)), 4096);  // 1001 -> 992: the floor
+  v.ceiling->repeat_min = 1;
+  EXPECT_EQ(n(brief_params(v, arrays, 0.016, 0.016 * 1001 / (1 << 20), true)), 992);  // whole steps of 16
+  v.ceiling->repeat_min = 256;
+  EXPECT_EQ(n(brief_params(v, arrays, 0.016, 0.016 * 1001 / (1 << 20), true)), 992);
+  v.ceiling->repeat_min = 4096;
+  EXPECT_EQ(n(brief_params(v, arrays, 0.016, 0.016 * 1001 / (1 << 20), true)), 4096);
+  // Needing a flushed cache, none in a run without flushes (--warm); none without a repeat count.
+  v.ceiling->repeat_needs_flush = true;
+  EXPECT_EQ(n(brief_params(v, arrays, 0x1p-6, 0x1p-10, true)), (1 << 20) / 16);
+  EXPECT_FALSE(brief_params(v, arrays, 0.016, 0.001, false));
+  v.ceiling->repeat_param.clear();
+  EXPECT_FALSE(brief_params(v, arrays, 0.016, 0.001, true));
+  // A floor at or above its own count: no pass briefer than its own.
+  v.ceiling->repeat_param = "n";
+  v.ceiling->repeat_min = 1 << 20;
+  EXPECT_FALSE(brief_params(v, arrays, 0.016, 0.001, true));
+}
+
+// The fastest sample the scaling starts from is one of the ceiling's own size: a brief again
+// pass (a file's, taken at another size) is left out.
+TEST(Plan, TheFastestOwnSampleLeavesOutABriefPass) {
+  Ceiling c;
+  c.measurement.stats.min = 0.016;
+  c.measurement.stats.median = 0.017;
+  EXPECT_DOUBLE_EQ(fastest_own_sample(c), 0.016);
+  c.measurement_end = Measurement{};
+  c.measurement_end->stats.min = 0.012;
+  EXPECT_DOUBLE_EQ(fastest_own_sample(c), 0.012);
+  c.measurement_again = Measurement{};
+  c.measurement_again->stats.min = 0.0001;
+  c.benchmark_again = "ceiling/x/fp32/iters:1";
+  EXPECT_DOUBLE_EQ(fastest_own_sample(c), 0.012);  // brief: not of its own size
+  c.benchmark_again.reset();
+  EXPECT_DOUBLE_EQ(fastest_own_sample(c), 0.0001);  // its own size, measured once more
+  c.measurement_sustained = Measurement{};
+  c.measurement_sustained->stats.median = 0.00005;  // no minimum: its median
+  EXPECT_DOUBLE_EQ(fastest_own_sample(c), 0.00005);
+}

@@ -342,7 +342,14 @@ TEST(Plausibility, EachPlantedKernelFailsTheRunWithAMessageOfItsOwn) {
       EXPECT_GE(n, std::min<std::int64_t>(full, static_cast<std::int64_t>(2 * cpu_info().llc_bytes / sizeof(float))))
           << c.method;
     }
-    EXPECT_GT(brief, 0) << "no DRAM roof it came out above was measured in brief samples";
+    // Unless the floor, twice all the last-level caches, is the ceilings' own size (a VM that reports
+    // its host's 260 MiB L3, where memory keeps the arrays below that).
+    bool can = false;
+    for (const auto& v : registry())
+      if (v.ceiling && v.backend == Backend::cpu && v.ceiling->name == "dram_copy")
+        can = v.ceiling->repeat_min < param(v.quick_sizes.front(), "n");
+    if (can) EXPECT_GT(brief, 0) << "no DRAM roof it came out above was measured in brief samples";
+    else EXPECT_EQ(brief, 0) << "a brief DRAM pass below its floor";
   }
   {
     SCOPED_TRACE("a kernel that returns a cached output");
