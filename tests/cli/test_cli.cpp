@@ -987,6 +987,10 @@ namespace {
 int signal_when_ready(const std::string& cmd, const fs::path& log, const fs::path& watch, const std::string& ready,
                       int sig) {
   const std::string shell = "exec " + cmd + " >" + log.string() + " 2>&1";  // made before fork: no malloc after it
+  // An earlier run's log would be ready before this one has started (and hold its message).
+  std::error_code gone;
+  fs::remove(log, gone);
+  fs::remove(watch, gone);
   const pid_t pid = ::fork();
   if (pid < 0) return -1;
   if (pid == 0) {
