@@ -19,8 +19,8 @@ struct Job {
   Params params;
   std::string tag;  // appended to the name when one benchmark runs twice: "pass:end"
   double hold_s = 0;  // a sustained pass: run back to back this long before its samples (MeasureOptions::hold_s)
-  // An again pass at a size other than its ceiling's (CeilingSpec::repeat_param scaled down): the
-  // params of the ceiling's own benchmark. Empty: `params` are.
+  // A brief pass (kBriefPass), at a size other than its ceiling's (CeilingSpec::repeat_param
+  // scaled down): the params of the ceiling's own benchmark. Empty: `params` are.
   Params pass_of = {};
   const Params& ceiling_params() const { return pass_of.empty() ? params : pass_of; }
   std::string name() const { return variant->name(params) + (tag.empty() ? "" : "/" + tag); }
@@ -28,9 +28,11 @@ struct Job {
 
 inline constexpr const char* kEndPass = "pass:end";
 // A ceiling measured once more, after the end pass, because a kernel came out above it
-// (Ceiling::value_again); where its CeilingSpec::repeat_param allows, in samples as brief as that
-// kernel's.
+// (Ceiling::value_again).
 inline constexpr const char* kAgainPass = "pass:again";
+// And, where its CeilingSpec::repeat_param allows, in samples as brief as that kernel's, at
+// another size (Job::pass_of; Ceiling::value_brief).
+inline constexpr const char* kBriefPass = "pass:brief";
 // A sustained ceiling (CeilingSpec::sustained) measured again after being held under load, right
 // after the start-of-run ceilings (Ceiling::value_sustained).
 inline constexpr const char* kSustainedPass = "pass:sustained";
@@ -86,8 +88,8 @@ RunPlan plan_run(const Target& target, const PlanOptions& opt);
 std::optional<Params> brief_params(const Variant& v, const Params& params, double own_s, double briefest_s,
                                    bool flushed);
 // The fastest sample (its median where a pass has no minimum) of the passes a ceiling took at its
-// own benchmark's size: the start, end and sustained passes, and the again pass unless a brief
-// one (Ceiling::benchmark_again) gave it. 0 where none.
+// own benchmark's size: the start, end, again and sustained passes, not the brief one. 0 where
+// none.
 double fastest_own_sample(const Ceiling& c);
 
 // An upper bound on a run's wall time, from the registry: every benchmark may sample until its

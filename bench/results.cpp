@@ -523,7 +523,9 @@ json ceiling_json(const Ceiling& c) {
           {"measurement_end", c.measurement_end ? measurement_json(*c.measurement_end) : json(nullptr)},
           {"value_again", opt(c.value_again)},
           {"measurement_again", c.measurement_again ? measurement_json(*c.measurement_again) : json(nullptr)},
-          {"benchmark_again", c.benchmark_again ? json(*c.benchmark_again) : json(nullptr)},
+          {"value_brief", opt(c.value_brief)},
+          {"measurement_brief", c.measurement_brief ? measurement_json(*c.measurement_brief) : json(nullptr)},
+          {"benchmark_brief", c.benchmark_brief ? json(*c.benchmark_brief) : json(nullptr)},
           {"value_sustained", opt(c.value_sustained)},
           {"measurement_sustained", c.measurement_sustained ? measurement_json(*c.measurement_sustained) : json(nullptr)},
           {"level_roof", c.level_roof},
@@ -538,6 +540,7 @@ const Measurement& Ceiling::roof_pass() const {
   double v = value_start;
   if (value_end && measurement_end && *value_end > v) best = &*measurement_end, v = *value_end;
   if (value_again && measurement_again && *value_again > v) best = &*measurement_again, v = *value_again;
+  if (value_brief && measurement_brief && *value_brief > v) best = &*measurement_brief, v = *value_brief;
   if (value_sustained && measurement_sustained && *value_sustained > v) best = &*measurement_sustained;
   return *best;
 }
@@ -598,17 +601,23 @@ Ceiling ceiling_from(const json& j) {
     c.measurement_again = measurement_from(*it);
   if (c.value_again.has_value() != c.measurement_again.has_value())
     throw InputError("ceiling '" + c.name + "': \"value_again\" and \"measurement_again\" go together");
-  if (auto it = j.find("benchmark_again"); it != j.end() && !it->is_null()) {  // absent before 2026-11-29
-    // Another size of the ceiling's own benchmark: its family/variant/precision/, other params.
+  // The brief pass (absent before 2026-11-29): its rate, its samples and its benchmark, another
+  // size of the ceiling's own (its family/variant/precision/, other params), all three or none.
+  c.value_brief = get_opt<double>(j, "value_brief");
+  if (auto it = j.find("measurement_brief"); it != j.end() && !it->is_null()) c.measurement_brief = measurement_from(*it);
+  if (auto it = j.find("benchmark_brief"); it != j.end() && !it->is_null()) {
     const std::size_t base = c.benchmark.find('/', c.benchmark.find('/', c.benchmark.find('/') + 1) + 1);
-    if (!it->is_string() || !c.measurement_again || base == std::string::npos ||
+    if (!it->is_string() || base == std::string::npos ||
         it->get<std::string>().compare(0, base + 1, c.benchmark, 0, base + 1) != 0 ||
         it->get<std::string>().size() <= base + 1 || it->get<std::string>() == c.benchmark)
-      throw InputError("ceiling '" + c.name +
-                       "': \"benchmark_again\" names the benchmark of \"measurement_again\", another size of its "
-                       "\"benchmark\"");
-    c.benchmark_again = it->get<std::string>();
+      throw InputError("ceiling '" + c.name + "': \"benchmark_brief\" is another size of its \"benchmark\"");
+    c.benchmark_brief = it->get<std::string>();
   }
+  if (c.value_brief.has_value() != c.measurement_brief.has_value() ||
+      c.value_brief.has_value() != c.benchmark_brief.has_value())
+    throw InputError("ceiling '" + c.name + "': \"value_brief\", \"measurement_brief\" and \"benchmark_brief\" go together");
+  if (c.value_brief && (!(*c.value_brief >= 0) || !std::isfinite(*c.value_brief)))
+    throw InputError("ceiling '" + c.name + "': \"value_brief\" needs a finite number >= 0");
   if (auto it = j.find("measurement_sustained"); it != j.end() && !it->is_null())
     c.measurement_sustained = measurement_from(*it);
   if (c.value_sustained.has_value() != c.measurement_sustained.has_value())

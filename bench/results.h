@@ -238,16 +238,21 @@ struct Ceiling {
   // is refused as faster than the machine. Absent when not needed.
   std::optional<Measurement> measurement_again;
   std::optional<double> value_again;
-  // The benchmark that measured that pass where it is not `benchmark`: the ceiling in samples as
-  // brief as the kernel's that came out above it (CeilingSpec::repeat_param scaled down), such as
-  // "ceiling/fp32_fma/fp32/threads:2/values:192/iters:22753". Absent: `benchmark` measured it.
-  std::optional<std::string> benchmark_again;
+  // Once more in samples as brief as the kernel's that came out above it, its repeat count scaled
+  // down (CeilingSpec::repeat_param; `run` only): a machine that throttles long samples and not
+  // brief ones has the higher roof for brief kernels. `benchmark_brief` is the benchmark that
+  // measured it, another size of `benchmark` ("ceiling/fp32_fma/fp32/threads:2/values:192/
+  // iters:22753"). Absent when not needed, or where the ceiling's work does not scale.
+  std::optional<Measurement> measurement_brief;
+  std::optional<double> value_brief;
+  std::optional<std::string> benchmark_brief;
   // A sustained ceiling's (CeilingSpec::sustained) pass held under load first (its
   // Measurement::held_s): the roof where the clock settles under the power cap, beside the burst
   // roof of the start pass. Absent for the others and when the run held none (--sustain 0).
   std::optional<Measurement> measurement_sustained;
   std::optional<double> value_sustained;
-  // The pass `value` comes from: the start, end, again or sustained pass, whichever was fastest.
+  // The pass `value` comes from: the start, end, again, brief or sustained pass, whichever was
+  // fastest.
   const Measurement& roof_pass() const;
   std::vector<std::string> warnings;
   // bandwidth: may be its level's roof (CeilingSpec::level_roof); false: used by name only

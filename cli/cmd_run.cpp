@@ -124,37 +124,39 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
       r.benchmarks.push_back(jr->result);
       continue;
     }
-    if (!jr->job.tag.empty()) continue;  // an end, again or sustained pass: merged into its start pass below
-    auto passes = [&](const char* tag) {
-      std::vector<const BenchmarkResult*> found;
+    if (!jr->job.tag.empty()) continue;  // an end, again, brief or sustained pass: merged into its start pass below
+    auto pass = [&](const char* tag) -> const BenchmarkResult* {
       for (const JobResult* other : done)
         if (other->job.tag == tag && other->job.variant == jr->job.variant &&
             other->job.ceiling_params() == jr->job.params && other->result.measured())
-          found.push_back(&other->result);
-      return found;
+          return &other->result;
+      return nullptr;
     };
-    auto pass = [&](const char* tag) -> const BenchmarkResult* {
-      const auto found = passes(tag);
-      return found.empty() ? nullptr : found.front();
-    };
-    r.ceilings.push_back(make_ceiling(*jr->job.variant, jr->result, pass(kEndPass), r.device, passes(kAgainPass),
-                                      pass(kSustainedPass)));
+    r.ceilings.push_back(make_ceiling(*jr->job.variant, jr->result, pass(kEndPass), r.device, pass(kAgainPass),
+                                      pass(kSustainedPass), pass(kBriefPass)));
   }
-  // A ceiling taken from --ceilings-from that a kernel came out above: its pass of this run.
+  // A ceiling taken from --ceilings-from that a kernel came out above: its passes of this run.
   for (const JobResult* jr : done) {
-    if (jr->job.tag != kAgainPass || !jr->result.measured()) continue;
+    const bool again = jr->job.tag == kAgainPass, brief = jr->job.tag == kBriefPass;
+    if ((!again && !brief) || !jr->result.measured()) continue;
     const std::string benchmark = jr->job.variant->name(jr->job.ceiling_params());
     for (std::size_t i = 0; i < base.ceilings.size(); ++i)
-      if (Ceiling& c = r.ceilings[i]; c.name == jr->job.variant->ceiling->name && c.benchmark == benchmark)
-        add_again_pass(c, *jr->job.variant, jr->result,
-                       "measured once more by a run that took it from --ceilings-from, after a kernel came out above it");
+      if (Ceiling& c = r.ceilings[i]; c.name == jr->job.variant->ceiling->name && c.benchmark == benchmark) {
+        if (brief)
+          add_brief_pass(c, *jr->job.variant, jr->result);
+        else
+          add_again_pass(c, *jr->job.variant, jr->result,
+                         "measured once more by a run that took it from --ceilings-from, after a kernel came out "
+                         "above it");
+      }
   }
   apply_model(r);
   return r;
 }
 
 // The ceilings the kernels of `placed` came out above beyond the noise (each roof the gate held
-// such a kernel to: gate_ceilings()), to be measured once more (kAgainPass). Those taken from
+// such a kernel to: gate_ceilings(), and for a level's bandwidth roof every ceiling that may be
+// that level's roof), to be measured once more (kAgainPass). Those taken from
 // --ceilings-from too: a file's roof, measured at another time, may have been measured loaded.
 // `*unmeasurable` gets each such ceiling this run cannot measure (left out by --skip, or a file's
 // ceiling of a benchmark this binary does not have), named with its benchmark.
@@ -172,14 +174,24 @@ std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed, bool flu
     double briefest_s;  // the shortest median time of the kernels above it
   };
   std::map<std::string, Beaten> beaten;  // the benchmarks that measured them -> the ceiling
+  auto beat = [&beaten](const Ceiling& c, double t) {
+    auto [it, added] = beaten.emplace(c.benchmark, Beaten{&c, t});
+    it->second.briefest_s = std::min(it->second.briefest_s, t);
+  };
   for (const auto& b : placed.benchmarks)
     if (b.implausible())
       for (const auto& name : gate_ceilings(b, roofs))
         for (const auto& c : placed.ceilings)
           if (c.name == name) {
-            const double t = b.measurement->stats.median;
-            auto [it, added] = beaten.emplace(c.benchmark, Beaten{&c, t});
-            it->second.briefest_s = std::min(it->second.briefest_s, t);
+            beat(c, b.measurement->stats.median);
+            // A level's roof is the best of its ceilings: each of them once more, not only the one
+            // that was the best before (a saxpy came out at 118% of the DRAM copy roof on a VM whose
+            // DRAM bandwidth doubled between the start and end passes, above a triad, the ceiling of
+            // its own shape, measured at the other time).
+            if (c.kind == CeilingKind::bandwidth && c.level_roof && c.level)
+              for (const auto& other : placed.ceilings)
+                if (other.kind == CeilingKind::bandwidth && other.level_roof && other.level == c.level)
+                  beat(other, b.measurement->stats.median);
           }
   std::vector<Job> jobs;
   for (const Job& j : plan.remeasurable) {
@@ -191,6 +203,7 @@ std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed, bool flu
       Job again = j;
       again.params = std::move(*brief);
       again.pass_of = j.params;
+      again.tag = kBriefPass;
       jobs.push_back(std::move(again));
     }
     beaten.erase(it);
@@ -369,7 +382,7 @@ Measured measure_plan(const RunArgs& a, const RunPlan& plan, const MeasureOption
                                c);
     if (!jobs.empty()) {
       const auto brief = static_cast<std::size_t>(
-          std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return !j.pass_of.empty(); }));
+          std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.tag == kBriefPass; }));
       std::cout << fmt::format("measuring {} ceiling(s) again: a kernel came out above them{}\n", jobs.size() - brief,
                                brief ? fmt::format(" ({} also in samples as brief as the kernel's)", brief) : "");
       // (without --benchmark_*: a filter over the run's names would match none of these)

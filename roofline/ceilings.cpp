@@ -31,13 +31,6 @@ double ceiling_work(const Variant& v, const BenchmarkResult& b) {
 
 void add_again_pass(Ceiling& c, const Variant& v, const BenchmarkResult& again, const char* why) {
   const double rate = ceiling_work(v, again) / again.measurement->stats.median;
-  // The benchmark it ran as, without its tag: another size than the ceiling's where its repeat
-  // count was scaled down to a kernel's brief samples (CeilingSpec::repeat_param).
-  std::string benchmark = again.name;
-  const std::string tag = std::string("/") + kAgainPass;
-  if (benchmark.size() > tag.size() && benchmark.compare(benchmark.size() - tag.size(), tag.size(), tag) == 0)
-    benchmark.resize(benchmark.size() - tag.size());
-  const bool brief = benchmark != c.benchmark;
   // One such pass is kept: a file's own, where it was the faster (the roof is the best pass).
   const bool kept = !c.value_again || rate > *c.value_again;
   if (kept) {
@@ -47,24 +40,44 @@ void add_again_pass(Ceiling& c, const Variant& v, const BenchmarkResult& again, 
                        c.warnings.end());
     c.measurement_again = *again.measurement;
     c.value_again = rate;
-    c.benchmark_again = brief ? std::optional<std::string>(benchmark) : std::nullopt;
     c.value = std::max(c.value, rate);
   }
-  const std::string prefix = v.base_name() + "/";
-  const std::string size = benchmark.rfind(prefix, 0) == 0 ? benchmark.substr(prefix.size()) : benchmark;
-  c.method += fmt::format("; {}{} ({:.4g} {}{})", why,
-                          brief ? fmt::format(", in samples as brief as that kernel's ({}, a median of {:.3g} s)", size,
-                                              again.measurement->stats.median)
-                                : std::string(),
-                          rate, c.value_unit,
+  c.method += fmt::format("; {} ({:.4g} {}{})", why, rate, c.value_unit,
                           kept ? "" : ", below the pass it had been measured again at before, which is kept");
   if (kept)  // the warnings of the pass kept, not of one measured and set aside
     for (const auto& w : again.warnings) c.warnings.push_back("again: " + w);
 }
 
+void add_brief_pass(Ceiling& c, const Variant& v, const BenchmarkResult& brief) {
+  const double rate = ceiling_work(v, brief) / brief.measurement->stats.median;
+  // The benchmark it ran as: its name without the tag.
+  std::string benchmark = brief.name;
+  const std::string tag = std::string("/") + kBriefPass;
+  if (benchmark.size() > tag.size() && benchmark.compare(benchmark.size() - tag.size(), tag.size(), tag) == 0)
+    benchmark.resize(benchmark.size() - tag.size());
+  const bool kept = !c.value_brief || rate > *c.value_brief;  // a file's own, where it was the faster
+  if (kept) {
+    if (c.measurement_brief)
+      c.warnings.erase(std::remove_if(c.warnings.begin(), c.warnings.end(),
+                                      [](const std::string& w) { return w.rfind("brief: ", 0) == 0; }),
+                       c.warnings.end());
+    c.measurement_brief = *brief.measurement;
+    c.value_brief = rate;
+    c.benchmark_brief = benchmark;
+    c.value = std::max(c.value, rate);
+    for (const auto& w : brief.warnings) c.warnings.push_back("brief: " + w);
+  }
+  const std::string prefix = v.base_name() + "/";
+  c.method += fmt::format(
+      "; measured once more in samples as brief as the kernel's that came out above it ({}, a median of {:.3g} s: "
+      "{:.4g} {}{})",
+      benchmark.rfind(prefix, 0) == 0 ? benchmark.substr(prefix.size()) : benchmark, brief.measurement->stats.median,
+      rate, c.value_unit, kept ? "" : ", below the brief pass it had been measured at before, which is kept");
+}
+
 Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const BenchmarkResult* end,
-                     const nlohmann::json& device, const std::vector<const BenchmarkResult*>& again,
-                     const BenchmarkResult* sustained) {
+                     const nlohmann::json& device, const BenchmarkResult* again, const BenchmarkResult* sustained,
+                     const BenchmarkResult* brief) {
   const double work = ceiling_work(v, b);
   auto rate = [&](const Measurement& m) { return work / m.stats.median; };
   const bool cuda = device.value("kind", std::string()) == "cuda";
@@ -110,7 +123,8 @@ Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const Benchmark
     c.unit = v.unit;
     c.value_unit = "FLOP/s";
   }
-  for (const BenchmarkResult* a : again) add_again_pass(c, v, *a, "measured once more after a kernel came out above it");
+  if (again) add_again_pass(c, v, *again, "measured once more after a kernel came out above it");
+  if (brief) add_brief_pass(c, v, *brief);
   if (cuda) c.datasheet = datasheet_value(device.value("name", std::string()), c);
   // Theoretical peaks at the clock measured around the samples of the pass that gave the value
   // (the mean of the readings before and after).

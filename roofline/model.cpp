@@ -44,7 +44,9 @@ Roofs select_roofs(const std::vector<Ceiling>& ceilings) {
     v->value_end.reset();
     v->measurement_again.reset();
     v->value_again.reset();
-    v->benchmark_again.reset();
+    v->measurement_brief.reset();
+    v->value_brief.reset();
+    v->benchmark_brief.reset();
     r.sustained[c] = std::move(v);
   };
   for (const auto& [k, c] : r.compute) view_of(c);
@@ -425,6 +427,7 @@ double ceiling_upside(const Ceiling& c) {
   pass(c.measurement, c.value_start);
   if (c.measurement_end && c.value_end) pass(*c.measurement_end, *c.value_end);
   if (c.measurement_again && c.value_again) pass(*c.measurement_again, *c.value_again);
+  if (c.measurement_brief && c.value_brief) pass(*c.measurement_brief, *c.value_brief);
   return c.value > 0 && best > c.value ? best / c.value - 1 : 0;
 }
 
@@ -573,20 +576,21 @@ void apply_model(Results& r) {
     }
     // Measured once more far above every earlier pass: those were no roof.
     const double earlier = std::max({c.value_start, c.value_end.value_or(0), c.value_sustained.value_or(0)});
-    if (c.value_again && earlier > 0 && *c.value_again > (1 + kDriftTolerance) * earlier && c.benchmark_again)
-      c.warnings.push_back(fmt::format(
-          "roofline: measured once more in samples as brief as the kernel's that came out above it "
-          "({}), at {:.2f}x the best of its earlier passes in longer samples ({:.4g} against {:.4g} {}): this "
-          "machine ran brief bursts faster than those (a CPU quota or time slice that throttles long samples, a "
-          "turbo budget, or other work beside the earlier passes), and a roof for brief kernels is measured in "
-          "brief samples",
-          *c.benchmark_again, *c.value_again / earlier, *c.value_again, earlier, c.value_unit));
-    else if (c.value_again && earlier > 0 && *c.value_again > (1 + kDriftTolerance) * earlier)
+    if (c.value_again && earlier > 0 && *c.value_again > (1 + kDriftTolerance) * earlier)
       c.warnings.push_back(fmt::format(
           "roofline: measured once more after a kernel came out above it, at {:.2f}x the best of its earlier passes "
           "({:.4g} against {:.4g} {}): those ran slow, the machine busy with other work then, so the roofs measured "
           "beside them may be low too (measure them again, alone: `roofbench ceilings`)",
           *c.value_again / earlier, *c.value_again, earlier, c.value_unit));
+    // Measured in brief samples far above every pass of its own size: brief bursts ran faster.
+    const double own = std::max(earlier, c.value_again.value_or(0));
+    if (c.value_brief && c.benchmark_brief && own > 0 && *c.value_brief > (1 + kDriftTolerance) * own)
+      c.warnings.push_back(fmt::format(
+          "roofline: measured once more in samples as brief as the kernel's that came out above it ({}), at {:.2f}x "
+          "the best of its passes in longer samples ({:.4g} against {:.4g} {}): this machine ran brief bursts faster "
+          "than those (a CPU quota or time slice that throttles long samples, a turbo budget, or other work beside "
+          "them), and a roof for brief kernels is measured in brief samples",
+          *c.benchmark_brief, *c.value_brief / own, *c.value_brief, own, c.value_unit));
   }
   const Roofs roofs = select_roofs(r.ceilings);
   r.ridge_points = ridge_points(roofs);

@@ -652,36 +652,38 @@ TEST(ResultsJson, ASustainedPassAndTheClockOfThePlacementRoundTripAndAreChecked)
   }
 }
 
-// A pass measured once more in brief samples names the benchmark that ran it; a name without such
-// a pass, or one that is no string, is refused.
-TEST(ResultsJson, TheBenchmarkOfABriefAgainPassRoundTripsAndIsChecked) {
+// A pass measured once more in brief samples: its rate, samples and benchmark (another size of the
+// ceiling's own) go together, and the model says why it is the roof.
+TEST(ResultsJson, ABriefPassRoundTripsAndIsChecked) {
   Results r = full_sample();
   Ceiling& fma = r.ceilings[2];
-  fma.measurement_again = measurement_of({0.01, 0.011});
-  fma.value_again = 3 * fma.value;
-  fma.value = *fma.value_again;
   fma.benchmark = "ceiling/fp32_fma/fp32/threads:2/iters:4096";
-  fma.benchmark_again = "ceiling/fp32_fma/fp32/threads:2/iters:64";
+  fma.measurement_brief = measurement_of({0.01, 0.011});
+  fma.value_brief = 3 * fma.value;
+  fma.value = *fma.value_brief;
+  fma.benchmark_brief = "ceiling/fp32_fma/fp32/threads:2/iters:64";
   apply_model(r);
   const Results back = json::parse(dump_results(r)).get<Results>();
   EXPECT_EQ(dump_results(back), dump_results(r));
-  ASSERT_TRUE(back.ceilings[2].benchmark_again);
-  EXPECT_EQ(*back.ceilings[2].benchmark_again, "ceiling/fp32_fma/fp32/threads:2/iters:64");
+  ASSERT_TRUE(back.ceilings[2].measurement_brief && back.ceilings[2].value_brief && back.ceilings[2].benchmark_brief);
+  EXPECT_EQ(*back.ceilings[2].benchmark_brief, "ceiling/fp32_fma/fp32/threads:2/iters:64");
+  EXPECT_DOUBLE_EQ(*back.ceilings[2].value_brief, 3 * r.ceilings[2].value_start);
+  EXPECT_EQ(&back.ceilings[2].roof_pass(), &*back.ceilings[2].measurement_brief);
   bool said = false;
   for (const auto& w : back.ceilings[2].warnings) said |= w.find("in samples as brief as") != std::string::npos;
   EXPECT_TRUE(said) << "the model says why the brief pass is the roof";
-  EXPECT_FALSE(back.ceilings[0].benchmark_again);  // null: measured by its own benchmark, or not again
+  EXPECT_FALSE(back.ceilings[0].benchmark_brief);
   json j = json::parse(dump_results(r));
-  EXPECT_TRUE(j["ceilings"][0].contains("benchmark_again") && j["ceilings"][0]["benchmark_again"].is_null());
+  EXPECT_TRUE(j["ceilings"][0].contains("benchmark_brief") && j["ceilings"][0]["benchmark_brief"].is_null());
   for (auto plant : std::vector<std::function<void(json&)>>{
-           [](json& c) {
-             c["measurement_again"] = nullptr;
-             c["value_again"] = nullptr;
-           },
-           [](json& c) { c["benchmark_again"] = 7; },
-           [](json& c) { c["benchmark_again"] = ""; },
-           [](json& c) { c["benchmark_again"] = c["benchmark"]; },  // its own size: no brief pass
-           [](json& c) { c["benchmark_again"] = "gemm/naive/fp32/M:64"; }}) {  // another benchmark's
+           [](json& c) { c["measurement_brief"] = nullptr; },
+           [](json& c) { c["value_brief"] = nullptr; },
+           [](json& c) { c["benchmark_brief"] = nullptr; },
+           [](json& c) { c["value_brief"] = -1; },
+           [](json& c) { c["benchmark_brief"] = 7; },
+           [](json& c) { c["benchmark_brief"] = ""; },
+           [](json& c) { c["benchmark_brief"] = c["benchmark"]; },  // its own size: no brief pass
+           [](json& c) { c["benchmark_brief"] = "gemm/naive/fp32/M:64"; }}) {  // another benchmark's
     json bad = j;
     plant(bad["ceilings"][2]);
     EXPECT_THROW(bad.get<Results>(), InputError) << bad["ceilings"][2].dump().substr(0, 200);
