@@ -190,17 +190,24 @@ class WeakCopy final : public Instance {
   std::chrono::steady_clock::duration idle_{};
 };
 
-Variant weak_ceiling() {
+// A planted copy ceiling, a pass's ceiling by name (level_roof false): its planted kernel's, and
+// no one else's.
+Variant planted_ceiling(const std::string& name, const std::string& method) {
   Variant v;
   v.family = "ceiling";
-  v.variant = "planted_weak_copy";
+  v.variant = name;
   v.reference = "y = x";
   v.backend = Backend::cpu;
+  CeilingSpec c(name, CeilingKind::bandwidth, Level::dram, method);
+  c.level_roof = false;
+  v.ceiling = c;
+  return v;
+}
+
+Variant weak_ceiling() {
+  Variant v = planted_ceiling("planted_weak_copy", "a copy that idles 7x as long as it copies");
   v.sizes = v.quick_sizes = v.test_sizes = vector_sizes({kN});
   v.work = Work().read<float>("x", Count::param("n")).write<float>("y", Count::param("n"));
-  CeilingSpec c("planted_weak_copy", CeilingKind::bandwidth, Level::dram, "a copy that idles 7x as long as it copies");
-  c.level_roof = false;  // a pass's ceiling by name: the planted kernel's, and no one else's
-  v.ceiling = c;
   v.make = [](const Params& p) { return std::make_unique<WeakCopy>(param(p, "n")); };
   return v;
 }
@@ -238,20 +245,13 @@ class WindowedCopy final : public Instance {
 };
 
 Variant windowed_ceiling() {
-  Variant v;
-  v.family = "ceiling";
-  v.variant = "planted_windowed_copy";
-  v.reference = "y = x";
-  v.backend = Backend::cpu;
+  Variant v = planted_ceiling("planted_windowed_copy",
+                              "copies of regions of their own, idling 63x as long past 0.2 ms busy a sample");
   v.sizes = v.quick_sizes = v.test_sizes = {{{"n", kBriefN}, {"passes", 32}}};
   v.work = Work()
                .read<float>("x", Count::param("n"), Count::param("passes"))
                .write<float>("y", Count::param("n"), Count::param("passes"));
-  CeilingSpec c("planted_windowed_copy", CeilingKind::bandwidth, Level::dram,
-                "copies of regions of their own, idling 63x as long past 0.2 ms busy a sample");
-  c.level_roof = false;  // the brief copy's pass ceiling by name, and no one else's
-  c.repeat_param = "passes";
-  v.ceiling = c;
+  v.ceiling->repeat_param = "passes";
   v.make = [](const Params& p) { return std::make_unique<WindowedCopy>(param(p, "n"), param(p, "passes")); };
   return v;
 }
