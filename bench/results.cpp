@@ -590,12 +590,13 @@ Ceiling ceiling_from(const json& j) {
   c.value_end = get_opt<double>(j, "value_end");
   c.value_again = get_opt<double>(j, "value_again");          // absent before 2026-11-28
   c.value_sustained = get_opt<double>(j, "value_sustained");  // absent before 2026-11-29
+  c.value_brief = get_opt<double>(j, "value_brief");          // absent before 2026-11-29
   for (double v : {c.value, c.value_start, c.value_end.value_or(0), c.value_again.value_or(0),
-                   c.value_sustained.value_or(0)})
+                   c.value_sustained.value_or(0), c.value_brief.value_or(0)})
     if (!(v >= 0) || !std::isfinite(v))
       throw InputError("ceiling '" + c.name +
-                       "': \"value\", \"value_start\", \"value_end\", \"value_again\" and \"value_sustained\" need "
-                       "finite numbers >= 0");
+                       "': \"value\", \"value_start\", \"value_end\", \"value_again\", \"value_sustained\" and "
+                       "\"value_brief\" need finite numbers >= 0");
   if (!j.at("measurement_end").is_null()) c.measurement_end = measurement_from(j.at("measurement_end"));
   if (auto it = j.find("measurement_again"); it != j.end() && !it->is_null())
     c.measurement_again = measurement_from(*it);
@@ -603,7 +604,6 @@ Ceiling ceiling_from(const json& j) {
     throw InputError("ceiling '" + c.name + "': \"value_again\" and \"measurement_again\" go together");
   // The brief pass (absent before 2026-11-29): its rate, its samples and its benchmark, another
   // size of the ceiling's own (its family/variant/precision/, other params), all three or none.
-  c.value_brief = get_opt<double>(j, "value_brief");
   if (auto it = j.find("measurement_brief"); it != j.end() && !it->is_null()) c.measurement_brief = measurement_from(*it);
   if (auto it = j.find("benchmark_brief"); it != j.end() && !it->is_null()) {
     const std::size_t base = c.benchmark.find('/', c.benchmark.find('/', c.benchmark.find('/') + 1) + 1);
@@ -616,8 +616,6 @@ Ceiling ceiling_from(const json& j) {
   if (c.value_brief.has_value() != c.measurement_brief.has_value() ||
       c.value_brief.has_value() != c.benchmark_brief.has_value())
     throw InputError("ceiling '" + c.name + "': \"value_brief\", \"measurement_brief\" and \"benchmark_brief\" go together");
-  if (c.value_brief && (!(*c.value_brief >= 0) || !std::isfinite(*c.value_brief)))
-    throw InputError("ceiling '" + c.name + "': \"value_brief\" needs a finite number >= 0");
   if (auto it = j.find("measurement_sustained"); it != j.end() && !it->is_null())
     c.measurement_sustained = measurement_from(*it);
   if (c.value_sustained.has_value() != c.measurement_sustained.has_value())

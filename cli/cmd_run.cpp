@@ -162,10 +162,10 @@ Results assemble(const Results& base, const std::vector<const JobResult*>& done)
 // ceiling of a benchmark this binary does not have), named with its benchmark.
 // Each is measured at its own size. One with a CeilingSpec::repeat_param, where such a kernel's
 // samples were briefer than its own fastest, is measured a second time in samples about as brief
-// as the briefest of those kernels' (their median times: brief_params). A machine that throttles
-// long samples
-// and not brief ones (a CPU quota of a few milliseconds a period: a 16 ms FMA ceiling ran at a
-// third of the rate a 0.2 ms GEMM reached) then gives the brief roof; the roof is the faster pass.
+// as the briefest of those kernels' (their median times: brief_params, tagged kBriefPass). A
+// machine that throttles long samples and not brief ones (a CPU quota of a few milliseconds a
+// period: a 16 ms FMA ceiling ran at a third of the rate a 0.2 ms GEMM reached) then gives the
+// brief roof; the roof is the faster pass.
 std::vector<Job> again_jobs(const RunPlan& plan, const Results& placed, bool flushed,
                             std::vector<std::string>* unmeasurable) {
   const Roofs roofs = select_roofs(placed.ceilings);

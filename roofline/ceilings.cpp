@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "bench/cpu_info.h"
-#include "bench/plan.h"
 #include "roofline/datasheets.h"
 #include "roofline/gpu_peaks.h"
 
@@ -50,11 +49,7 @@ void add_again_pass(Ceiling& c, const Variant& v, const BenchmarkResult& again, 
 
 void add_brief_pass(Ceiling& c, const Variant& v, const BenchmarkResult& brief) {
   const double rate = ceiling_work(v, brief) / brief.measurement->stats.median;
-  // The benchmark it ran as: its name without the tag.
-  std::string benchmark = brief.name;
-  const std::string tag = std::string("/") + kBriefPass;
-  if (benchmark.size() > tag.size() && benchmark.compare(benchmark.size() - tag.size(), tag.size(), tag) == 0)
-    benchmark.resize(benchmark.size() - tag.size());
+  const std::string benchmark = v.name(brief.params);  // the size it ran at, without its tag
   const bool kept = !c.value_brief || rate > *c.value_brief;  // a file's own, where it was the faster
   if (kept) {
     if (c.measurement_brief)
@@ -67,12 +62,11 @@ void add_brief_pass(Ceiling& c, const Variant& v, const BenchmarkResult& brief) 
     c.value = std::max(c.value, rate);
     for (const auto& w : brief.warnings) c.warnings.push_back("brief: " + w);
   }
-  const std::string prefix = v.base_name() + "/";
   c.method += fmt::format(
       "; measured once more in samples as brief as the kernel's that came out above it ({}, a median of {:.3g} s: "
       "{:.4g} {}{})",
-      benchmark.rfind(prefix, 0) == 0 ? benchmark.substr(prefix.size()) : benchmark, brief.measurement->stats.median,
-      rate, c.value_unit, kept ? "" : ", below the brief pass it had been measured at before, which is kept");
+      params_to_string(brief.params), brief.measurement->stats.median, rate, c.value_unit,
+      kept ? "" : ", below the brief pass it had been measured at before, which is kept");
 }
 
 Ceiling make_ceiling(const Variant& v, const BenchmarkResult& b, const BenchmarkResult* end,

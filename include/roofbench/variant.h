@@ -80,12 +80,13 @@ struct CeilingSpec {
   // The param that says how many times a sample repeats the same work ("iters", "reps",
   // "passes"): scaling it changes how long a sample runs and nothing else the ceiling measures.
   // A roof that a kernel came out above is measured once more with it scaled down, so that a
-  // sample runs about as briefly as that kernel's (kAgainPass): a machine that runs short bursts
+  // sample runs about as briefly as that kernel's (a brief pass, Ceiling::value_brief): a machine that runs short bursts
   // faster than it sustains (a CPU quota or hypervisor time slice that throttles long samples
   // only) has the higher roof for brief kernels, and a roof measured only in long samples is no
   // upper bound for them. A DRAM ceiling's array length qualifies from a flushed cache, within
   // the bounds below. Empty: the work cannot shrink without changing what it measures (the C
-  // library's memcpy, whose stores stay in the cache below a size of its own choosing). Every size of the ceiling names it.
+  // library's memcpy, whose stores stay in the cache below a size of its own choosing). Its full
+  // and quick sizes name it.
   std::string repeat_param;
   // The least value repeat_param is scaled down to, and the step it is scaled in: a DRAM
   // ceiling's arrays stay at least twice the last-level cache, so that most of what it writes
