@@ -781,7 +781,10 @@ TEST(CliRun, ABorrowedRoofThatAKernelBeatsIsMeasuredOnceMoreBeforeTheKernelIsRef
                           planted.string() + " --out ";
   const fs::path out = fresh("rb_borrow_run");
   const CmdResult b = rb(run + out.string());
-  EXPECT_NE(b.out.find("measuring 1 ceiling(s) again: a kernel came out above them"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("measuring 1 ceiling(s) again: a kernel came out above them (1 also in samples as brief as the "
+                       "kernel's)"),
+            std::string::npos)
+      << b.out;
   const roofbench::Results got = roofbench::load_results((out / "results.json").string());
   ASSERT_EQ(got.benchmarks.size(), 1u);
   const roofbench::BenchmarkResult& gemm = got.benchmarks[0];
@@ -794,8 +797,12 @@ TEST(CliRun, ABorrowedRoofThatAKernelBeatsIsMeasuredOnceMoreBeforeTheKernelIsRef
   for (const auto& ceiling : got.ceilings) {
     if (ceiling.name != "fp32_fma") continue;
     ASSERT_TRUE(ceiling.value_again);
-    EXPECT_GT(ceiling.value, 10 * planted_value);  // the pass of this run is the roof
-    EXPECT_DOUBLE_EQ(ceiling.value, *ceiling.value_again);
+    // The GEMM's samples were far briefer than the planted ones: it is also measured in samples
+    // as brief as the GEMM's. The roof is the faster of this run's two passes (which one is a
+    // timing verdict: beside other tests the brief one often dodges what slows the long one).
+    ASSERT_TRUE(ceiling.value_brief) << ceiling.method;
+    EXPECT_GT(ceiling.value, 10 * planted_value);  // the passes of this run are the roof
+    EXPECT_DOUBLE_EQ(ceiling.value, std::max(*ceiling.value_again, *ceiling.value_brief));
     EXPECT_NE(ceiling.method.find("measured once more by a run that took it from --ceilings-from"), std::string::npos)
         << ceiling.method;
     // And the file's passes are said to have run slow: its other roofs may be low too.
