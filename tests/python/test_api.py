@@ -16,7 +16,10 @@ import numpy as np
 import roofbench as rb
 
 BIN = os.environ["ROOFBENCH_BIN"]
-N = 512
+# 256: OpenBLAS reaches a third to two thirds of the FMA roof there (at 512 up to nine tenths, close
+# enough for a roof measured in a throttled moment to refuse it, and this test to fail on a timing
+# verdict it is not about: the gate's own tests plant their kernels far above or below their roofs).
+N = 256
 M = 1 << 22
 CHUNK = 1 << 14
 
@@ -103,14 +106,16 @@ class Api(unittest.TestCase):
         subprocess.run([BIN, "report", out, "--out", os.path.join(self.tmp.name, "report")], check=True)
         subprocess.run([BIN, "compare", out, out], check=True, capture_output=True)
         cpp = os.path.join(self.tmp.name, "cpp")
-        subprocess.run([BIN, "run", "--device", "cpu", "--quick", "--filter", "^stream/saxpy/", "--ceilings-from",
-                        out, "--out", cpp], check=True, capture_output=True)
+        # The naive GEMM, a few percent of the borrowed FMA roof: merging is under test, not the
+        # plausibility gate (saxpy sits near the DRAM roof measured beside the other tests).
+        subprocess.run([BIN, "run", "--device", "cpu", "--quick", "--filter", "^gemm/naive/fp32/M:256/",
+                        "--ceilings-from", out, "--out", cpp], check=True, capture_output=True)
         merged = os.path.join(self.tmp.name, "merged")
         subprocess.run([BIN, "merge", out, cpp, "--out", merged], check=True, capture_output=True)
         with open(os.path.join(merged, "results.json")) as f:
             names = [b["name"] for b in json.load(f)["benchmarks"]]
         self.assertTrue(any(n.startswith("numpy/matmul/") for n in names), names)
-        self.assertTrue(any(n.startswith("stream/saxpy/") for n in names), names)
+        self.assertTrue(any(n.startswith("gemm/naive/fp32/") for n in names), names)
 
     def test_bench_is_one_benchmark_in_a_run_of_its_own(self):
         # Its ceilings from the run's results stored as xz, as a committed baseline is.
@@ -125,9 +130,9 @@ class Api(unittest.TestCase):
     def test_builtin_runs_roofbench_kernels_beside_the_callables_in_one_run(self):
         run = rb.run([rb.Benchmark(chain_fused, chain_inputs, chain_reference, "numpy/chain_fused/fp32", flops=5 * M,
                                    bytes=8 * M, params={"n": M}, growth=4)],
-                     device="cpu", quick=True, builtin="^stream/saxpy/",
+                     device="cpu", quick=True, builtin="^gemm/naive/fp32/M:256/",
                      ceilings_from=os.path.join(self.rb_run.folder, "results.json"))
-        self.assertEqual(sorted(r.name.split("/")[0] for r in run.results), ["numpy", "stream"])
+        self.assertEqual(sorted(r.name.split("/")[0] for r in run.results), ["gemm", "numpy"])
         for r in run.results:
             self.assertTrue(r.ok, r)
         self.assertEqual(run.data["settings"]["builtin"], True)

@@ -116,10 +116,12 @@ wait_job() {
 # A sweep: three tasks of a quick CPU run, small and fast. The fleet's threshold is 99%: this
 # test checks the plumbing, and it runs beside other tests, whose load can take a run's figures
 # far down (a task's L1 ceiling came out 94% below the other two's beside a quick run). The
-# planted-outlier test, which runs alone, checks the verdict.
+# planted-outlier test, which runs alone, checks the verdict. No DRAM ceiling: saxpy and ReLU
+# are left unplaced (a fleet compares rates, not placements), so no task can be refused by the
+# plausibility gate for a DRAM roof it measured while the other tests held the cores.
 fleet=$tmp/fleet
 run_opts=(--quick --budget 0.05 --filter '^(stream/saxpy|lowprec/relu/fp32)/'
-          --skip 'ceiling/(dram_(read|write|copy|memcpy|triad)|l2_|l3_|fp64|math_|launch_)')
+          --skip 'ceiling/(dram_|l2_|l3_|fp64|math_|launch_)')
 ROOFBENCH=$bin bash "$src/scripts/slurm/submit.sh" "$fleet" --tasks 3 --fleet --threshold=99 -- "${run_opts[@]}" \
   >"$tmp/submit.out" 2>&1 || fail "submit.sh: $(cat "$tmp/submit.out")"
 cat "$tmp/submit.out"
@@ -155,7 +157,7 @@ for task, p in enumerate(paths):
 assert g["judged"] is True, "three members and not judged"
 names = {x["name"] for x in g["figures"]}
 ceilings = {x["name"] for x in g["figures"] if x["ceiling"]}
-assert {"dram_update", "fp32_fma", "l1_read"} <= ceilings, sorted(ceilings)
+assert {"fp32_fma", "l1_read"} <= ceilings and not any(c.startswith("dram_") for c in ceilings), sorted(ceilings)
 kernels = sorted(names - ceilings)
 assert any(n.startswith("stream/saxpy/") for n in kernels) and any(n.startswith("lowprec/relu/fp32/") for n in kernels), kernels
 for x in g["figures"]:
