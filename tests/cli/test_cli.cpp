@@ -224,9 +224,7 @@ TEST(Cli, ListNamesEveryRegisteredBenchmark) {
 
 TEST(Cli, GoogleBenchmarkFlagsPassThrough) {
   const fs::path d = fresh("rb_cli_gbench");
-  // No DRAM ceiling: saxpy unplaced, the run's verdict no matter of how its roofs' samples ran.
-  const CmdResult r = rb("run --device cpu --quick --filter saxpy --benchmark_filter=saxpy --skip '" +
-                         std::string(roofbench::testing::kNoDramCeilings) + "' --out " + d.string());
+  const CmdResult r = rb("run --device cpu --quick --filter saxpy --benchmark_filter=saxpy --out " + d.string());
   ASSERT_EQ(r.code, 0) << r.err;
   const auto gb = nlohmann::json::parse(slurp(d / "gbench.json"));
   ASSERT_EQ(gb.at("benchmarks").size(), 1u);
@@ -360,8 +358,8 @@ TEST(CliCompare, GbenchJsonWorksWithGoogleBenchmarksCompareTool) {
   if (!fs::exists(tool) || std::system("/usr/bin/python3 -c 'import scipy' 2>/dev/null") != 0)
     GTEST_SKIP() << "Google Benchmark's compare.py or scipy is not installed (scripts/setup.sh installs both)";
   const fs::path d = fresh("rb_cli_gbench_compare");
-  const CmdResult run = rb("run --device cpu --quick --filter saxpy --benchmark_filter=saxpy --benchmark_repetitions=3 --skip '" +
-                           std::string(roofbench::testing::kNoDramCeilings) + "' --out " + d.string());
+  const CmdResult run = rb("run --device cpu --quick --filter saxpy --benchmark_filter=saxpy --benchmark_repetitions=3 --out " +
+                           d.string());
   ASSERT_EQ(run.code, 0) << run.err;
 
   const std::string gb = (d / "gbench.json").string();

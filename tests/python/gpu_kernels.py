@@ -23,7 +23,7 @@ PLANNED = {"cuda": ["torch/matmul/bf16", "torch/softmax/fp16", "torch/layer_norm
            "cpu": ["numpy/matmul/fp32", "numpy/softmax/fp32", "numpy/vector_add/fp32"]}
 
 # The sizes of a visit, and the small ones of a rehearsal (--small). The CPU's matmul is 256³:
-# OpenBLAS reaches a third to two thirds of the FMA roof there, at 512³ up to nine tenths, where a
+# OpenBLAS reaches a third to seven tenths of the FMA roof there, at 512³ up to nine tenths, where a
 # roof measured in a throttled moment of a shared CI runner refused it (162% once).
 SIZES = {"matmul_n": 8192, "rows": 32768, "cols": 4096, "vector_n": 1 << 27, "triton_mm_n": 4096}
 SMALL = {"matmul_n": 256, "rows": 512, "cols": 1024, "vector_n": 1 << 22, "triton_mm_n": 256}

@@ -16,7 +16,7 @@ import numpy as np
 import roofbench as rb
 
 BIN = os.environ["ROOFBENCH_BIN"]
-# 256: OpenBLAS reaches a third to two thirds of the FMA roof there (at 512 up to nine tenths, close
+# 256: OpenBLAS reaches a third to seven tenths of the FMA roof there (at 512 up to nine tenths, close
 # enough for a roof measured in a throttled moment to refuse it, and this test to fail on a timing
 # verdict it is not about: the gate's own tests plant their kernels far above or below their roofs).
 N = 256

@@ -13,8 +13,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLANTED = os.path.join(HERE, "planted.py")
-sys.path.insert(0, HERE)
-import planted  # noqa: E402  (its sizes: the kernels themselves run in the scoring processes)
+PLANTED_BYTES = 8 * (1 << 20)  # planted.py's BYTES: its n float32 values read once and written once
 
 
 def _result(p, out, err):
@@ -127,7 +126,7 @@ class Score(unittest.TestCase):
         # Still the real work's time, not zero: its 8 MiB moved at no more than 1 TB/s, far above
         # any CPU. (Not a share of the honest kernel's time: each is a median of its own, and a
         # throttled machine can stall one kernel's samples several times over and not the other's.)
-        self.assertGreater(l["time_s"], planted.BYTES / 1e12, l)
+        self.assertGreater(l["time_s"], PLANTED_BYTES / 1e12, l)
 
     def test_a_cached_output_fails_a_spot_check_and_trusted_the_check_after_the_samples(self):
         self.failed_with("cached", "spot check of timed sample 1 (fresh inputs")
@@ -284,7 +283,7 @@ class Score(unittest.TestCase):
         # kernel's samples bimodal (a wide noise allowance) and its median several times too slow,
         # so only a claim far above the roof is past its noise on every machine.
         code, lines, err = score(f"{PLANTED}::honest", "--reference", f"{PLANTED}::reference", "--bytes",
-                                 str(1000 * planted.BYTES), "--device", "cpu", "--quick", "--ceilings-from", self.first)
+                                 str(1000 * PLANTED_BYTES), "--device", "cpu", "--quick", "--ceilings-from", self.first)
         self.assertEqual(code, 1, err[-2000:])
         l = lines["y2x1"]  # one kernel: the name is the file's NAME
         self.assertTrue(l["verified"] and l["implausible"] and not l["ok"], l)

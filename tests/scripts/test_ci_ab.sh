@@ -20,9 +20,9 @@ grep -q "is not an executable file" "$tmp/log" || fail "no reason given for the 
 
 # The naive GEMM, a few percent of its FP32 FMA roof on any CPU: the A/A and its files are under
 # test, not the plausibility gate, which a kernel near its roof (saxpy sits near DRAM update's) can
-# trip when ab's ceilings process measured the roofs while the machine was throttled. The ceilings
-# it is placed against (DRAM update, L1, FP32 FMA, launches), not every one: each DRAM ceiling
-# moves 512 MiB arrays on a VM that reports a 260 MiB LLC.
+# trip when ab's ceilings process measured the roofs while the machine was throttled. A few
+# ceilings (it is placed against FP32 FMA and DRAM update), not every one: each DRAM ceiling moves
+# 512 MiB arrays on a VM that reports a 260 MiB LLC.
 few='ceiling/(dram_(read|write|copy|memcpy|triad)|l2|l3|fp64|math_)'
 GITHUB_STEP_SUMMARY=$tmp/summary.md bash "$here/scripts/ci-ab.sh" --base-bin "$bin" --new-bin "$bin" --rounds 2 \
   --out "$tmp/ab" -- --quick --filter '^gemm/naive/fp32/M:256/' --budget 0.1 --skip "$few" >"$tmp/log" 2>&1

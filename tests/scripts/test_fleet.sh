@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A planted outlier (issue 24): three real CPU runs of the same machine, one of them throttled on
-# purpose, go to `roofbench fleet`: exactly that run is flagged, on its DRAM ceiling, exit 1; the
+# purpose, go to `roofbench fleet`: exactly that run is flagged, on a DRAM ceiling, exit 1; the
 # two healthy runs alone are not judged (fewer than three) and exit 0.
 # The throttle: one OpenMP thread, pinned to one CPU that a spinning process shares with it, so
 # the run gets about half of one CPU. One thread alone is not enough: on a 2-vCPU VM whose vCPUs
@@ -16,9 +16,10 @@ hog=
 trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
-# DRAM copy and update: saxpy is placed against the better of the two, well below it (against copy
-# alone it sat at 75-85%, close enough for a run whose roofs were measured in a slow moment to be
-# refused by the plausibility gate, and this test to fail on a verdict it is not about).
+# DRAM copy and update: saxpy is placed against the better of the two (against copy alone it sat at
+# 75-85%, close enough for a run whose roofs were measured in a slow moment to be refused by the
+# plausibility gate, and this test to fail on a verdict it is not about; the better roof leaves it
+# more room, not all it could want).
 run=(run --device cpu --quick --budget 0.1 --filter '^stream/saxpy/' --skip 'ceiling/(dram_(read|write|memcpy|triad)|l1|l2|l3|fp|math|launch)')
 "$bin" "${run[@]}" --out "$tmp/runs/healthy-1" >"$tmp/healthy-1.log" 2>&1 || { tail "$tmp/healthy-1.log"; fail "healthy-1 exited $?"; }
 # The second through --device all: on the CPU backend it runs once, into OUT/<host>-cpu.
