@@ -58,6 +58,7 @@ Results merge_results(const std::vector<Results>& parts, const std::vector<std::
                     {"utc_time", p.provenance.value("utc_time", std::string())},
                     {"settings", p.settings}});
     if (p.provenance.contains("wall_s")) from.back()["wall_s"] = p.provenance["wall_s"];
+    if (p.provenance.contains("host_contention")) from.back()["host_contention"] = p.provenance["host_contention"];
     if (m.counters.is_null()) m.counters = p.counters;
     for (const auto& b : p.benchmarks) {
       if (auto [it, fresh] = owner.emplace(b.name, paths[i]); !fresh)
@@ -87,6 +88,7 @@ Results merge_results(const std::vector<Results>& parts, const std::vector<std::
   }
   m.provenance["merged_from"] = from;
   m.provenance.erase("wall_s");  // the first part's: each part's is in merged_from
+  m.provenance.erase("host_contention");
   if (!partial_reasons.empty()) {
     std::string why = "merged from partial parts (";
     for (std::size_t i = 0; i < partial_reasons.size(); ++i) why += (i ? "; " : "") + partial_reasons[i];

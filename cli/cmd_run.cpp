@@ -21,6 +21,7 @@
 #include "bench/device.h"
 #include "cli/device_all.h"
 #include "bench/gbench_runner.h"
+#include "bench/host_contention.h"
 #include "bench/merge.h"
 #include "bench/openblas_core.h"
 #include "bench/plan.h"
@@ -432,6 +433,9 @@ int write_run(const RunArgs& a, const RunPlan& plan, const Results& r, const Mea
                            final.benchmarks.size() - failed, failed, implausible, final.ceilings.size(),
                            a.ceilings_from.empty() ? "" : " (from --ceilings-from)",
                            final.partial ? "; " + partial_text(*final.partial) : std::string());
+  if (const auto took = contention_text(final.provenance.value("host_contention", nlohmann::json())))
+    std::cout << "warning: " << *took << (implausible ? " (the kernels above their roofs among them: run again)" : "")
+              << "\n";
   if (sig) {
     std::cerr << fmt::format("roofbench: {}; {} of {} benchmarks finished and were written, marked partial\n",
                              final.partial->reason, done.size(), planned);
@@ -447,10 +451,14 @@ int write_run(const RunArgs& a, const RunPlan& plan, const Results& r, const Mea
 // run and ceilings: plan, open the folder, say what runs, measure, write.
 int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
+  const ContentionReading contention_at_start = read_contention();
   // Seconds from the start of the command to the file being written: how long a run takes, in
-  // the file it wrote (a partial file: how far it had come).
-  const std::function<void(Results&)> stamp_wall = [started](Results& res) {
-    res.provenance["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // the file it wrote (a partial file: how far it had come); and what the host took from it in
+  // that time (steal, a cgroup's CPU quota: bench/host_contention.h).
+  const std::function<void(Results&)> stamp_wall = [started, contention_at_start](Results& res) {
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    res.provenance["wall_s"] = wall;
+    res.provenance["host_contention"] = contention_json(contention_at_start, read_contention(), wall, omp_get_num_procs());
   };
   const MeasureOptions opt = measure_options(a);
   if (a.device.kind == DeviceSpec::Kind::all && !a.dry_run) return run_every_device(a, ceilings_only, argc, argv);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/host_contention.h"
 #include "bench/stats.h"
 #include "roofline/model.h"  // samples_clock_hz
 
@@ -146,6 +147,8 @@ std::string provenance_line(const Results& r) {
     if (t->timed_s > 0)
       line += fmt::format(", {} of it in timed samples ({:.1f}×)", duration(t->timed_s), t->wall_s / t->timed_s);
   }
+  if (const auto took = contention_text(p.value("host_contention", nlohmann::json()), 0.01, true))
+    line += " · " + *took;
   if (r.partial) line += " · " + partial_text(*r.partial);
   return line;
 }

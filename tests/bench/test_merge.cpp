@@ -38,17 +38,22 @@ TEST(Merge, JoinsThePartsBenchmarksAndTakesIdenticalCeilingsOnce) {
   EXPECT_EQ(m.provenance["merged_from"][1].at("path"), "b.json");
 }
 
-TEST(Merge, EachPartKeepsItsWallTimeAndTheMergeClaimsNone) {
+TEST(Merge, EachPartKeepsItsWallTimeAndHostContentionAndTheMergeClaimsNone) {
   Results a = part({"a"}), b = part({"b"});
   a.provenance["wall_s"] = 12.5;
   b.provenance["wall_s"] = 40.0;
+  a.provenance["host_contention"] = {{"steal_s", 0.5}, {"steal_share", 0.02}};
+  b.provenance["host_contention"] = {{"steal_s", 4.0}, {"steal_share", 0.05}};
   const Results m = merge_results({a, b}, {"a.json", "b.json"});
   EXPECT_FALSE(m.provenance.contains("wall_s")) << m.provenance.dump();
+  EXPECT_FALSE(m.provenance.contains("host_contention")) << m.provenance.dump();
   EXPECT_EQ(m.provenance["merged_from"][0].at("wall_s"), 12.5);
   EXPECT_EQ(m.provenance["merged_from"][1].at("wall_s"), 40.0);
+  EXPECT_EQ(m.provenance["merged_from"][1].at("host_contention").at("steal_s"), 4.0);
   // A part written before wall_s was recorded has none.
   const Results old = merge_results({part({"a"}), b}, {"a.json", "b.json"});
   EXPECT_FALSE(old.provenance["merged_from"][0].contains("wall_s"));
+  EXPECT_FALSE(old.provenance["merged_from"][0].contains("host_contention"));
 }
 
 TEST(Merge, ACeilingMeasuredInTwoPartsKeepsTheBetterValueAndSaysSo) {

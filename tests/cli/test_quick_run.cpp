@@ -116,6 +116,14 @@ TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
   const double wall = res.provenance.at("wall_s").get<double>();
   EXPECT_GT(wall, 0.5 * took) << took;
   EXPECT_LE(wall, took);
+  // What the host took from it, read from this machine's /proc/stat (Linux always has one) and its
+  // cgroup where one is visible; what was not readable says why.
+  const nlohmann::json& host = res.provenance.at("host_contention");
+  ASSERT_TRUE(host.at("steal_s").is_number()) << host;
+  EXPECT_GE(host.at("steal_s").get<double>(), 0) << host;
+  EXPECT_GE(host.at("steal_share").get<double>(), 0) << host;
+  EXPECT_FALSE(host.at("cgroup_source").get<std::string>().empty()) << host;
+  EXPECT_EQ(host.at("throttled_s").is_number(), host.at("cgroup_source").get<std::string>()[0] == '/') << host;
   const auto gb = nlohmann::json::parse(slurp(d / "gbench.json"));
   EXPECT_GE(gb.at("benchmarks").size(), res.benchmarks.size());
   EXPECT_TRUE(gb["benchmarks"].back().contains("FLOP/s"));

@@ -508,6 +508,24 @@ TEST(ProvenanceLine, SaysHowLongTheRunTookWhenTheFileKnows) {
   EXPECT_EQ(provenance_line(r).find(" · run "), std::string::npos) << provenance_line(r);
 }
 
+// What the host took from the run (provenance.host_contention), in every report's provenance
+// line where it took 1% or more either way; nothing said below that, or for a file without it.
+TEST(ProvenanceLine, SaysHowMuchTheHostTookWhereItTookAny) {
+  Results r = sample_results();
+  r.provenance["wall_s"] = 20.0;
+  r.provenance.erase("host_contention");
+  EXPECT_EQ(provenance_line(r).find("the host took"), std::string::npos) << provenance_line(r);
+  r.provenance["host_contention"] = {{"steal_s", 0.1},        {"steal_share", 0.002}, {"throttled_s", 12.0},
+                                     {"throttled_share", 0.3}, {"throttled_periods", 700}, {"quota_cpus", 1.4},
+                                     {"cgroup_source", "/sys/fs/cgroup/cpu/cpu.stat"}};
+  EXPECT_NE(provenance_line(r).find(" · run 20 s, 4.00 s of it in timed samples (5.0×) · the host took 30% (CPU quota)"),
+            std::string::npos)
+      << provenance_line(r);
+  EXPECT_NE(render_markdown(r).find("the host took 30% (CPU quota)"), std::string::npos);
+  r.provenance["host_contention"]["throttled_share"] = 0.004;
+  EXPECT_EQ(provenance_line(r).find("the host took"), std::string::npos) << provenance_line(r);
+}
+
 // The suite's own cost beside the time it measured: the run's wall time against the seconds
 // inside its timed samples, the ceilings' only where the run measured them, and a merged file's
 // parts added up.
