@@ -12,6 +12,7 @@
 #include "bench/openblas_core.h"
 #include "bench/cpu_info.h"
 #include "bench/device.h"
+#include "bench/host_contention.h"
 
 namespace roofbench {
 
@@ -66,6 +67,7 @@ class CpuDevice final : public Device {
   }
 
   double time_run(Instance& inst, Launch) override {
+    if (!cpu_stat_.empty()) periods_at_sample_ = read_throttled_periods(cpu_stat_);  // (before the timing)
     const auto t0 = std::chrono::steady_clock::now();
     inst.run();
     const auto t1 = std::chrono::steady_clock::now();
@@ -86,6 +88,15 @@ class CpuDevice final : public Device {
     return hz;
   }
 
+  // "cpu_quota" when the run's cgroup was throttled by its CPU quota since the last sample began:
+  // that sample's time holds a wait for the next quota period (the clock itself did not drop).
+  std::vector<std::string> clock_limits() override {
+    if (!periods_at_sample_) return {};
+    const auto now = read_throttled_periods(cpu_stat_);
+    if (now && *now > *periods_at_sample_) return {"cpu_quota"};
+    return {};
+  }
+
   PowerReading power_reading() override { return {rapl_.energy_j(), std::nullopt, std::nullopt}; }
   std::string power_source() const override { return rapl_.describe(); }
 
@@ -95,6 +106,13 @@ class CpuDevice final : public Device {
   std::vector<std::uint64_t> flush_;
   volatile std::uint64_t sink_ = 0;
   Rapl rapl_;  // the packages' energy counters, where the kernel exposes them to this user
+  // The cgroup's cpu.stat where it counts throttled periods ("" where none does), and its count as
+  // the last sample began.
+  std::string cpu_stat_ = [] {
+    const ContentionReading r = read_contention();
+    return r.throttled_periods ? r.cgroup_source : std::string();
+  }();
+  std::optional<std::int64_t> periods_at_sample_;
 };
 
 }  // namespace

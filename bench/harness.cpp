@@ -289,6 +289,15 @@ std::vector<std::string> measurement_warnings(const Measurement& m, const Measur
                 (m.cooldown_s > 0 ? fmt::format("; {:.2f} s waited for the clock to recover (--cooldown)", m.cooldown_s)
                                   : std::string()));
   }
+  // Samples that waited for the cgroup's CPU quota (the CPU's "cpu_quota" limit): slow by the
+  // wait, not by the machine; a ceiling's roof among them is measured low.
+  const auto quota = std::count_if(m.sample_clock_limits.begin(), m.sample_clock_limits.end(),
+                                   [](const std::string& l) { return l.find("cpu_quota") != std::string::npos; });
+  if (quota > 0)
+    w.push_back(fmt::format("host: {} of {} samples ({:.0f}%) waited for the cgroup's CPU quota: their times hold the "
+                            "wait for the next quota period, not the machine's speed",
+                            quota, m.samples_s.size(),
+                            100.0 * static_cast<double>(quota) / static_cast<double>(m.samples_s.size())));
   if (m.stop_reason == "noise_floor")
     w.push_back(fmt::format("noise: an IQR of {:.1f}% of the median after {} samples, above the {:.1f}% target with "
                             "95% confidence: stopped, since more samples measure a spread, not shrink it",

@@ -122,6 +122,15 @@ nlohmann::json diff(const std::optional<double>& a, const std::optional<double>&
 
 }  // namespace
 
+std::optional<std::int64_t> read_throttled_periods(const std::string& cpu_stat) {
+  const auto text = slurp_file(cpu_stat);
+  if (!text) return std::nullopt;
+  const auto kv = key_values(*text);
+  const auto it = kv.find("nr_throttled");
+  if (it == kv.end()) return std::nullopt;
+  return static_cast<std::int64_t>(it->second);
+}
+
 ContentionReading read_contention(const std::string& root) {
   ContentionReading r;
   read_steal(root, r);

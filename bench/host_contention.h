@@ -24,6 +24,11 @@ struct ContentionReading {
 // Reads them now. `root` prefixes /proc and /sys (tests plant a tree there); "" is the machine's.
 ContentionReading read_contention(const std::string& root = "");
 
+// The count of quota periods the group whose cpu.stat is at `cpu_stat` (a ContentionReading's
+// cgroup_source that is a path) was throttled in, read now: one small file, cheap enough to read
+// around every sample (bench/cpu_device.cpp). nullopt where unreadable.
+std::optional<std::int64_t> read_throttled_periods(const std::string& cpu_stat);
+
 // provenance.host_contention for the `wall_s` seconds between two readings, the run's threads on
 // `cpus` CPUs: steal_s, throttled_s and throttled_periods (the differences; null where unreadable
 // at either end), quota_cpus, cgroup_source, and the shares of the CPUs' time they stand for

@@ -1,17 +1,22 @@
 // The CPU device's cache flush: after flush_cache(), what a kernel reads must come from DRAM.
+// (And, at the end, the samples it names as having waited for the cgroup's CPU quota.)
 // Without a working flush every cold sample is warm, and kernels that fit in a cache show 130-220%
 // of their DRAM roof (a planted `return;` at the top of flush_cache() once went unnoticed by
 // every other test). Bandwidth on a shared VM moves, so every comparison is of medians over
 // interleaved repeats, against a margin several times smaller than what a missing flush costs.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "bench/cpu_info.h"
 #include "bench/device.h"
+#include "bench/harness.h"
 #include "bench/stats.h"
 #include "roofbench/host_buffer.h"
 
@@ -94,5 +99,86 @@ TEST(CpuDevice, AfterAFlushACacheSizedReadRunsAtDramSpeedNotCacheSpeed) {
       EXPECT_LT(r.warm, r.dram / 2) << "a warm L2-sized read was not faster than DRAM: this test cannot tell a flush "
                                        "from none on this machine";
     }
+  }
+}
+
+namespace {
+
+// A sample of `busy` wall time on this thread.
+class Spin final : public Instance {
+ public:
+  explicit Spin(std::chrono::microseconds busy) : busy_(busy) {}
+  void prepare(std::uint64_t) override {}
+  void run() override {
+    const auto end = std::chrono::steady_clock::now() + busy_;
+    std::uint64_t n = 0;
+    while (std::chrono::steady_clock::now() < end) ++n;
+    g_sink = n;
+  }
+
+ private:
+  std::chrono::microseconds busy_;
+};
+
+void write_text(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream out(p);
+  out << text;
+}
+
+std::size_t quota_samples(const Measurement& m) {
+  return static_cast<std::size_t>(std::count_if(m.sample_clock_limits.begin(), m.sample_clock_limits.end(),
+                                                [](const std::string& l) { return l == "cpu_quota"; }));
+}
+
+}  // namespace
+
+// A sample that waited for the cgroup's CPU quota is named ("cpu_quota", from cpu.stat's
+// nr_throttled read around it) and the measurement says how many did. This process moves itself
+// into a cgroup v1 cpu group of its own, 2 ms a period of 8 ms, and samples 3 ms of busy time:
+// every sample outlasts the quota. Then, with no quota, none is named. Skipped, saying why, where
+// no such group can be made (not root, or cgroup v2).
+TEST(CpuDevice, ASampleThatWaitedForItsCgroupsCpuQuotaIsNamed) {
+  namespace fs = std::filesystem;
+  const fs::path parent = "/sys/fs/cgroup/cpu";
+  const fs::path group = parent / ("roofbench_test_" + std::to_string(::getpid()));
+  std::error_code ec;
+  if (!fs::is_regular_file(parent / "cgroup.procs") || !fs::is_regular_file(parent / "cpu.cfs_quota_us"))
+    GTEST_SKIP() << "no cgroup v1 cpu hierarchy at " << parent << " (cgroup v2, or none mounted)";
+  if (!fs::create_directory(group, ec))
+    GTEST_SKIP() << "cannot make a cgroup at " << group << ": " << ec.message() << " (not root?)";
+  struct Leave {  // back to the parent group, and the group removed, whatever happens
+    fs::path parent, group;
+    ~Leave() {
+      write_text(parent / "cgroup.procs", std::to_string(::getpid()));
+      std::error_code ignored;
+      fs::remove(group, ignored);
+    }
+  } leave{parent, group};
+  write_text(group / "cpu.cfs_period_us", "8000");
+  write_text(group / "cpu.cfs_quota_us", "2000");
+  write_text(group / "cgroup.procs", std::to_string(::getpid()));
+
+  MeasureOptions o = MeasureOptions::quick();
+  o.cold_cache = false;
+  o.min_samples = o.max_samples = 10;
+  o.min_time_s = 0;
+  Spin spin(std::chrono::microseconds(3000));
+  {
+    const auto dev = make_cpu_device();  // it finds its cgroup's cpu.stat when it is made
+    const Measurement m = measure(*dev, spin, o);
+    ASSERT_EQ(m.sample_clock_limits.size(), m.samples_s.size()) << "no per-sample clock limits read";
+    EXPECT_GE(quota_samples(m), m.samples_s.size() / 2);
+    EXPECT_NE(std::find(m.clock_limits.begin(), m.clock_limits.end(), "cpu_quota"), m.clock_limits.end());
+    bool said = false;
+    for (const auto& w : measurement_warnings(m, o))
+      said |= w.rfind("host: ", 0) == 0 && w.find("waited for the cgroup's CPU quota") != std::string::npos;
+    EXPECT_TRUE(said) << "no warning of the samples that waited";
+  }
+  write_text(group / "cpu.cfs_quota_us", "-1");
+  {
+    const auto dev = make_cpu_device();
+    const Measurement m = measure(*dev, spin, o);
+    EXPECT_EQ(quota_samples(m), 0u) << "a sample named cpu_quota in a group without a quota";
+    for (const auto& w : measurement_warnings(m, o)) EXPECT_EQ(w.rfind("host: ", 0), std::string::npos) << w;
   }
 }

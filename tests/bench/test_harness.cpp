@@ -649,6 +649,18 @@ TEST(Measure, SamplesBelowTheThrottleFractionOfTheWarmClockAreFlagged) {
       << w[0];
 }
 
+// The CPU device names a sample that waited for its cgroup's CPU quota "cpu_quota" (the clock did
+// not drop: no clock warning); the measurement says how many did, whatever other reasons ride along.
+TEST(Measure, SamplesThatWaitedForTheCgroupsCpuQuotaAreCountedInAHostWarning) {
+  Measurement m = roofbench::testing::measurement_of({1e-3, 9e-3, 9e-3, 1e-3});
+  m.sample_clock_limits = {"", "cpu_quota", "sw_power_cap,cpu_quota", ""};
+  auto w = measurement_warnings(m, scripted_options());
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].rfind("host: 2 of 4 samples (50%) waited for the cgroup's CPU quota", 0), 0u) << w[0];
+  m.sample_clock_limits = {"", "sw_power_cap", "", ""};
+  EXPECT_TRUE(measurement_warnings(m, scripted_options()).empty());
+}
+
 TEST(Measure, AClockThatCannotBeReadLeavesNoPerSampleSeries) {
   ScriptedDevice dev;
   dev.clock_of = [](int j) { return j < 3 ? std::optional<double>(2e9) : std::nullopt; };
