@@ -67,7 +67,6 @@ class CpuDevice final : public Device {
   }
 
   double time_run(Instance& inst, Launch) override {
-    if (!cpu_stat_.empty()) periods_at_sample_ = read_throttled_periods(cpu_stat_);  // (before the timing)
     const auto t0 = std::chrono::steady_clock::now();
     inst.run();
     const auto t1 = std::chrono::steady_clock::now();
@@ -88,12 +87,19 @@ class CpuDevice final : public Device {
     return hz;
   }
 
-  // "cpu_quota" when the run's cgroup was throttled by its CPU quota since the last sample began:
-  // that sample's time holds a wait for the next quota period (the clock itself did not drop).
+  // "cpu_quota" when the run's cgroup was throttled by its CPU quota around the last sample (its
+  // nr_throttled grew between sample_begins and sample_ends): that sample's time may hold a wait
+  // for the next quota period (the clock itself did not drop). Read only where the group has a
+  // quota of its own.
+  void sample_begins() override {
+    periods_end_.reset();
+    periods_begin_ = cpu_stat_.empty() ? std::nullopt : read_throttled_periods(cpu_stat_);
+  }
+  void sample_ends() override {
+    if (periods_begin_) periods_end_ = read_throttled_periods(cpu_stat_);
+  }
   std::vector<std::string> clock_limits() override {
-    if (!periods_at_sample_) return {};
-    const auto now = read_throttled_periods(cpu_stat_);
-    if (now && *now > *periods_at_sample_) return {"cpu_quota"};
+    if (periods_begin_ && periods_end_ && *periods_end_ > *periods_begin_) return {"cpu_quota"};
     return {};
   }
 
@@ -106,13 +112,13 @@ class CpuDevice final : public Device {
   std::vector<std::uint64_t> flush_;
   volatile std::uint64_t sink_ = 0;
   Rapl rapl_;  // the packages' energy counters, where the kernel exposes them to this user
-  // The cgroup's cpu.stat where it counts throttled periods ("" where none does), and its count as
-  // the last sample began.
+  // The cgroup's cpu.stat where the group has a CPU quota and counts its throttled periods ("" where
+  // not), and its count around the last sample.
   std::string cpu_stat_ = [] {
     const ContentionReading r = read_contention();
-    return r.throttled_periods ? r.cgroup_source : std::string();
+    return r.throttled_periods && r.quota_cpus ? r.cgroup_source : std::string();
   }();
-  std::optional<std::int64_t> periods_at_sample_;
+  std::optional<std::int64_t> periods_begin_, periods_end_;
 };
 
 }  // namespace

@@ -32,8 +32,14 @@ class Device {
   // A cheap reading of the clock, taken after every sample outside its timing; nullopt where
   // none is cheap enough. Throttled samples are found with it.
   virtual std::optional<double> sample_clock_hz() { return std::nullopt; }
-  // What holds the clock down right now ("sw_power_cap", "hw_thermal_slowdown"), where readable.
+  // What held the clock or the sample down: NVML's reasons right now ("sw_power_cap",
+  // "hw_thermal_slowdown"), or on the CPU "cpu_quota" when the cgroup was throttled by its CPU
+  // quota between sample_begins() and sample_ends(). Asked after every timed sample.
   virtual std::vector<std::string> clock_limits() { return {}; }
+  // Called just before each timed sample's power reading and just after its last one: outside
+  // the timing and the energy window, around both.
+  virtual void sample_begins() {}
+  virtual void sample_ends() {}
   // The power state now (energy counter, power, temperature; bench/power.h), read just before and
   // just after every timed sample, outside its timing; fields absent where not readable.
   virtual PowerReading power_reading() { return {}; }

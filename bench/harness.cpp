@@ -154,11 +154,13 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   for (;;) {
     if (opt.untrusted) inst.prepare(untrusted_rng() & 0xFFFFFFFFull);
     if (opt.cold_cache) dev.flush_cache();
+    dev.sample_begins();
     const PowerReading before = per_sample_energy ? dev.power_reading() : PowerReading{};
     const auto w0 = clock::now();
     const double t = dev.time_run(inst, launch);
     const auto w1 = clock::now();
     const PowerReading after = dev.power_reading();
+    dev.sample_ends();
     throw_if_stopped();
     const int i = static_cast<int>(m.samples_s.size());
     m.samples_s.push_back(t);
@@ -180,19 +182,20 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
         per_sample_clock = false;
         m.sample_clock_hz.clear();
         m.throttled.clear();
-        m.sample_clock_limits.clear();
       } else {
         m.sample_clock_hz.push_back(*hz);
         if (*hz < opt.throttle_fraction * *m.clock_reference_hz) {
           m.throttled.push_back(i);
           m.cooldown_s += cool_down(dev, opt, *m.clock_reference_hz);
         }
-        const std::vector<std::string> limits = dev.clock_limits();
-        add_limits(m.clock_limits, limits);
-        std::string joined;
-        for (const auto& l : limits) joined += (joined.empty() ? "" : ",") + l;
-        m.sample_clock_limits.push_back(joined);
       }
+    }
+    {  // the limits, whether or not the clock was read (the CPU's cpu_quota needs no clock)
+      const std::vector<std::string> limits = dev.clock_limits();
+      add_limits(m.clock_limits, limits);
+      std::string joined;
+      for (const auto& l : limits) joined += (joined.empty() ? "" : ",") + l;
+      m.sample_clock_limits.push_back(joined);
     }
     if (opt.untrusted && unit(untrusted_rng) * (i + 1) < 2.0) {
       dev.synchronize();
@@ -241,12 +244,12 @@ void merge_measurements(Measurement& into, const Measurement& m) {
   if (clocks) {
     into.sample_clock_hz.insert(into.sample_clock_hz.end(), m.sample_clock_hz.begin(), m.sample_clock_hz.end());
     for (int i : m.throttled) into.throttled.push_back(offset + i);
-    add_limits(into.clock_limits, m.clock_limits);
   } else {
     into.sample_clock_hz.clear();
     into.throttled.clear();
     into.clock_reference_hz.reset();
   }
+  add_limits(into.clock_limits, m.clock_limits);
   // Each per-sample series goes on where both have it, else it is dropped whole.
   auto append = [offset](auto& to, const auto& from) {
     if (!to.empty() && !from.empty() && static_cast<int>(to.size()) == offset)

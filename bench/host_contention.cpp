@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,6 +22,12 @@ std::optional<std::string> slurp_file(const fs::path& p) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// A count the kernel wrote, as an integer (a value no int64 holds: none).
+std::optional<std::int64_t> count_of(double v) {
+  if (!(v >= 0 && v < 9e18)) return std::nullopt;
+  return static_cast<std::int64_t>(v);
 }
 
 // "key value" lines (cpu.stat).
@@ -94,21 +101,26 @@ void read_cgroup(const std::string& root, ContentionReading& r) {
     std::error_code ec;
     if (!fs::is_regular_file(dir / "cpu.stat", ec)) continue;
     const auto stat = key_values(slurp_file(dir / "cpu.stat").value_or(""));
-    const auto periods = stat.find("nr_throttled");
+    const auto throttled = stat.find("nr_throttled"), periods = stat.find("nr_periods");
     const auto time = stat.find(unified ? "throttled_usec" : "throttled_time");
-    if (periods == stat.end() || time == stat.end()) continue;  // (v2 without the cpu controller)
-    r.throttled_periods = static_cast<std::int64_t>(periods->second);
+    if (throttled == stat.end() || time == stat.end()) continue;  // (v2 without the cpu controller)
+    r.throttled_periods = count_of(throttled->second);
+    if (periods != stat.end()) r.periods = count_of(periods->second);
     r.throttled_s = time->second / (unified ? 1e6 : 1e9);
     r.cgroup_source = (dir / "cpu.stat").string().substr(root.size());
-    if (unified) {
-      std::istringstream max(slurp_file(dir / "cpu.max").value_or(""));
-      std::string quota;
-      double period = 0;
-      if (max >> quota >> period && quota != "max" && period > 0) r.quota_cpus = std::stod(quota) / period;
-    } else {
-      const auto quota = slurp_file(dir / "cpu.cfs_quota_us"), period = slurp_file(dir / "cpu.cfs_period_us");
-      if (quota && period && std::stod(*quota) > 0 && std::stod(*period) > 0)
-        r.quota_cpus = std::stod(*quota) / std::stod(*period);
+    try {  // a malformed quota: no quota figure, the counts kept
+      if (unified) {
+        std::istringstream max(slurp_file(dir / "cpu.max").value_or(""));
+        std::string quota;
+        double period = 0;
+        if (max >> quota >> period && quota != "max" && period > 0) r.quota_cpus = std::stod(quota) / period;
+      } else {
+        const auto quota = slurp_file(dir / "cpu.cfs_quota_us"), period = slurp_file(dir / "cpu.cfs_period_us");
+        if (quota && period && std::stod(*quota) > 0 && std::stod(*period) > 0)
+          r.quota_cpus = std::stod(*quota) / std::stod(*period);
+      }
+    } catch (const std::exception&) {
+      r.quota_cpus.reset();
     }
     return;
   }
@@ -128,7 +140,7 @@ std::optional<std::int64_t> read_throttled_periods(const std::string& cpu_stat) 
   const auto kv = key_values(*text);
   const auto it = kv.find("nr_throttled");
   if (it == kv.end()) return std::nullopt;
-  return static_cast<std::int64_t>(it->second);
+  return count_of(it->second);
 }
 
 ContentionReading read_contention(const std::string& root) {
@@ -136,9 +148,10 @@ ContentionReading read_contention(const std::string& root) {
   read_steal(root, r);
   try {
     read_cgroup(root, r);
-  } catch (const std::exception& e) {  // a malformed number: no figure rather than a wrong one
+  } catch (const std::exception& e) {  // no figure rather than a wrong one
     r.throttled_s.reset();
     r.throttled_periods.reset();
+    r.periods.reset();
     r.quota_cpus.reset();
     r.cgroup_source = std::string("unavailable: ") + e.what();
   }
@@ -148,11 +161,13 @@ ContentionReading read_contention(const std::string& root) {
 nlohmann::json contention_json(const ContentionReading& start, const ContentionReading& now, double wall_s, int cpus) {
   nlohmann::json j;
   j["steal_s"] = diff(start.steal_s, now.steal_s);
-  j["throttled_s"] = diff(start.throttled_s, now.throttled_s);
-  j["throttled_periods"] =
-      start.throttled_periods && now.throttled_periods && *now.throttled_periods >= *start.throttled_periods
-          ? nlohmann::json(*now.throttled_periods - *start.throttled_periods)
-          : nlohmann::json(nullptr);
+  const bool same_group = start.cgroup_source == now.cgroup_source;  // (a process moved: no difference)
+  const auto count = [&](const std::optional<std::int64_t>& a, const std::optional<std::int64_t>& b) {
+    return same_group && a && b && *b >= *a ? nlohmann::json(*b - *a) : nlohmann::json(nullptr);
+  };
+  j["throttled_s"] = same_group ? diff(start.throttled_s, now.throttled_s) : nlohmann::json(nullptr);
+  j["throttled_periods"] = count(start.throttled_periods, now.throttled_periods);
+  j["periods"] = count(start.periods, now.periods);
   j["quota_cpus"] = now.quota_cpus ? nlohmann::json(*now.quota_cpus) : nlohmann::json(nullptr);
   j["cgroup_source"] = now.cgroup_source;
   j["steal_share"] = j["steal_s"].is_number() && wall_s > 0 && now.steal_cpus > 0
@@ -161,6 +176,10 @@ nlohmann::json contention_json(const ContentionReading& start, const ContentionR
   j["throttled_share"] = j["throttled_s"].is_number() && wall_s > 0 && cpus > 0
                              ? nlohmann::json(j["throttled_s"].get<double>() / (wall_s * cpus))
                              : nlohmann::json(nullptr);
+  j["throttled_period_share"] =
+      j["throttled_periods"].is_number() && j["periods"].is_number() && j["periods"].get<std::int64_t>() > 0
+          ? nlohmann::json(j["throttled_periods"].get<double>() / j["periods"].get<double>())
+          : nlohmann::json(nullptr);
   return j;
 }
 
@@ -170,7 +189,15 @@ std::optional<std::string> contention_text(const nlohmann::json& h, double at_le
     const auto it = h.find(k);
     return it != h.end() && it->is_number() ? it->get<double>() : 0.0;
   };
-  const double steal = share("steal_share"), throttled = share("throttled_share");
+  const auto count = [&](const char* k) -> std::optional<long long> {
+    const auto it = h.find(k);
+    if (it == h.end() || !it->is_number_integer()) return std::nullopt;
+    return it->get<long long>();
+  };
+  // Throttled: of the CPUs' time, or of the quota periods, whichever is more (a run of one busy
+  // thread on many CPUs is throttled in most periods and in little of all the CPUs' time).
+  const double steal = share("steal_share"), throttled = std::max(share("throttled_share"),
+                                                                  share("throttled_period_share"));
   const bool stole = steal > 0 && steal >= at_least, held = throttled > 0 && throttled >= at_least;
   if (!stole && !held) return std::nullopt;
   if (brief)
@@ -182,11 +209,14 @@ std::optional<std::string> contention_text(const nlohmann::json& h, double at_le
     what = fmt::format("{:.0f}% of the CPUs' time stolen by the hypervisor ({:.1f} s)", 100 * steal, share("steal_s"));
   if (held) {
     const auto quota = h.find("quota_cpus");
-    what += fmt::format("{}{:.0f}% throttled by the cgroup's CPU quota{} ({:.1f} s in {} periods)",
-                        what.empty() ? "" : "; ", 100 * throttled,
-                        quota != h.end() && quota->is_number() ? fmt::format(" of {:.2g} CPUs", quota->get<double>())
+    const auto n = count("throttled_periods"), of = count("periods");
+    what += fmt::format("{}{:.0f}% throttled by the cgroup's CPU quota{} ({:.1f} s{})", what.empty() ? "" : "; ",
+                        100 * throttled,
+                        quota != h.end() && quota->is_number() ? fmt::format(" of {:.3g} CPUs", quota->get<double>())
                                                                 : "",
-                        share("throttled_s"), static_cast<long long>(share("throttled_periods")));
+                        share("throttled_s"),
+                        n ? (of ? fmt::format(", in {} of {} periods", *n, *of) : fmt::format(", in {} periods", *n))
+                          : "");
   }
   return "the host took CPU time from this run: " + what +
          "; samples taken in those slices ran slow, ceilings' too, so a roof may be measured low";

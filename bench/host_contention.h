@@ -17,6 +17,7 @@ struct ContentionReading {
   int steal_cpus = 0;                        // the CPUs /proc/stat counts (cpu0, cpu1, ...)
   std::optional<double> throttled_s;         // the cgroup's throttled time (cpu.stat)
   std::optional<std::int64_t> throttled_periods;  // the quota periods it was throttled in (nr_throttled)
+  std::optional<std::int64_t> periods;       // the quota periods that have passed for it (nr_periods)
   std::optional<double> quota_cpus;          // its CPU quota in CPUs (quota / period), when one is set
   std::string cgroup_source;                 // the cpu.stat read, or "unavailable: " and why
 };
@@ -30,10 +31,12 @@ ContentionReading read_contention(const std::string& root = "");
 std::optional<std::int64_t> read_throttled_periods(const std::string& cpu_stat);
 
 // provenance.host_contention for the `wall_s` seconds between two readings, the run's threads on
-// `cpus` CPUs: steal_s, throttled_s and throttled_periods (the differences; null where unreadable
-// at either end), quota_cpus, cgroup_source, and the shares of the CPUs' time they stand for
-// (steal_share: of every CPU /proc/stat counts; throttled_share: of the run's `cpus`, each of
-// whose run queues counts its own throttled time).
+// `cpus` CPUs: steal_s, throttled_s, throttled_periods and periods (the differences; null where
+// unreadable at either end, or where the two readings are of different groups), quota_cpus,
+// cgroup_source, and shares: steal_share (of every CPU's time /proc/stat counts),
+// throttled_share (of the run's `cpus`' time: each CPU's run queue counts its own throttled time,
+// so this is the share only while all of them were busy) and throttled_period_share (of the quota
+// periods that passed, whatever the CPUs did).
 nlohmann::json contention_json(const ContentionReading& start, const ContentionReading& now, double wall_s,
                                int cpus);
 

@@ -34,7 +34,7 @@ struct Measurement {
   std::vector<double> sample_clock_hz;
   std::optional<double> clock_reference_hz;
   std::vector<int> throttled;                   // indices of samples read below the throttle fraction of the reference
-  std::vector<std::string> clock_limits;        // every clock-limit reason seen after a sample (NVML)
+  std::vector<std::string> clock_limits;        // every limit seen after a sample (NVML's reasons, the CPU's cpu_quota)
   // Per sample, where read (same length as samples_s, or empty): the clock-limit reasons seen
   // with its clock ("" for none, else joined by ","), and its power and energy (bench/power.h),
   // read just before and just after its timed run: the energy counter's difference across it, the

@@ -115,7 +115,8 @@ CompareRow make_row(const std::string& name, const std::string& metric, const Me
     row.notes.push_back(fmt::format("BASE: {} of {} samples throttled", e.base_throttled, e.base_samples));
   if (e.new_throttled)
     row.notes.push_back(fmt::format("NEW: {} of {} samples throttled", e.new_throttled, e.new_samples));
-  for (const auto& l : mn->clock_limits) row.notes.push_back("NEW: clock limited by " + l);
+  for (const auto& l : mn->clock_limits)
+    row.notes.push_back(l == "cpu_quota" ? "NEW: samples waited for the cgroup's CPU quota" : "NEW: clock limited by " + l);
   if (mb->cold_cache != mn->cold_cache)
     row.notes.push_back(fmt::format("BASE was timed {}, NEW {}: not like for like", mb->cold_cache ? "cold" : "warm",
                                     mn->cold_cache ? "cold" : "warm"));

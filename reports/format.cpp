@@ -147,8 +147,14 @@ std::string provenance_line(const Results& r) {
     if (t->timed_s > 0)
       line += fmt::format(", {} of it in timed samples ({:.1f}×)", duration(t->timed_s), t->wall_s / t->timed_s);
   }
+  // What the host took from the run (bench/host_contention.h), or from each part of a merged one.
   if (const auto took = contention_text(p.value("host_contention", nlohmann::json()), 0.01, true))
     line += " · " + *took;
+  if (const auto from = p.find("merged_from"); from != p.end() && from->is_array())
+    for (std::size_t i = 0; i < from->size(); ++i)
+      if ((*from)[i].is_object())
+        if (const auto took = contention_text((*from)[i].value("host_contention", nlohmann::json()), 0.01, true))
+          line += fmt::format(" · part {}: {}", i + 1, *took);
   if (r.partial) line += " · " + partial_text(*r.partial);
   return line;
 }

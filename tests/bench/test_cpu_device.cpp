@@ -120,9 +120,27 @@ class Spin final : public Instance {
   std::chrono::microseconds busy_;
 };
 
-void write_text(const std::filesystem::path& p, const std::string& text) {
+// Writes `text` to a cgroup file; false (and why in *err) where the kernel refused it.
+bool write_text(const std::filesystem::path& p, const std::string& text, std::string* err) {
   std::ofstream out(p);
   out << text;
+  out.flush();
+  if (out.good()) return true;
+  *err = "writing '" + text + "' to " + p.string() + " failed";
+  return false;
+}
+
+// This process's cgroup v1 cpu group, relative to the hierarchy's mount ("" for its root).
+std::string own_cpu_group() {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
+    if (controllers.find(",cpu,") != std::string::npos) return line.substr(b + 1);
+  }
+  return "";
 }
 
 std::size_t quota_samples(const Measurement& m) {
@@ -134,29 +152,37 @@ std::size_t quota_samples(const Measurement& m) {
 
 // A sample that waited for the cgroup's CPU quota is named ("cpu_quota", from cpu.stat's
 // nr_throttled read around it) and the measurement says how many did. This process moves itself
-// into a cgroup v1 cpu group of its own, 2 ms a period of 8 ms, and samples 3 ms of busy time:
-// every sample outlasts the quota. Then, with no quota, none is named. Skipped, saying why, where
-// no such group can be made (not root, or cgroup v2).
+// into a cgroup v1 cpu group of its own (under its own), 2 ms a period of 8 ms, and samples 3 ms
+// of busy time: every sample outlasts the quota. Then, with no quota, none is named. Skipped,
+// saying why, where no such group can be made (not root, or cgroup v2).
 TEST(CpuDevice, ASampleThatWaitedForItsCgroupsCpuQuotaIsNamed) {
   namespace fs = std::filesystem;
-  const fs::path parent = "/sys/fs/cgroup/cpu";
-  const fs::path group = parent / ("roofbench_test_" + std::to_string(::getpid()));
+  const fs::path mount = "/sys/fs/cgroup/cpu";
+  const fs::path home = mount / fs::path(own_cpu_group()).relative_path();
+  const fs::path group = home / ("roofbench_test_" + std::to_string(::getpid()));
   std::error_code ec;
-  if (!fs::is_regular_file(parent / "cgroup.procs") || !fs::is_regular_file(parent / "cpu.cfs_quota_us"))
-    GTEST_SKIP() << "no cgroup v1 cpu hierarchy at " << parent << " (cgroup v2, or none mounted)";
+  if (!fs::is_regular_file(home / "cgroup.procs") || !fs::is_regular_file(home / "cpu.cfs_quota_us"))
+    GTEST_SKIP() << "no cgroup v1 cpu group of this process at " << home << " (cgroup v2, or none mounted)";
   if (!fs::create_directory(group, ec))
-    GTEST_SKIP() << "cannot make a cgroup at " << group << ": " << ec.message() << " (not root?)";
-  struct Leave {  // back to the parent group, and the group removed, whatever happens
-    fs::path parent, group;
+    GTEST_SKIP() << "cannot make a cgroup at " << group << ": " << (ec ? ec.message() : "it is there already");
+  std::string err;
+  struct Leave {  // back to its own group, the quota lifted and the group removed, whatever happens
+    fs::path home, group;
     ~Leave() {
-      write_text(parent / "cgroup.procs", std::to_string(::getpid()));
-      std::error_code ignored;
-      fs::remove(group, ignored);
+      std::string e;
+      if (!write_text(group / "cpu.cfs_quota_us", "-1", &e) ||
+          !write_text(home / "cgroup.procs", std::to_string(::getpid()), &e))
+        ADD_FAILURE() << "leaving the test's cgroup: " << e;
+      std::error_code removed;
+      if (!fs::remove(group, removed)) ADD_FAILURE() << "the test's cgroup " << group << " was left: " << removed.message();
     }
-  } leave{parent, group};
-  write_text(group / "cpu.cfs_period_us", "8000");
-  write_text(group / "cpu.cfs_quota_us", "2000");
-  write_text(group / "cgroup.procs", std::to_string(::getpid()));
+  };
+  if (!write_text(group / "cpu.cfs_period_us", "8000", &err) || !write_text(group / "cpu.cfs_quota_us", "2000", &err)) {
+    fs::remove(group, ec);
+    GTEST_SKIP() << "cannot set the test cgroup's quota: " << err;
+  }
+  Leave leave{home, group};
+  ASSERT_TRUE(write_text(group / "cgroup.procs", std::to_string(::getpid()), &err)) << err;
 
   MeasureOptions o = MeasureOptions::quick();
   o.cold_cache = false;
@@ -164,9 +190,9 @@ TEST(CpuDevice, ASampleThatWaitedForItsCgroupsCpuQuotaIsNamed) {
   o.min_time_s = 0;
   Spin spin(std::chrono::microseconds(3000));
   {
-    const auto dev = make_cpu_device();  // it finds its cgroup's cpu.stat when it is made
+    const auto dev = make_cpu_device();  // it finds its cgroup's cpu.stat and quota when it is made
     const Measurement m = measure(*dev, spin, o);
-    ASSERT_EQ(m.sample_clock_limits.size(), m.samples_s.size()) << "no per-sample clock limits read";
+    ASSERT_EQ(m.sample_clock_limits.size(), m.samples_s.size()) << "no per-sample limits read";
     EXPECT_GE(quota_samples(m), m.samples_s.size() / 2);
     EXPECT_NE(std::find(m.clock_limits.begin(), m.clock_limits.end(), "cpu_quota"), m.clock_limits.end());
     bool said = false;
@@ -174,10 +200,11 @@ TEST(CpuDevice, ASampleThatWaitedForItsCgroupsCpuQuotaIsNamed) {
       said |= w.rfind("host: ", 0) == 0 && w.find("waited for the cgroup's CPU quota") != std::string::npos;
     EXPECT_TRUE(said) << "no warning of the samples that waited";
   }
-  write_text(group / "cpu.cfs_quota_us", "-1");
+  ASSERT_TRUE(write_text(group / "cpu.cfs_quota_us", "-1", &err)) << err;
   {
     const auto dev = make_cpu_device();
     const Measurement m = measure(*dev, spin, o);
+    ASSERT_EQ(m.sample_clock_limits.size(), m.samples_s.size());
     EXPECT_EQ(quota_samples(m), 0u) << "a sample named cpu_quota in a group without a quota";
     for (const auto& w : measurement_warnings(m, o)) EXPECT_EQ(w.rfind("host: ", 0), std::string::npos) << w;
   }

@@ -484,6 +484,8 @@ class ScriptedDevice final : public Device {
   std::vector<Launch> launches;  // how each sample was asked to start
   std::function<void(int)> after_run = [](int) {};  // called after run i, e.g. to request a stop
   int runs = 0, clock_reads = 0, flushes = 0;
+  std::string events;  // b: sample_begins, p: power_reading, r: time_run, e: sample_ends, l: clock_limits
+  bool energy = false;  // power_reading answers an energy counter (one joule more each reading)
 
   Backend backend() const override { return Backend::cpu; }
   std::string name() const override { return "scripted"; }
@@ -492,6 +494,7 @@ class ScriptedDevice final : public Device {
   std::size_t flush_bytes() const override { return 0; }
   void flush_cache() override { ++flushes; }
   double time_run(Instance& inst, Launch launch) override {
+    events += 'r';
     launches.push_back(launch);
     inst.run();
     const int i = runs++;
@@ -504,7 +507,18 @@ class ScriptedDevice final : public Device {
   void synchronize() override {}
   std::optional<double> clock_hz() override { return 2e9; }
   std::optional<double> sample_clock_hz() override { return clock_of(clock_reads++); }
-  std::vector<std::string> clock_limits() override { return limits; }
+  std::vector<std::string> clock_limits() override {
+    events += 'l';
+    return limits;
+  }
+  void sample_begins() override { events += 'b'; }
+  void sample_ends() override { events += 'e'; }
+  PowerReading power_reading() override {
+    events += 'p';
+    PowerReading r;
+    if (energy) r.energy_j = static_cast<double>(events.size());
+    return r;
+  }
   std::string lost_reason;  // what lost() answers once asked (after a failure)
   std::string lost() override { return lost_reason; }
 };
@@ -659,6 +673,29 @@ TEST(Measure, SamplesThatWaitedForTheCgroupsCpuQuotaAreCountedInAHostWarning) {
   EXPECT_EQ(w[0].rfind("host: 2 of 4 samples (50%) waited for the cgroup's CPU quota", 0), 0u) << w[0];
   m.sample_clock_limits = {"", "sw_power_cap", "", ""};
   EXPECT_TRUE(measurement_warnings(m, scripted_options()).empty());
+}
+
+// The CPU reads its cgroup's throttle count in sample_begins and sample_ends: around the power
+// readings, so outside both the timing and the energy window; the limits are asked after.
+TEST(Measure, EachSampleIsBracketedByItsBeginAndEndHooksOutsideItsPowerReadings) {
+  ScriptedDevice dev;
+  auto inst = toy("good", Defect::none).make({{"n", 16}});
+  MeasureOptions o = scripted_options();
+  o.min_samples = o.max_samples = 3;
+  dev.events.clear();
+  const Measurement m = measure(dev, *inst, o);
+  ASSERT_EQ(m.samples_s.size(), 3u);
+  std::size_t first = dev.events.find('b');
+  ASSERT_NE(first, std::string::npos) << dev.events;
+  // (Without an energy counter the reading before the run is skipped; the one after is taken.)
+  EXPECT_EQ(dev.events.substr(first), "brpel" "brpel" "brpel") << dev.events;
+  dev.energy = true;
+  dev.events.clear();
+  const Measurement e = measure(dev, *inst, o);
+  ASSERT_EQ(e.sample_energy_j.size(), 3u);  // the energy window was read
+  first = dev.events.find('b');
+  ASSERT_NE(first, std::string::npos) << dev.events;
+  EXPECT_EQ(dev.events.substr(first), "bprpel" "bprpel" "bprpel") << dev.events;
 }
 
 TEST(Measure, AClockThatCannotBeReadLeavesNoPerSampleSeries) {

@@ -53,6 +53,7 @@ TEST(HostContention, CgroupV1ReadsTheProcessGroupsThrottlingAndQuota) {
   ASSERT_TRUE(r.throttled_s && r.throttled_periods && r.quota_cpus) << r.cgroup_source;
   EXPECT_DOUBLE_EQ(*r.throttled_s, 2.568319577);
   EXPECT_EQ(*r.throttled_periods, 452);
+  EXPECT_EQ(r.periods, 900);
   EXPECT_DOUBLE_EQ(*r.quota_cpus, 0.625);
   EXPECT_EQ(r.cgroup_source, "/sys/fs/cgroup/cpu,cpuacct/ci/job7/cpu.stat");
 }
@@ -104,17 +105,27 @@ TEST(HostContention, WhatCannotBeReadIsSaidAndNeverMadeUp) {
   EXPECT_FALSE(r.steal_s);
   EXPECT_FALSE(r.throttled_s);
   EXPECT_EQ(r.cgroup_source, "unavailable: no /proc/self/cgroup");
-  // A /proc/stat without per-CPU lines, or a short aggregate line: no steal.
-  write(root / "proc/stat", "cpu  1 2 3 4\n");
+  // A /proc/stat without per-CPU lines: no steal (a share of no CPUs); a short aggregate line: none.
+  write(root / "proc/stat", "cpu  1 2 3 4 5 6 7 8 0 0\n");
   EXPECT_FALSE(read_contention(root.string()).steal_s);
-  // A malformed quota: no figures from that group, and why.
+  write(root / "proc/stat", "cpu  1 2 3 4\ncpu0 1 2 3 4\n");
+  EXPECT_FALSE(read_contention(root.string()).steal_s);
+  write(root / "proc/stat", "cpu  1 2 3 4 5 6 7 800 0 0\ncpu0 1 2 3 4\n");
+  EXPECT_TRUE(read_contention(root.string()).steal_s);  // (the two checks above can fail)
+  // A malformed quota: no quota figure; the group's counts are still read.
   write(root / "proc/self/cgroup", "1:cpu:/\n");
-  write(root / "sys/fs/cgroup/cpu/cpu.stat", "nr_throttled 3\nthrottled_time 7\n");
+  write(root / "sys/fs/cgroup/cpu/cpu.stat", "nr_periods 9\nnr_throttled 3\nthrottled_time 7\n");
   write(root / "sys/fs/cgroup/cpu/cpu.cfs_quota_us", "lots\n");
   write(root / "sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
   r = read_contention(root.string());
-  EXPECT_FALSE(r.throttled_s || r.throttled_periods || r.quota_cpus);
-  EXPECT_EQ(r.cgroup_source.rfind("unavailable: ", 0), 0u) << r.cgroup_source;
+  EXPECT_FALSE(r.quota_cpus);
+  EXPECT_EQ(r.throttled_periods, 3);
+  EXPECT_EQ(r.cgroup_source, "/sys/fs/cgroup/cpu/cpu.stat");
+  // A count no integer holds: none.
+  write(root / "sys/fs/cgroup/cpu/cpu.stat", "nr_periods 9\nnr_throttled 1e300\nthrottled_time 7\n");
+  EXPECT_FALSE(read_contention(root.string()).throttled_periods);
+  EXPECT_FALSE(read_throttled_periods((root / "sys/fs/cgroup/cpu/cpu.stat").string()));
+  EXPECT_FALSE(read_throttled_periods((root / "no/such/cpu.stat").string()));
 }
 
 TEST(HostContention, ARunRecordsTheDifferencesAndTheirSharesOfTheCpusTime) {
@@ -126,21 +137,26 @@ TEST(HostContention, ARunRecordsTheDifferencesAndTheirSharesOfTheCpusTime) {
   end.throttled_s = 7;  // 6 s of the run's 2 CPUs' 10 s
   start.throttled_periods = 100;
   end.throttled_periods = 160;
+  start.periods = 1000;
+  end.periods = 1200;  // 60 of 200 periods throttled
   end.quota_cpus = 1.25;
-  end.cgroup_source = "/sys/fs/cgroup/cpu/cpu.stat";
+  start.cgroup_source = end.cgroup_source = "/sys/fs/cgroup/cpu/cpu.stat";
   const nlohmann::json j = contention_json(start, end, 10, 2);
   EXPECT_DOUBLE_EQ(j.at("steal_s").get<double>(), 2);
   EXPECT_DOUBLE_EQ(j.at("steal_share").get<double>(), 0.05);
   EXPECT_DOUBLE_EQ(j.at("throttled_s").get<double>(), 6);
   EXPECT_DOUBLE_EQ(j.at("throttled_share").get<double>(), 0.3);
   EXPECT_EQ(j.at("throttled_periods"), 60);
+  EXPECT_EQ(j.at("periods"), 200);
+  EXPECT_DOUBLE_EQ(j.at("throttled_period_share").get<double>(), 0.3);
   EXPECT_EQ(j.at("quota_cpus"), 1.25);
   EXPECT_EQ(j.at("cgroup_source"), "/sys/fs/cgroup/cpu/cpu.stat");
   EXPECT_EQ(contention_text(j, 0.01, true), "the host took 5% (steal) and 30% (CPU quota)");
   const auto line = contention_text(j);
   ASSERT_TRUE(line);
   EXPECT_NE(line->find("5% of the CPUs' time stolen by the hypervisor (2.0 s)"), std::string::npos) << *line;
-  EXPECT_NE(line->find("30% throttled by the cgroup's CPU quota of 1.2 CPUs (6.0 s in 60 periods)"), std::string::npos)
+  EXPECT_NE(line->find("30% throttled by the cgroup's CPU quota of 1.25 CPUs (6.0 s, in 60 of 200 periods)"),
+            std::string::npos)
       << *line;
   EXPECT_NE(line->find("a roof may be measured low"), std::string::npos) << *line;
   // Below the threshold either way: nothing said; one above: that one alone.
@@ -158,4 +174,26 @@ TEST(HostContention, ARunRecordsTheDifferencesAndTheirSharesOfTheCpusTime) {
   EXPECT_TRUE(k.at("throttled_periods").is_null());
   EXPECT_FALSE(contention_text(k, 0));
   EXPECT_FALSE(contention_text(nlohmann::json(), 0));  // a file written before the record
+
+  // One busy thread of a run on many CPUs: throttled in most periods, in little of all the CPUs'
+  // time. The larger share is said.
+  const nlohmann::json one = contention_json(start, end, 10, 64);
+  EXPECT_DOUBLE_EQ(one.at("throttled_share").get<double>(), 6.0 / 640);
+  EXPECT_EQ(contention_text(one, 0.1, true), "the host took 30% (CPU quota)");
+
+  // Readings of two groups (the process moved): no differences of theirs.
+  ContentionReading moved = end;
+  moved.cgroup_source = "/sys/fs/cgroup/cpu/other/cpu.stat";
+  const nlohmann::json m = contention_json(start, moved, 10, 2);
+  EXPECT_TRUE(m.at("throttled_s").is_null() && m.at("throttled_periods").is_null() && m.at("periods").is_null());
+  EXPECT_DOUBLE_EQ(m.at("steal_s").get<double>(), 2);  // (steal is the machine's)
+
+  // A hand-edited file: numbers of any size, strings where numbers go; said or left out, never thrown.
+  nlohmann::json odd = j;
+  odd["throttled_periods"] = 1e300;
+  odd["periods"] = "many";
+  odd["quota_cpus"] = "two";
+  const auto said = contention_text(odd);
+  ASSERT_TRUE(said);
+  EXPECT_NE(said->find("30% throttled by the cgroup's CPU quota (6.0 s)"), std::string::npos) << *said;
 }

@@ -120,8 +120,7 @@ TEST(Cli, QuickCpuRunWritesEveryOutputAndReportReRendersThem) {
   // cgroup where one is visible; what was not readable says why.
   const nlohmann::json& host = res.provenance.at("host_contention");
   ASSERT_TRUE(host.at("steal_s").is_number()) << host;
-  EXPECT_GE(host.at("steal_s").get<double>(), 0) << host;
-  EXPECT_GE(host.at("steal_share").get<double>(), 0) << host;
+  EXPECT_TRUE(host.at("steal_share").is_number()) << host;
   EXPECT_FALSE(host.at("cgroup_source").get<std::string>().empty()) << host;
   EXPECT_EQ(host.at("throttled_s").is_number(), host.at("cgroup_source").get<std::string>()[0] == '/') << host;
   const auto gb = nlohmann::json::parse(slurp(d / "gbench.json"));

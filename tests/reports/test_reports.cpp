@@ -524,6 +524,14 @@ TEST(ProvenanceLine, SaysHowMuchTheHostTookWhereItTookAny) {
   EXPECT_NE(render_markdown(r).find("the host took 30% (CPU quota)"), std::string::npos);
   r.provenance["host_contention"]["throttled_share"] = 0.004;
   EXPECT_EQ(provenance_line(r).find("the host took"), std::string::npos) << provenance_line(r);
+  // A merged file: each part's, where the host took from it.
+  Results merged = r;
+  merged.provenance.erase("host_contention");
+  merged.provenance["merged_from"] = {{{"path", "a"}, {"wall_s", 5.0}, {"host_contention", {{"steal_share", 0.0}}}},
+                                      {{"path", "b"}, {"wall_s", 5.0}, {"host_contention", {{"steal_share", 0.12}}}}};
+  EXPECT_NE(provenance_line(merged).find(" · part 2: the host took 12% (steal)"), std::string::npos)
+      << provenance_line(merged);
+  EXPECT_EQ(provenance_line(merged).find("part 1:"), std::string::npos) << provenance_line(merged);
 }
 
 // The suite's own cost beside the time it measured: the run's wall time against the seconds
