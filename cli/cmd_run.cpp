@@ -349,7 +349,7 @@ struct Measured {
 // Runs the plan, writing the results so far after every benchmark (whole, marked partial: a run
 // killed later still leaves them), then measures once more each roof a kernel came out above.
 Measured measure_plan(const RunArgs& a, const RunPlan& plan, const MeasureOptions& opt, Device& dev, Results& r,
-                      CounterCollector* counters, OutputFolder& folder, const std::function<void(Results&)>& stamp_wall) {
+                      CounterCollector* counters, OutputFolder& folder, const std::function<void(Results&)>& stamp_provenance) {
   std::vector<std::optional<JobResult>> finished(plan.jobs.size());
   auto snapshot = [&](std::size_t i, const JobResult& jr) {
     finished[i] = jr;
@@ -358,7 +358,7 @@ Measured measure_plan(const RunArgs& a, const RunPlan& plan, const MeasureOption
       if (f) d.push_back(&*f);
     Results partial = assemble(r, d);
     partial.partial = Partial{d.size(), plan.jobs.size(), "running"};
-    stamp_wall(partial);
+    stamp_provenance(partial);
     FileSet files(folder);
     files.add("results.json", dump_results(partial));
     files.commit();
@@ -395,7 +395,7 @@ Measured measure_plan(const RunArgs& a, const RunPlan& plan, const MeasureOption
 
 // The run's files, written whole into the folder, its console report and its exit code.
 int write_run(const RunArgs& a, const RunPlan& plan, const Results& r, const Measured& m, OutputFolder& folder,
-              const std::string& out_dir, const std::function<void(Results&)>& stamp_wall) {
+              const std::string& out_dir, const std::function<void(Results&)>& stamp_provenance) {
   const int sig = stop_signal();
   if (sig && !folder.committed()) {  // no benchmark finished: the folder keeps what it held
     std::cerr << fmt::format("roofbench: {} before any benchmark finished; nothing was written to {}\n",
@@ -416,7 +416,7 @@ int write_run(const RunArgs& a, const RunPlan& plan, const Results& r, const Mea
   const std::size_t planned = plan.jobs.size() + m.again.results.size();
   if (sig) final.partial = Partial{done.size(), planned, stopped_by(sig)};
 
-  stamp_wall(final);
+  stamp_provenance(final);
   FileSet files(folder);
   files.add("results.json", dump_results(final));
   files.add("gbench.json", m.ran.gbench_json);
@@ -455,7 +455,7 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   // Seconds from the start of the command to the file being written: how long a run takes, in
   // the file it wrote (a partial file: how far it had come); and what the host took from it in
   // that time (steal, a cgroup's CPU quota: bench/host_contention.h).
-  const std::function<void(Results&)> stamp_wall = [started, contention_at_start](Results& res) {
+  const std::function<void(Results&)> stamp_provenance = [started, contention_at_start](Results& res) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     res.provenance["wall_s"] = wall;
     res.provenance["host_contention"] = contention_json(contention_at_start, read_contention(), wall, omp_get_num_procs());
@@ -497,8 +497,8 @@ int cmd_run(const RunArgs& a, bool ceilings_only, int argc, char** argv) {
   // From here to the last file, SIGTERM and SIGINT stop the run between samples and it writes
   // what finished, marked partial.
   StopSignals stop_signals;
-  const Measured measured = measure_plan(a, plan, opt, *dev, r, counters.get(), folder, stamp_wall);
-  return write_run(a, plan, r, measured, folder, out_dir, stamp_wall);
+  const Measured measured = measure_plan(a, plan, opt, *dev, r, counters.get(), folder, stamp_provenance);
+  return write_run(a, plan, r, measured, folder, out_dir, stamp_provenance);
 }
 
 }  // namespace roofbench::cli

@@ -17,6 +17,7 @@
 #include "bench/cpu_info.h"
 #include "bench/device.h"
 #include "bench/harness.h"
+#include "bench/host_contention.h"
 #include "bench/stats.h"
 #include "roofbench/host_buffer.h"
 
@@ -130,19 +131,6 @@ bool write_text(const std::filesystem::path& p, const std::string& text, std::st
   return false;
 }
 
-// This process's cgroup v1 cpu group, relative to the hierarchy's mount ("" for its root).
-std::string own_cpu_group() {
-  std::ifstream in("/proc/self/cgroup");
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
-    if (b == std::string::npos) continue;
-    const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
-    if (controllers.find(",cpu,") != std::string::npos) return line.substr(b + 1);
-  }
-  return "";
-}
-
 std::size_t quota_samples(const Measurement& m) {
   return static_cast<std::size_t>(std::count_if(m.sample_clock_limits.begin(), m.sample_clock_limits.end(),
                                                 [](const std::string& l) { return l == "cpu_quota"; }));
@@ -157,12 +145,14 @@ std::size_t quota_samples(const Measurement& m) {
 // saying why, where no such group can be made (not root, or cgroup v2).
 TEST(CpuDevice, ASampleThatWaitedForItsCgroupsCpuQuotaIsNamed) {
   namespace fs = std::filesystem;
-  const fs::path mount = "/sys/fs/cgroup/cpu";
-  const fs::path home = mount / fs::path(own_cpu_group()).relative_path();
+  // This process's group, as a run finds it (bench/host_contention.h): its cpu.stat's folder.
+  const std::string stat = read_contention().cgroup_source;
+  const fs::path home = fs::path(stat).parent_path();
   const fs::path group = home / ("roofbench_test_" + std::to_string(::getpid()));
   std::error_code ec;
-  if (!fs::is_regular_file(home / "cgroup.procs") || !fs::is_regular_file(home / "cpu.cfs_quota_us"))
-    GTEST_SKIP() << "no cgroup v1 cpu group of this process at " << home << " (cgroup v2, or none mounted)";
+  if (stat.rfind('/', 0) != 0 || !fs::is_regular_file(home / "cgroup.procs") ||
+      !fs::is_regular_file(home / "cpu.cfs_quota_us"))
+    GTEST_SKIP() << "no cgroup v1 cpu group of this process (" << stat << "; cgroup v2, or none mounted)";
   if (!fs::create_directory(group, ec))
     GTEST_SKIP() << "cannot make a cgroup at " << group << ": " << (ec ? ec.message() : "it is there already");
   std::string err;
