@@ -22,13 +22,27 @@ cmake -S "$src/python/prebuilt" -B "$out" "${generator[@]}" -DCMAKE_BUILD_TYPE=R
   { tail -30 "$out/configure.log" >&2; echo "build-python-ext: configure failed" >&2; exit 1; }
 cmake --build "$out" >"$out/build.log" 2>&1 ||
   { tail -30 "$out/build.log" >&2; echo "build-python-ext: build failed" >&2; exit 1; }
-# After torch where there is one: a process that loaded an older libstdc++ first (torch, numpy)
-# must still load libroofbench, which the archive's libraries were built beside.
-PYTHONPATH=$out "$python" -c '
-try:
-    import torch
-except ImportError:
-    pass
-import numpy, roofbench' ||
-  { echo "build-python-ext: the built package does not import (after torch, where there is one)" >&2; exit 1; }
+ext=$(compgen -G "$out/roofbench/_roofbench*.so" | head -n 1)
+# What a failure on another machine needs first: the compiler that built it (not the one that built
+# libroofbench) and what the extension exports (python/exports.map: its entry point alone).
+{
+  echo "compiler: $("${CXX:-c++}" --version 2>/dev/null | head -n 1)"
+  echo "exports: $(nm -D --defined-only "$ext" 2>/dev/null | awk '{print $NF}' | tr '\n' ' ')"
+} | tee "$out/diagnose.log"
+exported=$(nm -D --defined-only "$ext" 2>/dev/null | awk '$NF != "PyInit__roofbench" {print $NF}' | head -n 5)
+[ -z "$exported" ] ||
+  { echo "build-python-ext: the extension exports more than PyInit__roofbench: $(tr '\n' ' ' <<<"$exported")" >&2; exit 1; }
+# Imported alone, after NumPy, and after torch where there is one, each in a process of its own: a
+# process that loaded another libstdc++ first (torch, NumPy) must still load libroofbench, which
+# the archive's libraries were built beside. Each order's outcome is said.
+bad=0
+for first in "" numpy torch; do
+  if [ "$first" = torch ] && ! "$python" -c 'import torch' 2>/dev/null; then continue; fi
+  rc=0
+  PYTHONPATH=$out "$python" -c "${first:+import $first; }import roofbench" >"$out/import-${first:-alone}.log" 2>&1 || rc=$?
+  echo "import roofbench${first:+ after $first}: $([ $rc -eq 0 ] && echo ok || echo "FAILED (exit $rc)")" | tee -a "$out/diagnose.log"
+  if [ $rc -ne 0 ]; then bad=1; tail -n 5 "$out/import-${first:-alone}.log" >&2; fi
+done
+[ $bad -eq 0 ] ||
+  { echo "build-python-ext: the built package does not import in every order (after torch, where there is one)" >&2; exit 1; }
 echo "build-python-ext: $("$python" -c 'import sys; print("Python %d.%d" % sys.version_info[:2])'): PYTHONPATH=$out $python -c 'import roofbench'"

@@ -29,6 +29,15 @@ bash "$src/scripts/build-python-ext.sh" "$packed" "$tmp/ext" >"$tmp/build.out" 2
 last=$(tail -n1 "$tmp/build.out")
 [[ "$last" =~ ^build-python-ext:\ Python\ 3\.[0-9]+:\ PYTHONPATH=$tmp/ext\  ]] ||
   fail "its last line does not say how to import it: $last"
+# Its entry point alone is exported (python/exports.map), here and in the build tree's extension: on
+# the GPU machine another compiler builds it, and an exported C++ symbol would be what libroofbench
+# calls. Each import order was tried and said.
+for so in "$tmp"/ext/roofbench/_roofbench*.so "$build"/python/roofbench/_roofbench*.so; do
+  [ -f "$so" ] || fail "no extension at $so"
+  exports=$(nm -D --defined-only "$so" | awk '{print $NF}' | tr '\n' ' ')
+  [ "$exports" = "PyInit__roofbench " ] || fail "$so exports more than its entry point: ${exports:0:300}"
+done
+grep -q '^import roofbench after numpy: ok$' "$tmp/build.out" || fail "the import after NumPy was not tried and said: $(cat "$tmp/build.out")"
 json_headers=$(cd "$tmp/ext" && ninja -t deps | grep '/nlohmann/' || true)
 [ -n "$json_headers" ] || fail "the extension's dependencies name no nlohmann header"
 outside=$(grep -v "^ *$packed/python/include/nlohmann/" <<<"$json_headers" || true)
