@@ -43,12 +43,25 @@ class Device {
   // The power state now (energy counter, power, temperature; bench/power.h), read just before and
   // just after every timed sample, outside its timing; fields absent where not readable.
   virtual PowerReading power_reading() { return {}; }
+  // How often power_reading()'s energy counter advances, probed once (counter_update_interval,
+  // bench/power.h: up to 1.5 s, on NVML about 0.3 s) and kept; nullopt where it has none.
+  std::optional<double> energy_counter_interval_s() {
+    if (!energy_interval_probed_) {
+      energy_interval_probed_ = true;
+      energy_interval_s_ = counter_update_interval([this] { return power_reading().energy_j; }, 1.5);
+    }
+    return energy_interval_s_;
+  }
   // Where those come from ("NVML", "RAPL: package-0"), or "unavailable: " and why.
   virtual std::string power_source() const { return "unavailable: this device reads no power"; }
   // Asked after a benchmark failed: empty while the device can still run work, else why it
   // cannot (a CUDA kernel fault, such as an illegal address or a trap, leaves the context
   // unusable for the rest of the process: every later call returns the same error).
   virtual std::string lost() { return ""; }
+
+ private:
+  bool energy_interval_probed_ = false;
+  std::optional<double> energy_interval_s_;
 };
 
 // What --device names, parsed once where the command line is read (DeviceSpec::parse, the one

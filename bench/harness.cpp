@@ -148,6 +148,7 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   // Power and energy around each sample, while the device answers (a series that stops is dropped
   // whole rather than misaligned with the samples).
   bool per_sample_energy = dev.power_reading().energy_j.has_value();
+  if (per_sample_energy) m.energy_interval_s = dev.energy_counter_interval_s();
   bool per_sample_power = true, per_sample_temperature = true;
 
   const auto t0 = clock::now();
@@ -260,6 +261,7 @@ void merge_measurements(Measurement& into, const Measurement& m) {
   append(into.sample_clock_limits, m.sample_clock_limits);
   append(into.sample_energy_j, m.sample_energy_j);
   append(into.sample_window_s, m.sample_window_s);
+  if (!into.energy_interval_s) into.energy_interval_s = m.energy_interval_s;
   append(into.sample_power_w, m.sample_power_w);
   append(into.sample_temperature_c, m.sample_temperature_c);
   into.warmup_runs += m.warmup_runs;

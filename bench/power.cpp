@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <fstream>
 #include <numeric>
 
@@ -29,9 +31,54 @@ std::optional<EnergySummary> energy_summary(const Measurement& m, std::string* w
     return none(fmt::format("the energy counter did not advance across any of the {} samples (it updates more "
                             "coarsely than they last)",
                             e.samples));
+  if (!m.energy_interval_s)
+    return none("the energy counter's update interval was not measured (a file from before roofbench probed it), so "
+                "its differences across the samples cannot be told from whole updates");
+  std::vector<double> windows = m.sample_window_s;
+  std::nth_element(windows.begin(), windows.begin() + windows.size() / 2, windows.end());
+  const double median_window = windows[windows.size() / 2];
+  if (median_window < kEnergyUpdatesPerWindow * *m.energy_interval_s)
+    return none(fmt::format("the samples' windows ({:.3g} ms, the median) span fewer than {:g} updates of the energy "
+                            "counter (one every {:.3g} ms): each difference is a whole update or none, which holds the "
+                            "energy of the update period before it, not of the run",
+                            median_window * 1e3, kEnergyUpdatesPerWindow, *m.energy_interval_s * 1e3));
   e.mean_power_w = joules / window;
   e.joules_per_run = e.mean_power_w * m.stats.median;
   return e;
+}
+
+std::optional<double> counter_update_interval(const std::function<std::optional<double>()>& read, double limit_s,
+                                              std::string* why) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  auto since = [&start] { return std::chrono::duration<double>(clock::now() - start).count(); };
+  std::optional<double> last = read();
+  if (!last) {
+    if (why) *why = "the counter could not be read";
+    return std::nullopt;
+  }
+  std::vector<double> changes;
+  while (changes.size() < 4 && since() < limit_s) {
+    const std::optional<double> now = read();
+    if (!now) {
+      if (why) *why = "the counter could not be read";
+      return std::nullopt;
+    }
+    if (*now != *last) {
+      changes.push_back(since());
+      last = now;
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+  if (changes.size() < 2) {
+    if (why) *why = fmt::format("the counter advanced {} time(s) in {:g} s", changes.size(), limit_s);
+    return std::nullopt;
+  }
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < changes.size(); ++i) gaps.push_back(changes[i] - changes[i - 1]);
+  std::sort(gaps.begin(), gaps.end());
+  return gaps[gaps.size() / 2];
 }
 
 namespace {

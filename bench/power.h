@@ -3,6 +3,7 @@
 // made up where they say nothing. The GPU reads NVML (bench/nvml.h); the CPU reads RAPL's energy
 // counters under /sys/class/powercap where the kernel exposes them (Rapl below).
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,10 +21,15 @@ struct PowerReading {
 
 // A measurement's energy, derived from its per-sample counters (never stored as the truth: a
 // results file's is derived again when it is read). The counters advance coarsely (RAPL about
-// every millisecond, NVML's every few to tens), so one sample's difference is 0 or a whole
-// update; summed over many samples it is an unbiased estimate. The mean power over the samples'
-// windows (each from just before the timed run to just after it: flushes left out) times the
-// median time is the energy of one run.
+// every millisecond; NVML's on an H200 about every 100 ms), so across a window much shorter than
+// an update a sample's difference is 0 or one whole update, which holds the energy of the whole
+// update period before it (flushes and host work included), not of the window: on the second
+// H200 visit such sums came out at 0.9 to 13 kW on a 700 W GPU. So the energy is derived only
+// where the median window spans at least kEnergyUpdatesPerWindow updates of the counter (its
+// interval, Measurement::energy_interval_s, probed on the device); each window's difference is
+// then within one update of its energy. The mean power over the samples' windows (each from just
+// before the timed run to just after it) times the median time is the energy of one run.
+inline constexpr double kEnergyUpdatesPerWindow = 10;
 struct EnergySummary {
   double mean_power_w = 0;
   double joules_per_run = 0;
@@ -32,6 +38,12 @@ struct EnergySummary {
 };
 // nullopt, with the reason in *why, where the samples carry no energy or the counter never moved.
 std::optional<EnergySummary> energy_summary(const Measurement& m, std::string* why = nullptr);
+
+// How often a counter advances: read() polled (every 50 us) until it has changed four times, the
+// median of the three intervals between the changes; nullopt (with *why) where a read fails or
+// fewer than two changes come within limit_s.
+std::optional<double> counter_update_interval(const std::function<std::optional<double>()>& read, double limit_s,
+                                              std::string* why = nullptr);
 
 // RAPL through the powercap sysfs: the package domains' energy_uj (intel-rapl:N; the kernel's AMD
 // driver names them the same), summed, each corrected for its wrap at max_energy_range_uj.

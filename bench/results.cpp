@@ -99,6 +99,7 @@ json measurement_json(const Measurement& m) {
   if (!m.sample_energy_j.empty()) {
     j["sample_energy_j"] = m.sample_energy_j;
     j["sample_window_s"] = m.sample_window_s;
+    j["energy_counter_interval_s"] = opt(m.energy_interval_s);
   }
   if (!m.sample_power_w.empty()) j["sample_power_w"] = m.sample_power_w;
   if (!m.sample_temperature_c.empty()) j["sample_temperature_c"] = m.sample_temperature_c;
@@ -162,6 +163,10 @@ Measurement measurement_from(const json& j) {
   per_sample("sample_clock_limits", m.sample_clock_limits);
   per_sample("sample_energy_j", m.sample_energy_j);
   per_sample("sample_window_s", m.sample_window_s);
+  // Files from before the counter's interval was probed have none: their energy is not derived.
+  m.energy_interval_s = get_opt<double>(j, "energy_counter_interval_s");
+  if (m.energy_interval_s && !(*m.energy_interval_s > 0 && std::isfinite(*m.energy_interval_s)))
+    throw InputError("a measurement's energy_counter_interval_s is not a positive time");
   per_sample("sample_power_w", m.sample_power_w);
   per_sample("sample_temperature_c", m.sample_temperature_c);
   if (m.sample_energy_j.size() != m.sample_window_s.size())

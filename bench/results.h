@@ -41,6 +41,9 @@ struct Measurement {
   // host's wall time between the two readings, and the power and temperature after it.
   std::vector<std::string> sample_clock_limits;
   std::vector<double> sample_energy_j, sample_window_s;
+  // How often the energy counter advanced when it was read (Device::energy_counter_interval_s,
+  // probed once per process): a window shorter than a few of these holds a whole update or none.
+  std::optional<double> energy_interval_s;
   std::vector<double> sample_power_w, sample_temperature_c;
   double held_s = 0;      // a sustained pass: seconds it ran back to back before its samples (MeasureOptions::hold_s)
   double cooldown_s = 0;  // seconds waited after throttled samples for the clock to recover (--cooldown)

@@ -5,7 +5,10 @@
 //     here: every record it makes says "replay", so none of it can pass for a real GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cmath>
 #include <fstream>
+#include <thread>
 
 #include "bench/harness.h"
 #include "bench/nvml.h"
@@ -77,6 +80,7 @@ class ReplayedGpu final : public Device {
   void flush_cache() override {}
   double time_run(Instance& inst, Launch) override {
     inst.run();
+    std::this_thread::sleep_for(std::chrono::microseconds(1500));  // the window it is read across
     return 1.5e-3;
   }
   void synchronize() override {}
@@ -162,12 +166,60 @@ TEST(Energy, TheMeanPowerOverTheSamplesWindowsTimesTheMedianIsTheEnergyOfARun) {
   EXPECT_FALSE(energy_summary(m, &why));  // a counter coarser than the samples: said, not guessed
   EXPECT_NE(why.find("did not advance across any of the 4 samples"), std::string::npos) << why;
   m.sample_energy_j = {0, 0.5, 0, 0.04};  // a counter that moves in whole updates
+  EXPECT_FALSE(energy_summary(m, &why));  // how often it moves was not measured (an older file)
+  EXPECT_NE(why.find("update interval was not measured"), std::string::npos) << why;
+  m.energy_interval_s = 1e-3;  // an update a millisecond (RAPL): windows of 1.1 ms span one
+  EXPECT_FALSE(energy_summary(m, &why));
+  EXPECT_NE(why.find("span fewer than 10 updates of the energy counter (one every 1 ms)"), std::string::npos) << why;
+  m.energy_interval_s = 1e-4;  // windows of eleven updates: each difference is within one of its energy
   const auto e = energy_summary(m);
   ASSERT_TRUE(e);
   EXPECT_NEAR(e->mean_power_w, 0.54 / 5.4e-3, 1e-9);
   EXPECT_NEAR(e->joules_per_run, 100.0 * m.stats.median, 1e-9);
   EXPECT_EQ(e->samples, 4);
   EXPECT_EQ(e->samples_counted, 2);
+}
+
+// What the second H200 visit showed: NVML's counter advanced about every 100 ms, and samples of
+// 34 us to 4 ms summed to 0.9-13 kW on a 700 W GPU. Samples so much briefer than the counter's
+// updates get no energy, with why; samples that span many updates get it.
+TEST(Energy, SamplesBrieferThanTheCountersUpdatesGetNoEnergyAndLongOnesDo) {
+  Measurement m = measurement_of(std::vector<double>(28, 12.7e-6));
+  m.sample_window_s.assign(28, 34e-6);
+  m.sample_energy_j.assign(28, 0.0);
+  m.sample_energy_j[7] = 12.718;  // one 100 ms update of a GPU idling at 127 W, caught by one sample
+  m.energy_interval_s = 0.1;
+  std::string why;
+  EXPECT_FALSE(energy_summary(m, &why));
+  EXPECT_NE(why.find("(0.034 ms, the median) span fewer than 10 updates"), std::string::npos) << why;
+  // Five samples of 1.2 s at 500 W, read across a counter of 100 ms updates: 12 updates each, give
+  // or take one.
+  Measurement slow = measurement_of({1.2, 1.2, 1.2, 1.2, 1.2});
+  slow.sample_window_s.assign(5, 1.2);
+  slow.sample_energy_j = {600, 550, 650, 600, 600};
+  slow.energy_interval_s = 0.1;
+  const auto e = energy_summary(slow);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->mean_power_w, 500, 1e-9);
+  EXPECT_NEAR(e->joules_per_run, 600, 1e-9);
+}
+
+TEST(Energy, TheCountersUpdateIntervalIsTheMedianGapBetweenItsChanges) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  // A counter that advances every 2 ms of wall time, as RAPL's or NVML's do on their own.
+  auto every_2ms = [start]() -> std::optional<double> {
+    return std::floor(std::chrono::duration<double>(clock::now() - start).count() / 2e-3);
+  };
+  const auto interval = counter_update_interval(every_2ms, 1.0);
+  ASSERT_TRUE(interval);
+  EXPECT_GT(*interval, 1.5e-3);
+  EXPECT_LT(*interval, 3e-3);
+  std::string why;
+  EXPECT_FALSE(counter_update_interval([] { return std::optional<double>(5.0); }, 0.05, &why));  // never moves
+  EXPECT_EQ(why, "the counter advanced 0 time(s) in 0.05 s");
+  EXPECT_FALSE(counter_update_interval([] { return std::optional<double>(); }, 0.05, &why));  // no reading
+  EXPECT_EQ(why, "the counter could not be read");
 }
 
 // REPLAYED: the clock read while a power-capped GEMM ran, the limits NVML gave with it, its power,
@@ -214,6 +266,8 @@ TEST(NvmlReplayed, EachSampleGetsTheClockItRanAtItsLimitsPowerTemperatureAndEner
   EXPECT_EQ(b.sample_clock_limits, m.sample_clock_limits);
   EXPECT_EQ(b.sample_energy_j, m.sample_energy_j);
   EXPECT_EQ(b.sample_temperature_c, m.sample_temperature_c);
+  ASSERT_TRUE(m.energy_interval_s);  // probed through the same replayed counter, once
+  EXPECT_EQ(b.energy_interval_s, m.energy_interval_s);
   const auto e = energy_summary(b);
   ASSERT_TRUE(e);
   EXPECT_NEAR(e->joules_per_run, e->mean_power_w * 1.5e-3, 1e-12);
