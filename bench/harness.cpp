@@ -101,6 +101,26 @@ double cool_down(Device& dev, const MeasureOptions& opt, double reference_hz) {
   return waited();
 }
 
+// The kernel run back to back for at least `seconds` (synchronously, no flushes), the energy
+// counter read across it where there is one (joules < 0 where not).
+Measurement::EnergyRun back_to_back(Device& dev, Instance& inst, double seconds, const char* kind) {
+  using clock = std::chrono::steady_clock;
+  Measurement::EnergyRun r;
+  r.kind = kind;
+  dev.synchronize();
+  const std::optional<double> before = dev.power_reading().energy_j;
+  const auto start = clock::now();
+  do {
+    r.busy_s += dev.time_run(inst, Launch::synchronous);
+    ++r.runs;
+    throw_if_stopped();
+    r.seconds = std::chrono::duration<double>(clock::now() - start).count();
+  } while (r.seconds < seconds);
+  const std::optional<double> after = dev.power_reading().energy_j;
+  r.joules = before && after && *after >= *before ? *after - *before : -1;
+  return r;
+}
+
 void add_limits(std::vector<std::string>& into, const std::vector<std::string>& now) {
   for (const auto& r : now)
     if (std::find(into.begin(), into.end(), r) == into.end()) into.push_back(r);
@@ -116,12 +136,9 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   m.timer = dev.timer();
   m.cold_cache = opt.cold_cache;
   if (opt.hold_s > 0) {  // a sustained pass: held back to back first, no flush to let it cool
-    const auto start = clock::now();
-    do {
-      dev.time_run(inst, Launch::synchronous);
-      throw_if_stopped();
-      m.held_s = std::chrono::duration<double>(clock::now() - start).count();
-    } while (m.held_s < opt.hold_s);
+    m.energy_run = back_to_back(dev, inst, opt.hold_s, "hold");
+    m.held_s = m.energy_run->seconds;
+    if (!(m.energy_run->joules >= 0)) m.energy_run.reset();  // no counter: the hold alone
   }
   // --untrusted: fresh inputs before every warm-up and sample, their seeds and the choice of the
   // samples checked from the operating system's entropy, which the kernel cannot replay. 32-bit
@@ -235,6 +252,14 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
     m.launch = now + " (the samples before the change were " + m.launch + ")";
   m.clock_after_hz = dev.clock_hz();
   m.stats = summarize(m.samples_s);
+  // Samples too brief for the energy counter: an energy pass, where 10 of its updates fit in it.
+  if (!m.sample_energy_j.empty() && m.energy_interval_s && !m.energy_run && opt.energy_pass_s > 0) {
+    const double need = kEnergyUpdatesPerWindow * *m.energy_interval_s;
+    if (!energy_summary(m) && need <= opt.energy_pass_s) {
+      Measurement::EnergyRun run = back_to_back(dev, inst, 1.1 * need, "pass");
+      if (run.joules >= 0) m.energy_run = run;
+    }
+  }
   return m;
 }
 

@@ -35,6 +35,11 @@ struct MeasureOptions {
   // pass (CeilingSpec::sustained), whose samples then see the clock the power cap and the heat
   // settle at (Measurement::held_s).
   double hold_s = 0;
+  // Where the samples are too brief for the energy counter (energy_summary, bench/power.h) and
+  // 10 of its updates take at most this long, run the kernel back to back for that long after the
+  // samples, the counter read across it (Measurement::energy_run): RAPL's 1 ms updates need 10 ms,
+  // NVML's 100 ms ones a second (--energy-pass).
+  double energy_pass_s = 0.1;
   // False: every GPU sample starts after a synchronize, as under a profiler that serializes
   // launches (ncu, compute-sanitizer), where a stream held by a blocking kernel only times out.
   bool hide_launch = true;
@@ -68,6 +73,7 @@ struct MeasureOptions {
     o.min_samples = o.max_samples = 1;
     o.min_time_s = 0;
     o.hide_launch = false;
+    o.energy_pass_s = 0;
     return o;
   }
   static MeasureOptions quick() {

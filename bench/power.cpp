@@ -12,7 +12,50 @@
 
 namespace roofbench {
 
+namespace {
+std::optional<EnergySummary> from_samples(const Measurement& m, std::string* why);
+
+std::optional<EnergySummary> from_run(const Measurement& m, std::string* why) {
+  auto none = [&](const std::string& reason) -> std::optional<EnergySummary> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  const Measurement::EnergyRun& r = *m.energy_run;
+  const std::string what = r.kind == "hold" ? "the sustained hold" : "the energy pass";
+  if (!m.energy_interval_s) return none(what + ": the energy counter's update interval was not measured");
+  if (!(r.seconds >= kEnergyUpdatesPerWindow * *m.energy_interval_s))
+    return none(fmt::format("{} ({:.3g} s) spans fewer than {:g} updates of the counter", what, r.seconds,
+                            kEnergyUpdatesPerWindow));
+  if (!(r.joules > 0)) return none(what + ": the counter did not advance across it");
+  if (!(r.busy_s >= kEnergyBusyShare * r.seconds))
+    return none(fmt::format("{}'s {} runs kept the device busy {:.0f}% of its {:.3g} s (under {:.0f}%: the "
+                            "synchronizes between them would dilute the power)",
+                            what, r.runs, 100 * r.busy_s / r.seconds, r.seconds, 100 * kEnergyBusyShare));
+  EnergySummary e;
+  e.samples = static_cast<int>(m.sample_energy_j.size());
+  for (double j : m.sample_energy_j)
+    if (j > 0) ++e.samples_counted;
+  e.from = r.kind;
+  e.mean_power_w = r.joules / r.seconds;
+  e.joules_per_run = e.mean_power_w * m.stats.median;
+  return e;
+}
+}  // namespace
+
 std::optional<EnergySummary> energy_summary(const Measurement& m, std::string* why) {
+  std::string samples_why;
+  if (auto e = from_samples(m, &samples_why)) return e;
+  if (m.energy_run) {
+    std::string run_why;
+    if (auto e = from_run(m, &run_why)) return e;
+    samples_why += "; " + run_why;
+  }
+  if (why) *why = samples_why;
+  return std::nullopt;
+}
+
+namespace {
+std::optional<EnergySummary> from_samples(const Measurement& m, std::string* why) {
   auto none = [&](const std::string& reason) -> std::optional<EnergySummary> {
     if (why) *why = reason;
     return std::nullopt;
@@ -46,6 +89,7 @@ std::optional<EnergySummary> energy_summary(const Measurement& m, std::string* w
   e.joules_per_run = e.mean_power_w * m.stats.median;
   return e;
 }
+}  // namespace
 
 std::optional<double> counter_update_interval(const std::function<std::optional<double>()>& read, double limit_s,
                                               std::string* why) {

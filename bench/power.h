@@ -35,7 +35,15 @@ struct EnergySummary {
   double joules_per_run = 0;
   int samples = 0;          // samples with an energy reading
   int samples_counted = 0;  // of those, the ones whose counter advanced
+  // Where it comes from: "samples" (their windows), or the back-to-back run the counter was read
+  // across (Measurement::energy_run): "hold" (a sustained pass's) or "pass" (an energy pass's).
+  std::string from = "samples";
 };
+// Where the samples are too brief, a back-to-back run (Measurement::energy_run) of at least 10
+// updates gives it instead: its mean power (the counter's difference over its wall time) times the
+// median time. Only where the runs kept the device busy for at least this share of its wall time
+// (for a kernel of microseconds the synchronizes between runs would dilute the power).
+inline constexpr double kEnergyBusyShare = 0.8;
 // nullopt, with the reason in *why, where the samples carry no energy or the counter never moved.
 std::optional<EnergySummary> energy_summary(const Measurement& m, std::string* why = nullptr);
 

@@ -101,6 +101,12 @@ json measurement_json(const Measurement& m) {
     j["sample_window_s"] = m.sample_window_s;
     j["energy_counter_interval_s"] = opt(m.energy_interval_s);
   }
+  if (m.energy_run)
+    j["energy_run"] = {{"kind", m.energy_run->kind},
+                       {"seconds", m.energy_run->seconds},
+                       {"joules", m.energy_run->joules},
+                       {"busy_s", m.energy_run->busy_s},
+                       {"runs", m.energy_run->runs}};
   if (!m.sample_power_w.empty()) j["sample_power_w"] = m.sample_power_w;
   if (!m.sample_temperature_c.empty()) j["sample_temperature_c"] = m.sample_temperature_c;
   if (m.cooldown_s > 0) j["cooldown_s"] = m.cooldown_s;
@@ -112,7 +118,8 @@ json measurement_json(const Measurement& m) {
     j["energy"] = {{"joules_per_run", e->joules_per_run},
                    {"mean_power_w", e->mean_power_w},
                    {"samples", e->samples},
-                   {"samples_counted", e->samples_counted}};
+                   {"samples_counted", e->samples_counted},
+                   {"from", e->from}};
   else if (!m.sample_energy_j.empty())
     j["energy"] = {{"unavailable", why}};
   if (!m.placement_samples.empty()) j["placement_samples"] = m.placement_samples;
@@ -165,6 +172,19 @@ Measurement measurement_from(const json& j) {
   per_sample("sample_window_s", m.sample_window_s);
   // Files from before the counter's interval was probed have none: their energy is not derived.
   m.energy_interval_s = get_opt<double>(j, "energy_counter_interval_s");
+  if (auto it = j.find("energy_run"); it != j.end()) {
+    Measurement::EnergyRun r;
+    r.kind = it->at("kind").get<std::string>();
+    r.seconds = it->at("seconds").get<double>();
+    r.joules = it->at("joules").get<double>();
+    r.busy_s = it->at("busy_s").get<double>();
+    r.runs = it->at("runs").get<int>();
+    if (r.kind != "hold" && r.kind != "pass") throw InputError("a measurement's energy_run.kind is not \"hold\" or \"pass\"");
+    for (double v : {r.seconds, r.joules, r.busy_s})
+      if (!(v >= 0) || !std::isfinite(v)) throw InputError("a measurement's energy_run has a time or energy that is not a finite, non-negative number");
+    if (r.runs < 1) throw InputError("a measurement's energy_run has no runs");
+    m.energy_run = r;
+  }
   if (m.energy_interval_s && !(*m.energy_interval_s > 0 && std::isfinite(*m.energy_interval_s)))
     throw InputError("a measurement's energy_counter_interval_s is not a positive time");
   per_sample("sample_power_w", m.sample_power_w);

@@ -44,6 +44,16 @@ struct Measurement {
   // How often the energy counter advanced when it was read (Device::energy_counter_interval_s,
   // probed once per process): a window shorter than a few of these holds a whole update or none.
   std::optional<double> energy_interval_s;
+  // The energy counter read across a run of the kernel back to back (no flushes): the sustained
+  // pass's hold before the samples ("hold"), or, where the samples are too brief for the counter,
+  // an energy pass after them ("pass", MeasureOptions::energy_pass_s). Its difference, its wall
+  // time, its runs and their summed times (how busy it kept the device).
+  struct EnergyRun {
+    std::string kind;  // "hold" or "pass"
+    double seconds = 0, joules = 0, busy_s = 0;
+    int runs = 0;
+  };
+  std::optional<EnergyRun> energy_run;
   std::vector<double> sample_power_w, sample_temperature_c;
   double held_s = 0;      // a sustained pass: seconds it ran back to back before its samples (MeasureOptions::hold_s)
   double cooldown_s = 0;  // seconds waited after throttled samples for the clock to recover (--cooldown)

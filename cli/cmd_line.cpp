@@ -110,6 +110,12 @@ CommandLine parse_command_line(int argc, const char* const* argv, std::ostream& 
                     "beside the burst ones, and each kernel placed against the roof of the clock it ran at (default "
                     "10 on a GPU, 0 with --quick and on the CPU; 0: none)")
         ->check(number_in(0.0, 600.0));
+    sub->add_option("--energy-pass", c.run_args.energy_pass_s,
+                    "where a benchmark's samples are too brief for the energy counter (fewer than 10 of its updates "
+                    "each) and 10 updates take at most this many seconds, run it back to back that long after its "
+                    "samples with the counter read across it, for its energy (default 0.1: RAPL's counters, which "
+                    "update every ms, get one; NVML's, about every 100 ms, need about 1.1; 0: none)")
+        ->check(number_in(0.0, 60.0));
     sub->add_option("--min-samples", c.run_args.min_samples,
                     "samples a benchmark takes before the noise target may stop it (default 20; 10 with --quick): "
                     "more give compare's rank test the power to call a change on a noisy machine; the budget still "

@@ -36,6 +36,7 @@ struct RunArgs {
   std::string out;
   std::uint64_t seed = MeasureOptions{}.seed;
   std::optional<double> noise_target_pct, budget_s, cooldown_s;
+  std::optional<double> energy_pass_s;  // --energy-pass (MeasureOptions::energy_pass_s)
   std::optional<double> sustain_s;  // --sustain: the hold of the sustained ceiling passes (PlanOptions::sustain_s)
   std::optional<int> min_samples;  // --min-samples: before the noise target or floor may stop sampling
   int placements = 1;  // --placements: fresh instances per benchmark (MeasureOptions::placements)

@@ -168,8 +168,9 @@ code { font-size: 12px; }
     s += "<h2>Energy</h2>\n<p class=\"meta\">Unavailable: " + xml_escape(e.unavailable) + "</p>\n";
   } else {
     s += "<h2>Energy</h2>\n<p class=\"meta\">" +
-         xml_escape(fmt::format("{}: the counter's difference across each sample, as the mean power over the samples "
-                                "times the median time. Best ceilings: {}{}, {}{}.",
+         xml_escape(fmt::format("{}: the mean power over the samples' windows, or where they are briefer than 10 "
+                                "updates of the counter over a back-to-back run (hold) or (pass), times the median "
+                                "time. Best ceilings: {}{}, {}{}.",
                                 e.source, e.best_flop_per_j, e.best_flop_ceiling.empty() ? "" : " by " + e.best_flop_ceiling,
                                 e.best_bytes_per_j, e.best_bytes_ceiling.empty() ? "" : " by " + e.best_bytes_ceiling)) +
          "</p>\n<table>\n<tr><th>benchmark</th><th>J a run</th><th>mean power</th><th>hottest</th><th>FLOP/J</th>"

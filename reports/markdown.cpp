@@ -30,8 +30,8 @@ std::string render_markdown_energy(const Results& r) {
   const EnergyTable t = energy_table(r);
   if (!t.unavailable.empty()) return "\n**Energy**: unavailable: " + md_cell(t.unavailable) + "\n";
   std::string s = fmt::format(
-      "\n**Energy** ({}; the counter's difference across each sample, as the mean power over the samples times the "
-      "median time; the best ceilings: {}{}, {}{})\n\n",
+      "\n**Energy** ({}; the mean power over the samples' windows, or where they are briefer than 10 updates of the "
+      "counter over a back-to-back run (hold) or (pass), times the median time; the best ceilings: {}{}, {}{})\n\n",
       md_cell(t.source), t.best_flop_per_j, t.best_flop_ceiling.empty() ? "" : " by " + md_code(t.best_flop_ceiling),
       t.best_bytes_per_j, t.best_bytes_ceiling.empty() ? "" : " by " + md_code(t.best_bytes_ceiling));
   s += "| benchmark | J a run | mean power | hottest | FLOP/J | of the best | B/J | of the best |\n";

@@ -347,7 +347,7 @@ def above_roof_row(bl):
     if not placed:
         return row.missing("no placed kernel")
     if not above:
-        text = f"none of {placed} placed"
+        text = f"none above, of {placed} placed"
     else:
         above.sort(reverse=True)
         text = f"{len(above)} of {placed} placed, the highest " + ", ".join(

@@ -682,6 +682,7 @@ TEST(Measure, EachSampleIsBracketedByItsBeginAndEndHooksOutsideItsPowerReadings)
   auto inst = toy("good", Defect::none).make({{"n", 16}});
   MeasureOptions o = scripted_options();
   o.min_samples = o.max_samples = 3;
+  o.energy_pass_s = 0;  // no energy pass after the samples (Energy.* in test_power.cpp)
   dev.events.clear();
   const Measurement m = measure(dev, *inst, o);
   ASSERT_EQ(m.samples_s.size(), 3u);

@@ -60,8 +60,11 @@ TEST(Plan, TheEstimateChargesEachBenchmarkItsBudgetWarmUpAndHostWork) {
   o.warmup_runs = 1;
   const Estimate e = estimate_run(p, o, false, 4);
   EXPECT_EQ(e.jobs, 3u);
-  // Each: the budget, one warm-up of at most budget / kMinSamples, the fixed overhead.
-  EXPECT_DOUBLE_EQ(e.sampling_s, 3 * (2 + 2.0 / MeasureOptions::kMinSamples + kJobOverheadS));
+  // Each: the budget, one warm-up of at most budget / kMinSamples, the fixed overhead, and an
+  // energy pass of 10 of RAPL's 1 ms updates (--energy-pass allows 0.1 s; a GPU's NVML needs 1.1).
+  EXPECT_DOUBLE_EQ(e.sampling_s, 3 * (2 + 2.0 / MeasureOptions::kMinSamples + kJobOverheadS + 0.011));
+  o.energy_pass_s = 0;
+  EXPECT_DOUBLE_EQ(estimate_run(p, o, false, 4).sampling_s, 3 * (2 + 2.0 / MeasureOptions::kMinSamples + kJobOverheadS));
   // Host work from the bytes the host makes and checks, twice (before the samples and after), on
   // 4 threads; the cache ceiling's one small buffer, not the terabyte it reads over and over.
   EXPECT_DOUBLE_EQ(e.checks_s, 2 * (1e6 + 3e9 + 1e6) / (4 * kHostCheckBytesPerSecondPerThread));

@@ -109,6 +109,35 @@ class Copy final : public Instance {
   std::vector<float> x_, y_;
 };
 
+// A device whose energy counter advances as NVML's and RAPL's do, on its own clock: 0.2 J every
+// 2 ms of wall time (100 W, whatever runs), and whose runs take 0.1 ms of real time.
+class CoarseCounterDevice final : public Device {
+ public:
+  using clock = std::chrono::steady_clock;
+  Backend backend() const override { return Backend::cpu; }
+  std::string name() const override { return "coarse counter"; }
+  nlohmann::json describe() const override { return {{"kind", "cpu"}, {"name", name()}}; }
+  std::string timer() const override { return "steady-clock"; }
+  std::size_t flush_bytes() const override { return 0; }
+  void flush_cache() override {}
+  double time_run(Instance& inst, Launch) override {
+    const auto t0 = clock::now();
+    inst.run();
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  }
+  void synchronize() override {}
+  std::optional<double> clock_hz() override { return std::nullopt; }
+  PowerReading power_reading() override {
+    PowerReading r;
+    r.energy_j = 0.2 * std::floor(std::chrono::duration<double>(clock::now() - start_).count() / 2e-3);
+    return r;
+  }
+
+ private:
+  clock::time_point start_ = clock::now();
+};
+
 MeasureOptions ten_samples() {
   MeasureOptions o;
   o.warmup_runs = 1;
@@ -202,6 +231,105 @@ TEST(Energy, SamplesBrieferThanTheCountersUpdatesGetNoEnergyAndLongOnesDo) {
   ASSERT_TRUE(e);
   EXPECT_NEAR(e->mean_power_w, 500, 1e-9);
   EXPECT_NEAR(e->joules_per_run, 600, 1e-9);
+}
+
+// Samples briefer than 10 updates of the counter get an energy pass after them, where 10 updates
+// fit in --energy-pass: the kernel back to back, the counter read across it. Without the pass
+// they get no energy; a sustained pass's hold gives it too.
+TEST(Energy, BriefSamplesGetAnEnergyPassAcrossTenUpdatesOfTheCounter) {
+  CoarseCounterDevice dev;
+  Copy inst;
+  inst.prepare(1);
+  MeasureOptions o = ten_samples();
+  o.energy_pass_s = 0;
+  const Measurement none = measure(dev, inst, o);
+  ASSERT_TRUE(none.energy_interval_s);
+  EXPECT_GT(*none.energy_interval_s, 1.5e-3);
+  EXPECT_LT(*none.energy_interval_s, 3e-3);
+  EXPECT_FALSE(none.energy_run);
+  std::string why;
+  EXPECT_FALSE(energy_summary(none, &why));  // its windows caught one update or none
+  EXPECT_TRUE(why.find("span fewer than 10 updates") != std::string::npos ||
+              why.find("did not advance across any of the 10 samples") != std::string::npos)
+      << why;
+
+  o.energy_pass_s = 0.1;  // 10 updates of 2 ms fit: the pass runs for 1.1 x 20 ms
+  const Measurement m = measure(dev, inst, o);
+  ASSERT_TRUE(m.energy_run);
+  EXPECT_EQ(m.energy_run->kind, "pass");
+  EXPECT_GE(m.energy_run->seconds, 0.02);
+  EXPECT_GT(m.energy_run->runs, 10);
+  const auto e = energy_summary(m, &why);
+  ASSERT_TRUE(e) << why;
+  EXPECT_EQ(e->from, "pass");
+  EXPECT_GT(e->mean_power_w, 70);  // 100 W, give or take the updates at its two ends
+  EXPECT_LT(e->mean_power_w, 130);
+  EXPECT_NEAR(e->joules_per_run, e->mean_power_w * m.stats.median, 1e-12);
+
+  o.energy_pass_s = 0.01;  // 10 updates take 20 ms: more than the pass may, so none
+  EXPECT_FALSE(measure(dev, inst, o).energy_run);
+
+  o.energy_pass_s = 0;
+  o.hold_s = 0.05;  // a sustained pass: its hold is read across, and no pass follows
+  const Measurement held = measure(dev, inst, o);
+  ASSERT_TRUE(held.energy_run);
+  EXPECT_EQ(held.energy_run->kind, "hold");
+  EXPECT_DOUBLE_EQ(held.held_s, held.energy_run->seconds);
+  const auto h = energy_summary(held, &why);
+  ASSERT_TRUE(h) << why;
+  EXPECT_EQ(h->from, "hold");
+
+  // Into a results file and back, and one the reader refuses.
+  Results r = sample_results();
+  r.benchmarks = {kernel("passed", 2e9, 1e9, 1e-4)};
+  r.benchmarks[0].measurement = m;
+  const Results back = parse_results(dump_results(r));
+  const Measurement& b = *back.benchmarks[0].measurement;
+  ASSERT_TRUE(b.energy_run);
+  EXPECT_EQ(b.energy_run->runs, m.energy_run->runs);
+  EXPECT_EQ(energy_summary(b)->from, "pass");
+  nlohmann::json j = nlohmann::json::parse(dump_results(r));
+  j["benchmarks"][0]["measurement"]["energy_run"]["kind"] = "guess";
+  EXPECT_THROW(parse_results(j.dump()), InputError);
+}
+
+// A sustained ceiling's hold gives the ceiling's energy where its brief samples cannot: the
+// report's energy table has a row for it, marked, and its work per joule is the ceiling's best.
+TEST(Energy, ASustainedCeilingsHoldIsItsOwnRowInTheEnergyTable) {
+  Results r = sample_results();
+  r.device["power"] = "NVML";
+  Ceiling& fma = r.ceilings[2];
+  ASSERT_EQ(fma.name, "fp32_fma");
+  Measurement held = measurement_of(std::vector<double>(10, 1e-3));
+  held.sample_window_s.assign(10, 1.1e-3);
+  held.sample_energy_j.assign(10, 0.0);
+  held.energy_interval_s = 0.1;
+  held.held_s = 10;
+  held.energy_run = Measurement::EnergyRun{"hold", 10.0, 5000.0, 9.5, 9000};
+  fma.measurement_sustained = held;
+  fma.value_sustained = 0.9e12;
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("| `fp32_fma (sustained)` | 0.50 J (hold) | 500 W |"), std::string::npos) << md;
+  EXPECT_NE(md.find("1.80 GFLOP/J by `fp32_fma (sustained)`"), std::string::npos) << md;
+}
+
+// A back-to-back run that left the device idle between its runs says so, and gives no energy.
+TEST(Energy, ARunThatKeptTheDeviceBusyUnder80PercentGivesNone) {
+  Measurement m = measurement_of(std::vector<double>(10, 5e-6));
+  m.sample_window_s.assign(10, 20e-6);
+  m.sample_energy_j.assign(10, 0.0);
+  m.energy_interval_s = 0.1;
+  m.energy_run = Measurement::EnergyRun{"pass", 1.1, 140.0, 0.3, 100000};
+  std::string why;
+  EXPECT_FALSE(energy_summary(m, &why));
+  EXPECT_NE(why.find("the energy pass's 100000 runs kept the device busy 27% of its 1.1 s"), std::string::npos) << why;
+  m.energy_run->busy_s = 1.0;
+  const auto e = energy_summary(m, &why);
+  ASSERT_TRUE(e) << why;
+  EXPECT_NEAR(e->mean_power_w, 140.0 / 1.1, 1e-9);
+  m.energy_run->seconds = 0.5;  // fewer than 10 updates of 100 ms
+  EXPECT_FALSE(energy_summary(m, &why));
+  EXPECT_NE(why.find("the energy pass (0.5 s) spans fewer than 10 updates"), std::string::npos) << why;
 }
 
 TEST(Energy, TheCountersUpdateIntervalIsTheMedianGapBetweenItsChanges) {

@@ -334,4 +334,21 @@ done
 # so four stages fit one call.
 want=$(for st in smoke tests numbers repeat profile; do echo "$st-summary.txt"; echo "$st.tar.xz"; done | sort)
 [ "$(ls "$out" | sort)" = "$want" ] || fail "OUT after every stage holds $(ls "$out" | tr '\n' ' '), not two files a stage"
+
+# Stages back to back in one call (scripts/visit-stages.sh): each given what is left of the call,
+# one with under a minute left not run and said, the exit 1 for it; bad arguments refused.
+vs_out=$tmp/vs-out
+mkdir -p "$vs_out"
+OUT=$vs_out ARCHIVE=$build DEVICE_ARGS="--device cpu" bash "$here/scripts/visit-stages.sh" 80 smoke:60 tests:50 \
+  >"$tmp/vs.stdout" 2>&1
+vs_rc=$?
+[ "$vs_rc" -eq 1 ] || fail "visit-stages: exit $vs_rc, expected 1 (a stage not run): $(cat "$tmp/vs.stdout")"
+grep -q '^=== visit-stages: smoke --limit 60 (at 0 s)$' "$tmp/vs.stdout" || fail "visit-stages: smoke not given its cap: $(cat "$tmp/vs.stdout")"
+grep -qE '^visit-stages: tests NOT RUN: [0-9]+ s for it \(of its 50\), under a minute$' "$tmp/vs.stdout" ||
+  fail "visit-stages: the stage with too little time left was not said: $(cat "$tmp/vs.stdout")"
+grep -q '^smoke: passed' "$tmp/vs.stdout" || fail "visit-stages: smoke's summary not printed: $(cat "$tmp/vs.stdout")"
+[ "$(ls "$vs_out" | sort | tr '\n' ' ')" = "smoke-summary.txt smoke.tar.xz " ] || fail "visit-stages: OUT holds $(ls "$vs_out")"
+OUT=$vs_out bash "$here/scripts/visit-stages.sh" 80 smoke >/dev/null 2>&1
+[ $? -eq 2 ] || fail "visit-stages: a stage without its cap was not refused"
+
 echo "gpu-check dress rehearsal: $(ls "$out" | wc -l) files from 5 stages (refused, fitted, stopped and merged on the way)"
