@@ -165,7 +165,6 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   // Power and energy around each sample, while the device answers (a series that stops is dropped
   // whole rather than misaligned with the samples).
   bool per_sample_energy = dev.power_reading().energy_j.has_value();
-  if (per_sample_energy) m.energy_interval_s = dev.energy_counter_interval_s();
   bool per_sample_power = true, per_sample_temperature = true;
 
   const auto t0 = clock::now();
@@ -252,12 +251,23 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
     m.launch = now + " (the samples before the change were " + m.launch + ")";
   m.clock_after_hz = dev.clock_hz();
   m.stats = summarize(m.samples_s);
+  // How often the counter advances, probed once per device and only now: a probe between the
+  // warm-up (or the hold) and the samples would leave the GPU idle for it first.
+  if (!m.sample_energy_j.empty() || m.energy_run) m.energy_interval_s = dev.energy_counter_interval_s();
   // Samples too brief for the energy counter: an energy pass, where 10 of its updates fit in it.
-  if (!m.sample_energy_j.empty() && m.energy_interval_s && !m.energy_run && opt.energy_pass_s > 0) {
+  // Not for --untrusted kernels (the pass repeats one input, unchecked), nor where it would throw
+  // away good samples by failing: it is left out instead.
+  if (!m.sample_energy_j.empty() && m.energy_interval_s && !m.energy_run && opt.energy_pass_s > 0 && !opt.untrusted) {
     const double need = kEnergyUpdatesPerWindow * *m.energy_interval_s;
     if (!energy_summary(m) && need <= opt.energy_pass_s) {
-      Measurement::EnergyRun run = back_to_back(dev, inst, 1.1 * need, "pass");
-      if (run.joules >= 0) m.energy_run = run;
+      try {
+        Measurement::EnergyRun run = back_to_back(dev, inst, std::min(1.1 * need, opt.energy_pass_s), "pass");
+        if (run.joules >= 0) m.energy_run = run;
+      } catch (const Interrupted&) {
+        throw;
+      } catch (const std::exception&) {
+        // (the samples stand; the benchmark's check again after them still runs)
+      }
     }
   }
   return m;

@@ -176,8 +176,10 @@ Estimate estimate_run(const RunPlan& plan, const MeasureOptions& opt, bool count
     e.sampling_s += opt.max_time_s + warmup_s + kJobOverheadS + j.hold_s;
     // An energy pass (MeasureOptions::energy_pass_s) spans 10 updates of the counter, 1.1 s on
     // NVML's (about 100 ms each on an H200), 11 ms on RAPL's: charged where the option allows it.
-    if (const double pass_s = j.variant->backend == Backend::cuda ? 1.1 : 0.011; opt.energy_pass_s >= pass_s)
-      e.sampling_s += pass_s;
+    // (A sustained pass's hold is read instead; --untrusted runs none.)
+    if (const double pass_s = j.variant->backend == Backend::cuda ? 1.1 : 0.011;
+        opt.energy_pass_s >= pass_s / 1.1 && j.hold_s == 0 && !opt.untrusted)
+      e.sampling_s += std::min(pass_s, opt.energy_pass_s) * std::max(1, opt.placements);
     const double check_s = j.variant->work.host_bytes(j.params) / host_rate;
     e.checks_s += check_s * (std::max(1, opt.placements) + 1);  // each placement, and once more after the samples
     // A counter pass makes the inputs afresh before each of its (at most two) replay passes and

@@ -22,7 +22,7 @@ std::optional<EnergySummary> from_run(const Measurement& m, std::string* why) {
   };
   const Measurement::EnergyRun& r = *m.energy_run;
   const std::string what = r.kind == "hold" ? "the sustained hold" : "the energy pass";
-  if (!m.energy_interval_s) return none(what + ": the energy counter's update interval was not measured");
+  if (!m.energy_interval_s) return none(what + ": the energy counter's update interval is not known");
   if (!(r.seconds >= kEnergyUpdatesPerWindow * *m.energy_interval_s))
     return none(fmt::format("{} ({:.3g} s) spans fewer than {:g} updates of the counter", what, r.seconds,
                             kEnergyUpdatesPerWindow));
@@ -36,8 +36,10 @@ std::optional<EnergySummary> from_run(const Measurement& m, std::string* why) {
   for (double j : m.sample_energy_j)
     if (j > 0) ++e.samples_counted;
   e.from = r.kind;
+  // Its mean power times its own mean run: a run back to back, warm (the pass flushes nothing, so
+  // the cold samples' median would pair a warm run's power with a cold run's time).
   e.mean_power_w = r.joules / r.seconds;
-  e.joules_per_run = e.mean_power_w * m.stats.median;
+  e.joules_per_run = e.mean_power_w * r.busy_s / r.runs;
   return e;
 }
 }  // namespace
@@ -75,8 +77,9 @@ std::optional<EnergySummary> from_samples(const Measurement& m, std::string* why
                             "coarsely than they last)",
                             e.samples));
   if (!m.energy_interval_s)
-    return none("the energy counter's update interval was not measured (a file from before roofbench probed it), so "
-                "its differences across the samples cannot be told from whole updates");
+    return none("the energy counter's update interval is not known (a file from before roofbench probed it, or a "
+                "counter that did not advance twice in 1.5 s), so its differences across the samples cannot be told "
+                "from whole updates");
   std::vector<double> windows = m.sample_window_s;
   std::nth_element(windows.begin(), windows.begin() + windows.size() / 2, windows.end());
   const double median_window = windows[windows.size() / 2];

@@ -40,8 +40,8 @@ struct EnergySummary {
   std::string from = "samples";
 };
 // Where the samples are too brief, a back-to-back run (Measurement::energy_run) of at least 10
-// updates gives it instead: its mean power (the counter's difference over its wall time) times the
-// median time. Only where the runs kept the device busy for at least this share of its wall time
+// updates gives it instead: its mean power (the counter's difference over its wall time) times its
+// own mean run time (busy_s / runs: a run back to back, warm, at the clock it held). Only where the runs kept the device busy for at least this share of its wall time
 // (for a kernel of microseconds the synchronizes between runs would dilute the power).
 inline constexpr double kEnergyBusyShare = 0.8;
 // nullopt, with the reason in *why, where the samples carry no energy or the counter never moved.

@@ -99,8 +99,8 @@ json measurement_json(const Measurement& m) {
   if (!m.sample_energy_j.empty()) {
     j["sample_energy_j"] = m.sample_energy_j;
     j["sample_window_s"] = m.sample_window_s;
-    j["energy_counter_interval_s"] = opt(m.energy_interval_s);
   }
+  if (!m.sample_energy_j.empty() || m.energy_run) j["energy_counter_interval_s"] = opt(m.energy_interval_s);
   if (m.energy_run)
     j["energy_run"] = {{"kind", m.energy_run->kind},
                        {"seconds", m.energy_run->seconds},
@@ -183,6 +183,11 @@ Measurement measurement_from(const json& j) {
     for (double v : {r.seconds, r.joules, r.busy_s})
       if (!(v >= 0) || !std::isfinite(v)) throw InputError("a measurement's energy_run has a time or energy that is not a finite, non-negative number");
     if (r.runs < 1) throw InputError("a measurement's energy_run has no runs");
+    // Its runs' summed times within its wall time (the timers differ a little), and a hold where
+    // the measurement says it was held, for as long.
+    if (r.busy_s > 1.05 * r.seconds) throw InputError("a measurement's energy_run is busier than it was long (busy_s > seconds)");
+    if ((r.kind == "hold") != (m.held_s > 0) || (r.kind == "hold" && std::fabs(m.held_s - r.seconds) > 1e-6 * r.seconds))
+      throw InputError("a measurement's energy_run.kind does not agree with its held_s");
     m.energy_run = r;
   }
   if (m.energy_interval_s && !(*m.energy_interval_s > 0 && std::isfinite(*m.energy_interval_s)))

@@ -47,7 +47,7 @@ MeasureOptions measure_options(const RunArgs& a) {
   if (a.noise_target_pct) opt.target_rel_iqr = *a.noise_target_pct / 100;
   if (a.budget_s) opt.max_time_s = *a.budget_s;
   if (a.cooldown_s) opt.cooldown_s = *a.cooldown_s;
-  if (a.energy_pass_s) opt.energy_pass_s = *a.energy_pass_s;
+  if (a.energy_pass_s && !a.profile) opt.energy_pass_s = *a.energy_pass_s;  // (none under a profiler)
   if (a.min_samples) {
     opt.min_samples = *a.min_samples;
     opt.max_samples = std::max(opt.max_samples, opt.min_samples);

@@ -29,9 +29,15 @@ ext=$(compgen -G "$out/roofbench/_roofbench*.so" | head -n 1)
   echo "compiler: $("${CXX:-c++}" --version 2>/dev/null | head -n 1)"
   echo "exports: $(nm -D --defined-only "$ext" 2>/dev/null | awk '{print $NF}' | tr '\n' ' ')"
 } | tee "$out/diagnose.log"
-exported=$(nm -D --defined-only "$ext" 2>/dev/null | awk '$NF != "PyInit__roofbench" {print $NF}' | head -n 5)
-[ -z "$exported" ] ||
-  { echo "build-python-ext: the extension exports more than PyInit__roofbench: $(tr '\n' ' ' <<<"$exported")" >&2; exit 1; }
+# (awk reads nm's output to the end: a reader that stopped early would end nm with SIGPIPE.)
+if command -v nm >/dev/null; then
+  exported=$(nm -D --defined-only "$ext" | awk '$NF != "PyInit__roofbench" {print $NF}') ||
+    { echo "build-python-ext: nm could not read $ext" >&2; exit 1; }
+  [ -z "$exported" ] ||
+    { echo "build-python-ext: the extension exports more than PyInit__roofbench: $(head -n 5 <<<"$exported" | tr '\n' ' ')" >&2; exit 1; }
+else
+  echo "build-python-ext: no nm on PATH: the extension's exports are not checked" | tee -a "$out/diagnose.log"
+fi
 # Imported alone, after NumPy, and after torch where there is one, each in a process of its own: a
 # process that loaded another libstdc++ first (torch, NumPy) must still load libroofbench, which
 # the archive's libraries were built beside. Each order's outcome is said.

@@ -20,9 +20,13 @@ t0=$SECONDS
 skip=() rc_all=0
 arch=${ARCHIVE:-.carry/roofbench.tar.xz}
 echo "visit-stages: $(date -u +%FT%TZ) $( (nvidia-smi --query-gpu=name,uuid,driver_version,power.limit,clocks.sm,temperature.gpu,power.draw --format=csv,noheader 2>/dev/null || echo "(no nvidia-smi)") | head -n 1)"
+for spec in "$@"; do  # every one checked before the first runs: a typo found late costs the call
+  IFS=: read -r st cap extra <<<"$spec"
+  [[ $st =~ ^(smoke|tests|numbers|repeat|profile|python)$ && $cap =~ ^[0-9]+$ ]] ||
+    { echo "visit-stages: '$spec' is not STAGE:CAP[:OPTIONS] with a stage of gpu-check.sh" >&2; exit 2; }
+done
 for spec in "$@"; do
   IFS=: read -r st cap extra <<<"$spec"
-  [[ $cap =~ ^[0-9]+$ ]] || { echo "visit-stages: '$spec' is not STAGE:CAP[:OPTIONS]" >&2; exit 2; }
   left=$((total - (SECONDS - t0) - 10))
   lim=$((cap < left ? cap : left))
   if ((lim < 60)); then

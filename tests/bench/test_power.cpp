@@ -109,8 +109,9 @@ class Copy final : public Instance {
   std::vector<float> x_, y_;
 };
 
-// A device whose energy counter advances as NVML's and RAPL's do, on its own clock: 0.2 J every
-// 2 ms of wall time (100 W, whatever runs), and whose runs take 0.1 ms of real time.
+// A device whose energy counter advances as NVML's and RAPL's do, on its own clock: 1 J every
+// 10 ms of wall time (100 W, whatever runs), and whose runs take 0.1 ms of real time. (10 ms, not
+// less: on a loaded 2-core runner the polls are late by a millisecond or more.)
 class CoarseCounterDevice final : public Device {
  public:
   using clock = std::chrono::steady_clock;
@@ -130,7 +131,7 @@ class CoarseCounterDevice final : public Device {
   std::optional<double> clock_hz() override { return std::nullopt; }
   PowerReading power_reading() override {
     PowerReading r;
-    r.energy_j = 0.2 * std::floor(std::chrono::duration<double>(clock::now() - start_).count() / 2e-3);
+    r.energy_j = std::floor(std::chrono::duration<double>(clock::now() - start_).count() / 10e-3);
     return r;
   }
 
@@ -196,7 +197,7 @@ TEST(Energy, TheMeanPowerOverTheSamplesWindowsTimesTheMedianIsTheEnergyOfARun) {
   EXPECT_NE(why.find("did not advance across any of the 4 samples"), std::string::npos) << why;
   m.sample_energy_j = {0, 0.5, 0, 0.04};  // a counter that moves in whole updates
   EXPECT_FALSE(energy_summary(m, &why));  // how often it moves was not measured (an older file)
-  EXPECT_NE(why.find("update interval was not measured"), std::string::npos) << why;
+  EXPECT_NE(why.find("update interval is not known"), std::string::npos) << why;
   m.energy_interval_s = 1e-3;  // an update a millisecond (RAPL): windows of 1.1 ms span one
   EXPECT_FALSE(energy_summary(m, &why));
   EXPECT_NE(why.find("span fewer than 10 updates of the energy counter (one every 1 ms)"), std::string::npos) << why;
@@ -244,8 +245,8 @@ TEST(Energy, BriefSamplesGetAnEnergyPassAcrossTenUpdatesOfTheCounter) {
   o.energy_pass_s = 0;
   const Measurement none = measure(dev, inst, o);
   ASSERT_TRUE(none.energy_interval_s);
-  EXPECT_GT(*none.energy_interval_s, 1.5e-3);
-  EXPECT_LT(*none.energy_interval_s, 3e-3);
+  EXPECT_GT(*none.energy_interval_s, 5e-3);
+  EXPECT_LT(*none.energy_interval_s, 20e-3);
   EXPECT_FALSE(none.energy_run);
   std::string why;
   EXPECT_FALSE(energy_summary(none, &why));  // its windows caught one update or none
@@ -253,24 +254,25 @@ TEST(Energy, BriefSamplesGetAnEnergyPassAcrossTenUpdatesOfTheCounter) {
               why.find("did not advance across any of the 10 samples") != std::string::npos)
       << why;
 
-  o.energy_pass_s = 0.1;  // 10 updates of 2 ms fit: the pass runs for 1.1 x 20 ms
+  o.energy_pass_s = 0.3;  // 10 updates of 10 ms fit: the pass runs for 1.1 x 100 ms
   const Measurement m = measure(dev, inst, o);
   ASSERT_TRUE(m.energy_run);
   EXPECT_EQ(m.energy_run->kind, "pass");
-  EXPECT_GE(m.energy_run->seconds, 0.02);
+  EXPECT_GE(m.energy_run->seconds, 10 * *m.energy_interval_s);
   EXPECT_GT(m.energy_run->runs, 10);
   const auto e = energy_summary(m, &why);
   ASSERT_TRUE(e) << why;
   EXPECT_EQ(e->from, "pass");
-  EXPECT_GT(e->mean_power_w, 70);  // 100 W, give or take the updates at its two ends
-  EXPECT_LT(e->mean_power_w, 130);
-  EXPECT_NEAR(e->joules_per_run, e->mean_power_w * m.stats.median, 1e-12);
+  EXPECT_GT(e->mean_power_w, 60);  // 100 W, give or take an update of 1 J at each of its two ends
+  EXPECT_LT(e->mean_power_w, 140);
+  // A run back to back, warm: the pass's own mean run, not the cold samples' median.
+  EXPECT_NEAR(e->joules_per_run, e->mean_power_w * m.energy_run->busy_s / m.energy_run->runs, 1e-12);
 
-  o.energy_pass_s = 0.01;  // 10 updates take 20 ms: more than the pass may, so none
+  o.energy_pass_s = 0.03;  // 10 updates take 100 ms: more than the pass may, so none
   EXPECT_FALSE(measure(dev, inst, o).energy_run);
 
   o.energy_pass_s = 0;
-  o.hold_s = 0.05;  // a sustained pass: its hold is read across, and no pass follows
+  o.hold_s = 0.2;  // a sustained pass: its hold is read across (20 updates), and no pass follows
   const Measurement held = measure(dev, inst, o);
   ASSERT_TRUE(held.energy_run);
   EXPECT_EQ(held.energy_run->kind, "hold");
@@ -291,6 +293,13 @@ TEST(Energy, BriefSamplesGetAnEnergyPassAcrossTenUpdatesOfTheCounter) {
   nlohmann::json j = nlohmann::json::parse(dump_results(r));
   j["benchmarks"][0]["measurement"]["energy_run"]["kind"] = "guess";
   EXPECT_THROW(parse_results(j.dump()), InputError);
+  j["benchmarks"][0]["measurement"]["energy_run"]["kind"] = "hold";  // a hold the measurement never held
+  EXPECT_THROW(parse_results(j.dump()), InputError);
+  j["benchmarks"][0]["measurement"]["energy_run"]["kind"] = "pass";
+  j["benchmarks"][0]["measurement"]["energy_run"]["busy_s"] = 2 * m.energy_run->seconds;  // busier than long
+  EXPECT_THROW(parse_results(j.dump()), InputError);
+  j["benchmarks"][0]["measurement"]["energy_run"]["busy_s"] = m.energy_run->busy_s;
+  EXPECT_NO_THROW(parse_results(j.dump()));
 }
 
 // A sustained ceiling's hold gives the ceiling's energy where its brief samples cannot: the
@@ -309,7 +318,7 @@ TEST(Energy, ASustainedCeilingsHoldIsItsOwnRowInTheEnergyTable) {
   fma.measurement_sustained = held;
   fma.value_sustained = 0.9e12;
   const std::string md = render_markdown(r);
-  EXPECT_NE(md.find("| `fp32_fma (sustained)` | 0.50 J (hold) | 500 W |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `fp32_fma (sustained)` | 0.53 J (hold) | 500 W |"), std::string::npos) << md;
   EXPECT_NE(md.find("1.80 GFLOP/J by `fp32_fma (sustained)`"), std::string::npos) << md;
 }
 
@@ -335,14 +344,14 @@ TEST(Energy, ARunThatKeptTheDeviceBusyUnder80PercentGivesNone) {
 TEST(Energy, TheCountersUpdateIntervalIsTheMedianGapBetweenItsChanges) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
-  // A counter that advances every 2 ms of wall time, as RAPL's or NVML's do on their own.
-  auto every_2ms = [start]() -> std::optional<double> {
-    return std::floor(std::chrono::duration<double>(clock::now() - start).count() / 2e-3);
+  // A counter that advances every 10 ms of wall time, as RAPL's or NVML's do on their own.
+  auto every_10ms = [start]() -> std::optional<double> {
+    return std::floor(std::chrono::duration<double>(clock::now() - start).count() / 10e-3);
   };
-  const auto interval = counter_update_interval(every_2ms, 1.0);
+  const auto interval = counter_update_interval(every_10ms, 1.0);
   ASSERT_TRUE(interval);
-  EXPECT_GT(*interval, 1.5e-3);
-  EXPECT_LT(*interval, 3e-3);
+  EXPECT_GT(*interval, 5e-3);
+  EXPECT_LT(*interval, 20e-3);
   std::string why;
   EXPECT_FALSE(counter_update_interval([] { return std::optional<double>(5.0); }, 0.05, &why));  // never moves
   EXPECT_EQ(why, "the counter advanced 0 time(s) in 0.05 s");

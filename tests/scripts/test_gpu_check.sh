@@ -339,16 +339,23 @@ want=$(for st in smoke tests numbers repeat profile; do echo "$st-summary.txt"; 
 # one with under a minute left not run and said, the exit 1 for it; bad arguments refused.
 vs_out=$tmp/vs-out
 mkdir -p "$vs_out"
-OUT=$vs_out ARCHIVE=$build DEVICE_ARGS="--device cpu" bash "$here/scripts/visit-stages.sh" 80 smoke:60 tests:50 \
-  >"$tmp/vs.stdout" 2>&1
+OUT=$vs_out ARCHIVE=$build DEVICE_ARGS="--device cpu" bash "$here/scripts/visit-stages.sh" 150 smoke:60 \
+  "profile:150:--xcheck ^gemm/naive/fp32/M:256/" tests:50 >"$tmp/vs.stdout" 2>&1
 vs_rc=$?
 [ "$vs_rc" -eq 1 ] || fail "visit-stages: exit $vs_rc, expected 1 (a stage not run): $(cat "$tmp/vs.stdout")"
-grep -q '^=== visit-stages: smoke --limit 60 (at 0 s)$' "$tmp/vs.stdout" || fail "visit-stages: smoke not given its cap: $(cat "$tmp/vs.stdout")"
+grep -qE '^=== visit-stages: smoke --limit 60 \(at [0-9]+ s\)$' "$tmp/vs.stdout" || fail "visit-stages: smoke not given its cap: $(cat "$tmp/vs.stdout")"
+# profile's cap is over what is left: it gets the rest of the 150 s, less the 10 kept, from when it starts.
+vs_line=$(grep -E '^=== visit-stages: profile --limit [0-9]+ \(at [0-9]+ s\)$' "$tmp/vs.stdout") ||
+  fail "visit-stages: profile not run: $(cat "$tmp/vs.stdout")"
+vs_lim=$(sed -E 's/.*--limit ([0-9]+) .*/\1/' <<<"$vs_line") vs_at=$(sed -E 's/.*\(at ([0-9]+) s\)/\1/' <<<"$vs_line")
+[ "$vs_lim" -eq $((140 - vs_at)) ] || fail "visit-stages: profile got $vs_lim s at $vs_at s, not what was left ($((140 - vs_at)))"
 grep -qE '^visit-stages: tests NOT RUN: [0-9]+ s for it \(of its 50\), under a minute$' "$tmp/vs.stdout" ||
   fail "visit-stages: the stage with too little time left was not said: $(cat "$tmp/vs.stdout")"
 grep -q '^smoke: passed' "$tmp/vs.stdout" || fail "visit-stages: smoke's summary not printed: $(cat "$tmp/vs.stdout")"
-[ "$(ls "$vs_out" | sort | tr '\n' ' ')" = "smoke-summary.txt smoke.tar.xz " ] || fail "visit-stages: OUT holds $(ls "$vs_out")"
-OUT=$vs_out bash "$here/scripts/visit-stages.sh" 80 smoke >/dev/null 2>&1
-[ $? -eq 2 ] || fail "visit-stages: a stage without its cap was not refused"
+[ "$(ls "$vs_out" | sort | tr '\n' ' ')" = "profile-summary.txt profile.tar.xz smoke-summary.txt smoke.tar.xz " ] ||
+  fail "visit-stages: OUT holds $(ls "$vs_out")"
+OUT=$vs_out bash "$here/scripts/visit-stages.sh" 80 smoke:60 smoek:60 >"$tmp/vs-bad.stdout" 2>&1
+[ $? -eq 2 ] && ! grep -q '^=== visit-stages: smoke' "$tmp/vs-bad.stdout" ||
+  fail "visit-stages: a misspelt stage was not refused before the first ran: $(cat "$tmp/vs-bad.stdout")"
 
 echo "gpu-check dress rehearsal: $(ls "$out" | wc -l) files from 5 stages (refused, fitted, stopped and merged on the way)"
