@@ -139,6 +139,9 @@ void run_job(const JobsRun& run, const Job& job, std::size_t i, JobResult* out, 
       try {
         MeasureOptions held = run.opt;
         held.hold_s = job.hold_s;
+        // One energy pass a benchmark: its first measurement's, not a ceiling's later passes (again,
+        // brief, end: each would cost the pass again, 1.1 s on a GPU) nor a repetition's.
+        if (!job.tag.empty() || !first) held.energy_pass_s = 0;
         one = run_benchmark(run.dev, *job.variant, job.params, held, after);
       } catch (const Interrupted& e) {
         state.SkipWithError(e.what());

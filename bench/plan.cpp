@@ -178,7 +178,7 @@ Estimate estimate_run(const RunPlan& plan, const MeasureOptions& opt, bool count
     // NVML's (about 100 ms each on an H200), 11 ms on RAPL's: charged where the option allows it.
     // (A sustained pass's hold is read instead; --untrusted runs none.)
     if (const double pass_s = j.variant->backend == Backend::cuda ? 1.1 : 0.011;
-        opt.energy_pass_s >= pass_s / 1.1 && j.hold_s == 0 && !opt.untrusted)
+        opt.energy_pass_s >= pass_s / 1.1 && j.tag.empty() && !opt.untrusted)
       e.sampling_s += std::min(pass_s, opt.energy_pass_s) * std::max(1, opt.placements);
     const double check_s = j.variant->work.host_bytes(j.params) / host_rate;
     e.checks_s += check_s * (std::max(1, opt.placements) + 1);  // each placement, and once more after the samples

@@ -14,7 +14,7 @@
 #            they fail or hang, every later step leaves wgmma out); the CUPTI counter tests; last,
 #            with the time that is left, every other GPU test of test_cuda_kernels (each kernel
 #            against its reference at its test sizes, the SASS and graph checks)
-#   numbers  the full sizes: the ceilings once, then the kernels in parts (--parts; by default
+#   numbers  the full sizes: the ceilings once (on a GPU with --energy-pass 1.2, for their energy), then the kernels in parts (--parts; by default
 #            GEMM FP32, GEMM 16-bit, and the lesson families) each with --ceilings-from the
 #            ceilings and a time limit of its own, then `roofbench merge` into baseline/, the
 #            folder reports/baselines/<gpu>/ is made from (scripts/visit-baseline.sh). Without
@@ -380,9 +380,14 @@ run_numbers() {
   done
   # The estimates at a budget: the ceilings', then each part's ("-" for a part that matches no
   # benchmark of this device: 16-bit GEMMs on the CPU).
+  # The ceilings' energy: on a GPU an energy pass for each ceiling that no hold covers (NVML's
+  # counter advances every 100 ms or so: 1.1 s a ceiling), so that the reports can set each
+  # kernel's work per joule beside the machine's best (docs/measurement.md).
+  local ceil_energy=()
+  [ "$device" = cpu ] || ceil_energy=(--energy-pass 1.2)
   estimates_at() {
     local c=(--device "$device" --budget "$1" "${q[@]}" "${skip_args[@]}") e out
-    out=$(dry_estimate ceilings "${c[@]}")
+    out=$(dry_estimate ceilings "${c[@]}" "${ceil_energy[@]}")
     [ -n "$out" ] || return 1
     for i in "${!names[@]}"; do
       e=$(dry_estimate run "${c[@]}" --ceilings-from "$EV_WORK/parts/ceilings" --filter "${regexes[$i]}" \
@@ -450,7 +455,7 @@ run_numbers() {
 
   mkdir -p "$EV_WORK/parts" "$EV_WORK/baseline"
   ev_step ceilings $((ceil_est * 3 / 2 + 30)) \
-    "$roofbench" ceilings "${common[@]}" --out "$EV_WORK/parts/ceilings"
+    "$roofbench" ceilings "${common[@]}" "${ceil_energy[@]}" --out "$EV_WORK/parts/ceilings"
   [ -f "$EV_WORK/parts/ceilings/results.json" ] || { ev_note "no ceilings: the parts cannot run"; ev_end; exit 1; }
   for i in "${!names[@]}"; do
     # Each part may take half again its estimate, but leaves the merge its time.

@@ -65,6 +65,10 @@ TEST(Plan, TheEstimateChargesEachBenchmarkItsBudgetWarmUpAndHostWork) {
   EXPECT_DOUBLE_EQ(e.sampling_s, 3 * (2 + 2.0 / MeasureOptions::kMinSamples + kJobOverheadS + 0.011));
   o.energy_pass_s = 0;
   EXPECT_DOUBLE_EQ(estimate_run(p, o, false, 4).sampling_s, 3 * (2 + 2.0 / MeasureOptions::kMinSamples + kJobOverheadS));
+  // A ceiling's later passes (again, brief, end, sustained) get none: one pass a benchmark.
+  o.energy_pass_s = 0.1;
+  for (auto& j : p.jobs) j.tag = kEndPass;
+  EXPECT_DOUBLE_EQ(estimate_run(p, o, false, 4).sampling_s, 3 * (2 + 2.0 / MeasureOptions::kMinSamples + kJobOverheadS));
   // Host work from the bytes the host makes and checks, twice (before the samples and after), on
   // 4 threads; the cache ceiling's one small buffer, not the terabyte it reads over and over.
   EXPECT_DOUBLE_EQ(e.checks_s, 2 * (1e6 + 3e9 + 1e6) / (4 * kHostCheckBytesPerSecondPerThread));
