@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bench/power.h"
 #include "bench/user_regex.h"
 
 namespace roofbench {
@@ -174,11 +175,11 @@ Estimate estimate_run(const RunPlan& plan, const MeasureOptions& opt, bool count
   for (const auto& j : plan.jobs) {
     ++e.jobs;
     e.sampling_s += opt.max_time_s + warmup_s + kJobOverheadS + j.hold_s;
-    // An energy pass (MeasureOptions::energy_pass_s) spans 10 updates of the counter, 1.1 s on
-    // NVML's (about 100 ms each on an H200), 11 ms on RAPL's: charged where the option allows it.
-    // (A sustained pass's hold is read instead; --untrusted runs none.)
-    if (const double pass_s = j.variant->backend == Backend::cuda ? 1.1 : 0.011;
-        opt.energy_pass_s >= pass_s / 1.1 && j.tag.empty() && !opt.untrusted)
+    // An energy pass (MeasureOptions::energy_pass_s) runs 1.1 x 10 updates of the counter: NVML's
+    // advance about every 100 ms on an H200, RAPL's every ms. Charged where the option allows it
+    // (a sustained pass's hold is read instead; --untrusted runs none).
+    const double need_s = kEnergyUpdatesPerWindow * (j.variant->backend == Backend::cuda ? 0.1 : 0.001);
+    if (const double pass_s = 1.1 * need_s; opt.energy_pass_s >= need_s && j.tag.empty() && !opt.untrusted)
       e.sampling_s += std::min(pass_s, opt.energy_pass_s) * std::max(1, opt.placements);
     const double check_s = j.variant->work.host_bytes(j.params) / host_rate;
     e.checks_s += check_s * (std::max(1, opt.placements) + 1);  // each placement, and once more after the samples

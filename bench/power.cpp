@@ -4,16 +4,49 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <fstream>
 #include <numeric>
+#include <thread>
 
 #include "bench/results.h"
+#include "bench/stats.h"
 
 namespace roofbench {
 
 namespace {
-std::optional<EnergySummary> from_samples(const Measurement& m, std::string* why);
+std::optional<EnergySummary> from_samples(const Measurement& m, std::string* why) {
+  auto none = [&](const std::string& reason) -> std::optional<EnergySummary> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  if (m.sample_energy_j.empty() || m.sample_window_s.size() != m.sample_energy_j.size())
+    return none("no energy counter was read around the samples");
+  EnergySummary e;
+  e.samples = static_cast<int>(m.sample_energy_j.size());
+  double joules = 0, window = 0;
+  for (std::size_t i = 0; i < m.sample_energy_j.size(); ++i) {
+    joules += m.sample_energy_j[i];
+    window += m.sample_window_s[i];
+    if (m.sample_energy_j[i] > 0) ++e.samples_counted;
+  }
+  if (e.samples_counted == 0 || !(window > 0))
+    return none(fmt::format("the energy counter did not advance across any of the {} samples (it updates more "
+                            "coarsely than they last)",
+                            e.samples));
+  if (!m.energy_interval_s)
+    return none("the energy counter's update interval is not known (a file from before roofbench probed it, or a "
+                "counter that did not advance twice in 1.5 s), so its differences across the samples cannot be told "
+                "from whole updates");
+  const double median_window = quantile(m.sample_window_s, 0.5);
+  if (median_window < kEnergyUpdatesPerWindow * *m.energy_interval_s)
+    return none(fmt::format("the samples' windows ({:.3g} ms, the median) span fewer than {:g} updates of the energy "
+                            "counter (one every {:.3g} ms): each difference is a whole update or none, which holds the "
+                            "energy of the update period before it, not of the run",
+                            median_window * 1e3, kEnergyUpdatesPerWindow, *m.energy_interval_s * 1e3));
+  e.mean_power_w = joules / window;
+  e.joules_per_run = e.mean_power_w * m.stats.median;
+  return e;
+}
 
 std::optional<EnergySummary> from_run(const Measurement& m, std::string* why) {
   auto none = [&](const std::string& reason) -> std::optional<EnergySummary> {
@@ -56,43 +89,6 @@ std::optional<EnergySummary> energy_summary(const Measurement& m, std::string* w
   return std::nullopt;
 }
 
-namespace {
-std::optional<EnergySummary> from_samples(const Measurement& m, std::string* why) {
-  auto none = [&](const std::string& reason) -> std::optional<EnergySummary> {
-    if (why) *why = reason;
-    return std::nullopt;
-  };
-  if (m.sample_energy_j.empty() || m.sample_window_s.size() != m.sample_energy_j.size())
-    return none("no energy counter was read around the samples");
-  EnergySummary e;
-  e.samples = static_cast<int>(m.sample_energy_j.size());
-  double joules = 0, window = 0;
-  for (std::size_t i = 0; i < m.sample_energy_j.size(); ++i) {
-    joules += m.sample_energy_j[i];
-    window += m.sample_window_s[i];
-    if (m.sample_energy_j[i] > 0) ++e.samples_counted;
-  }
-  if (e.samples_counted == 0 || !(window > 0))
-    return none(fmt::format("the energy counter did not advance across any of the {} samples (it updates more "
-                            "coarsely than they last)",
-                            e.samples));
-  if (!m.energy_interval_s)
-    return none("the energy counter's update interval is not known (a file from before roofbench probed it, or a "
-                "counter that did not advance twice in 1.5 s), so its differences across the samples cannot be told "
-                "from whole updates");
-  std::vector<double> windows = m.sample_window_s;
-  std::nth_element(windows.begin(), windows.begin() + windows.size() / 2, windows.end());
-  const double median_window = windows[windows.size() / 2];
-  if (median_window < kEnergyUpdatesPerWindow * *m.energy_interval_s)
-    return none(fmt::format("the samples' windows ({:.3g} ms, the median) span fewer than {:g} updates of the energy "
-                            "counter (one every {:.3g} ms): each difference is a whole update or none, which holds the "
-                            "energy of the update period before it, not of the run",
-                            median_window * 1e3, kEnergyUpdatesPerWindow, *m.energy_interval_s * 1e3));
-  e.mean_power_w = joules / window;
-  e.joules_per_run = e.mean_power_w * m.stats.median;
-  return e;
-}
-}  // namespace
 
 std::optional<double> counter_update_interval(const std::function<std::optional<double>()>& read, double limit_s,
                                               std::string* why) {
@@ -124,8 +120,7 @@ std::optional<double> counter_update_interval(const std::function<std::optional<
   }
   std::vector<double> gaps;
   for (std::size_t i = 1; i < changes.size(); ++i) gaps.push_back(changes[i] - changes[i - 1]);
-  std::sort(gaps.begin(), gaps.end());
-  return gaps[gaps.size() / 2];
+  return quantile(std::move(gaps), 0.5);
 }
 
 namespace {
