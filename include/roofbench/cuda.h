@@ -102,6 +102,14 @@ class DeviceBuffer {
     download(h.data());
     return h;
   }
+  // Into a host buffer the caller keeps between checks, sized here on the first call only: the
+  // recheck after the samples then copies into pages already touched (HostBuffer::ensure_size).
+  template <class H>
+  const H* download(HostBuffer<H>& h) const {
+    h.ensure_size(n_);
+    download(h.data());
+    return h.data();
+  }
   template <class H>
   void download(H* h) const {
     static_assert(sizeof(H) == sizeof(T), "a host type stored as the device type");

@@ -57,6 +57,13 @@ class HostBuffer {
   T& operator[](std::size_t i) { return p_[i]; }
   const T& operator[](std::size_t i) const { return p_[i]; }
   std::size_t size() const { return n_; }
+  // n elements: the buffer as it is when it already holds n (its pages touched, its values those
+  // last written), a new one otherwise (untouched, its values undefined). For host copies that a
+  // check makes again and again (the recheck after the samples): a fresh array of 1 GiB costs
+  // its page faults every time, and a std::vector's zeroing besides, all on one thread.
+  void ensure_size(std::size_t n) {
+    if (n != n_ || !p_) *this = HostBuffer(n);
+  }
   // Every byte 0xFF, as DeviceBuffer::poison: a NaN in every floating-point type, so an element a
   // kernel never wrote fails its check. On every core, as the fills are.
   void poison() {

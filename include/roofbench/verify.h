@@ -41,7 +41,17 @@ class Checker {
  public:
   Checker(Tolerance tol, std::string method) : tol_(tol) { v_.method = std::move(method); }
   // `where` names the element for the mismatch text, e.g. "C[3,17]" (built only on mismatch).
-  void check(double got, double ref, double scale, const std::function<std::string()>& where);
+  // Inline up to the verdict: a check at 2^28 elements makes this call 2^28 times, and an
+  // out-of-line call with a std::function made for each element cost 17 ns of a core per element
+  // (a 2-core EPYC, lowprec/relu/fp16: more than its FP64 reference).
+  template <class Where>
+  void check(double got, double ref, double scale, const Where& where) {
+    ++v_.checked;
+    const double err = std::fabs(got - ref);
+    if (std::isfinite(err) && err > v_.max_abs_error) v_.max_abs_error = err;
+    if (std::isfinite(got) && err <= tol_.abs_tol + tol_.rel_tol * scale) return;
+    mismatch(got, ref, scale, where);
+  }
   void check(double got, double ref, std::int64_t index) {
     check(got, ref, std::fabs(ref), [index] { return "[" + std::to_string(index) + "]"; });
   }
@@ -56,6 +66,8 @@ class Checker {
   void absorb(const Checker& later);
 
  private:
+  // An element that failed check(): counted and, while the first few are reported, reported.
+  void mismatch(double got, double ref, double scale, const std::function<std::string()>& where);
   Tolerance tol_;
   Verification v_;
   std::vector<std::string> reported_;  // the first mismatches, in order; joined into detail by finish()

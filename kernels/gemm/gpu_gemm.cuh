@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA GEMM instance every GPU variant shares: inputs (FP32, FP16 or BF16) made on the host
-// and kept for the FP64 check, copied once; C (always FP32) poisoned before the verified run.
+// and kept for the FP64 check, copied up for each check; C (always FP32) poisoned before the verified run.
 // A variant supplies launch(), and may reject shapes it cannot handle in its constructor.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -61,10 +61,12 @@ class GpuGemm : public Instance {
       dB = DeviceBuffer<T>(static_cast<std::size_t>(K * N));
       dC = DeviceBuffer<float>(static_cast<std::size_t>(M * N));
     }
-    hA = uniform_vector<T>(M * K, seed);
-    hB = uniform_vector<T>(K * N, seed + 1);
-    dA.upload(hA);
-    dB.upload(hB);
+    hA.ensure_size(static_cast<std::size_t>(M * K));
+    hB.ensure_size(static_cast<std::size_t>(K * N));
+    fill_uniform(hA.data(), M * K, seed);
+    fill_uniform(hB.data(), K * N, seed + 1);
+    dA.upload(hA.data());
+    dB.upload(hB.data());
     dC.poison();
     setup();
   }
@@ -73,8 +75,7 @@ class GpuGemm : public Instance {
     CUDA_CHECK_LAUNCH();
   }
   Verification verify() override {
-    const auto hC = dC.download();
-    return check(hA.data(), hB.data(), hC.data(), M, N, K, seed_);
+    return check(hA.data(), hB.data(), dC.download(hC), M, N, K, seed_);
   }
 
  protected:
@@ -123,7 +124,9 @@ class GpuGemm : public Instance {
  private:
   DeviceBuffer<T> dA, dB;
   DeviceBuffer<float> dC;
-  std::vector<T> hA, hB;
+  // Kept between checks: the recheck after the samples touches no new page (8192³: 384 MiB).
+  HostBuffer<T> hA, hB;
+  HostBuffer<float> hC;
   std::uint64_t seed_ = 0;
 };
 
