@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <random>
 #include <thread>
@@ -101,19 +102,50 @@ double cool_down(Device& dev, const MeasureOptions& opt, double reference_hz) {
   return waited();
 }
 
-// The kernel run back to back for at least `seconds` (synchronously, no flushes), the energy
-// counter read across it where there is one (joules < 0 where not).
-Measurement::EnergyRun back_to_back(Device& dev, Instance& inst, double seconds, const char* kind) {
+// `times` runs of an instance as one: a batch of back_to_back's, launched as one sample.
+class Repeated final : public Instance {
+ public:
+  Repeated(Instance& inner, int times) : inner_(inner), times_(times) {}
+  void prepare(std::uint64_t seed) override { inner_.prepare(seed); }
+  void run() override {
+    for (int i = 0; i < times_; ++i) inner_.run();
+  }
+  Verification verify() override { return inner_.verify(); }
+
+ private:
+  Instance& inner_;
+  int times_;
+};
+
+// The kernel run back to back for at least `seconds` (no flushes), the energy counter read across
+// it where there is one (joules < 0 where not). In batches, each launched as the samples are
+// (`launch`: on a GPU queued behind a blocking kernel, the events bracketing the GPU's work alone)
+// and timed as one, with a synchronize only between batches: one run at a time, a synchronize
+// after each, a kernel of 50 us kept the GPU busy for less than kEnergyBusyShare of the pass (the
+// synchronize and the next launch cost 10-15 us), and its pass gave no energy. The first run is
+// alone, and its time sizes the batches: as many runs as fit in kBatchS, at most
+// kMaxBatchLaunches launches a batch (a held stream takes only so many before the host blocks).
+Measurement::EnergyRun back_to_back(Device& dev, Instance& inst, double seconds, const char* kind, Launch launch,
+                                    int launches_per_run) {
   using clock = std::chrono::steady_clock;
+  constexpr double kBatchS = 0.02;
+  constexpr int kMaxBatchLaunches = 16;
   Measurement::EnergyRun r;
   r.kind = kind;
   dev.synchronize();
   const std::optional<double> before = dev.power_reading().energy_j;
   const auto start = clock::now();
+  int batch = 1;
   do {
-    r.busy_s += dev.time_run(inst, Launch::synchronous);
-    ++r.runs;
+    Repeated runs(inst, batch);
+    r.busy_s += dev.time_run(runs, r.runs == 0 ? Launch::synchronous : launch);
+    r.runs += batch;
     throw_if_stopped();
+    if (r.runs == 1) {
+      const int most = std::max(1, kMaxBatchLaunches / std::max(1, launches_per_run));
+      const double each = r.busy_s;
+      batch = each > 0 ? static_cast<int>(std::clamp(std::floor(kBatchS / each), 1.0, static_cast<double>(most))) : 1;
+    }
     r.seconds = std::chrono::duration<double>(clock::now() - start).count();
   } while (r.seconds < seconds);
   const std::optional<double> after = dev.power_reading().energy_j;
@@ -136,7 +168,7 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   m.timer = dev.timer();
   m.cold_cache = opt.cold_cache;
   if (opt.hold_s > 0) {  // a sustained pass: held back to back first, no flush to let it cool
-    m.energy_run = back_to_back(dev, inst, opt.hold_s, "hold");
+    m.energy_run = back_to_back(dev, inst, opt.hold_s, "hold", launch, opt.launches_per_run);
     m.held_s = m.energy_run->seconds;
     if (!(m.energy_run->joules >= 0)) m.energy_run.reset();  // no counter: the hold alone
   }
@@ -261,7 +293,8 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
     const double need = kEnergyUpdatesPerWindow * *m.energy_interval_s;
     if (!energy_summary(m) && need <= opt.energy_pass_s) {
       try {
-        Measurement::EnergyRun run = back_to_back(dev, inst, std::min(1.1 * need, opt.energy_pass_s), "pass");
+        Measurement::EnergyRun run =
+            back_to_back(dev, inst, std::min(1.1 * need, opt.energy_pass_s), "pass", launch, opt.launches_per_run);
         if (run.joules >= 0) m.energy_run = run;
       } catch (const Interrupted&) {
         throw;
@@ -402,6 +435,9 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
   MeasureOptions slice = placement_slice(opt);
   if (v.ceiling) slice.untrusted = false;  // the suite's own loops: measured as in every run
   if (v.warm) slice.cold_cache = false;  // its subject is not memory: never flushed (Variant::warm)
+  for (const auto& [path, n] : v.work.launches(params))  // a back-to-back batch's size (harness.h)
+    if (path == "kernel" || path == "graph_node")
+      slice.launches_per_run = std::max(slice.launches_per_run, static_cast<int>(std::min(n, 1e6)));
   using clock = std::chrono::steady_clock;
   auto t = clock::now();
   auto step = [&](const char* name) {  // the time since the last step, into r.host_s[name]

@@ -302,6 +302,83 @@ TEST(Energy, BriefSamplesGetAnEnergyPassAcrossTenUpdatesOfTheCounter) {
   EXPECT_NO_THROW(parse_results(j.dump()));
 }
 
+// A GPU whose runs take 1 ms each and whose every sample costs 1.5 ms more of wall time (the
+// synchronize, the launch and the NVML reads, which the events do not bracket); its energy counter
+// advances 1 J every 10 ms. Counted: the runs each sample made, and how it was launched.
+class LaunchBoundGpu final : public Device {
+ public:
+  using clock = std::chrono::steady_clock;
+  explicit LaunchBoundGpu(const int& runs) : runs_(runs) {}
+  Backend backend() const override { return Backend::cpu; }
+  std::string name() const override { return "launch-bound"; }
+  nlohmann::json describe() const override { return {{"kind", "cpu"}, {"name", name()}}; }
+  std::string timer() const override { return "replay"; }
+  std::size_t flush_bytes() const override { return 0; }
+  void flush_cache() override {}
+  double time_run(Instance& inst, Launch launch) override {
+    const int before = runs_;
+    inst.run();
+    const int made = runs_ - before;
+    batches.push_back({made, launch});
+    std::this_thread::sleep_for(std::chrono::microseconds(1000 * made + 1500));
+    return 1e-3 * made;  // the GPU's work alone
+  }
+  void synchronize() override {}
+  std::optional<double> clock_hz() override { return std::nullopt; }
+  PowerReading power_reading() override {
+    PowerReading r;
+    r.energy_j = std::floor(std::chrono::duration<double>(clock::now() - start_).count() / 10e-3);
+    return r;
+  }
+  std::vector<std::pair<int, Launch>> batches;
+
+ private:
+  const int& runs_;
+  clock::time_point start_ = clock::now();
+};
+
+class Counted final : public Instance {
+ public:
+  void prepare(std::uint64_t) override {}
+  void run() override { ++runs; }
+  Verification verify() override { return Verification{}; }
+  int runs = 0;
+};
+
+// One run at a time, with 1.5 ms between runs of 1 ms, the pass would keep the GPU busy 40% of its
+// time, under the 80% an energy figure needs. Batched as the samples are launched, 16 runs a
+// batch (queued behind the hold on a real GPU), it keeps it busy over 80%, and gets its energy.
+// The first run goes alone, after a synchronize: its time sizes the batches.
+TEST(Energy, TheEnergyPassRunsInBatchesLaunchedAsTheSamplesAreSoThatABriefKernelKeepsTheGpuBusy) {
+  Counted inst;
+  LaunchBoundGpu dev(inst.runs);
+  MeasureOptions o = ten_samples();
+  o.energy_pass_s = 0.3;  // 10 updates of 10 ms: a pass of 110 ms
+  const Measurement m = measure(dev, inst, o, Launch::hidden);
+  ASSERT_TRUE(m.energy_run);
+  EXPECT_EQ(m.energy_run->kind, "pass");
+  std::string why;
+  const auto e = energy_summary(m, &why);
+  ASSERT_TRUE(e) << why;
+  EXPECT_EQ(e->from, "pass");
+  EXPECT_GE(m.energy_run->busy_s, kEnergyBusyShare * m.energy_run->seconds);
+  EXPECT_NEAR(e->joules_per_run, e->mean_power_w * 1e-3, 1e-9);  // its power times its own 1 ms
+  // The pass's batches: after the warm-up (1) and the 10 samples (1 each), one run alone after a
+  // synchronize, then batches of 16 (20 ms / 1 ms, at most 16 launches), launched as the samples.
+  ASSERT_GT(dev.batches.size(), 13u);
+  const auto pass = std::vector<std::pair<int, Launch>>(dev.batches.begin() + 11, dev.batches.end());
+  EXPECT_EQ(pass[0], std::make_pair(1, Launch::synchronous));
+  for (std::size_t i = 1; i < pass.size(); ++i) EXPECT_EQ(pass[i], std::make_pair(16, Launch::hidden)) << i;
+  EXPECT_EQ(m.energy_run->runs, 1 + 16 * static_cast<int>(pass.size() - 1));
+
+  // A kernel that declares 8 launches a run gets batches of 2 (16 launches at most).
+  dev.batches.clear();
+  o.launches_per_run = 8;
+  const Measurement few = measure(dev, inst, o, Launch::hidden);
+  ASSERT_TRUE(few.energy_run);
+  EXPECT_EQ(dev.batches.back(), std::make_pair(2, Launch::hidden));
+}
+
 // A sustained ceiling's hold gives the ceiling's energy where its brief samples cannot: the
 // report's energy table has a row for it, marked, and its work per joule is the ceiling's best.
 TEST(Energy, ASustainedCeilingsHoldIsItsOwnRowInTheEnergyTable) {
