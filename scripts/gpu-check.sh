@@ -14,12 +14,13 @@
 #            they fail or hang, every later step leaves wgmma out); the CUPTI counter tests; last,
 #            with the time that is left, every other GPU test of test_cuda_kernels (each kernel
 #            against its reference at its test sizes, the SASS and graph checks)
-#   numbers  the full sizes: the ceilings once (on a GPU with --energy-pass 1.2, for their energy), then the kernels in parts (--parts; by default
+#   numbers  the full sizes: the ceilings once, then the kernels in parts (--parts; by default
 #            GEMM FP32, GEMM 16-bit, and the lesson families) each with --ceilings-from the
 #            ceilings and a time limit of its own, then `roofbench merge` into baseline/, the
 #            folder reports/baselines/<gpu>/ is made from (scripts/visit-baseline.sh). Without
 #            --budget, each benchmark samples for the largest budget (0.75 s at most, 0.2 s at
-#            least) at which the estimate fits the limit
+#            least) at which the estimate fits the limit. On a GPU every run has --energy-pass 1.2,
+#            so that every benchmark, ceiling or kernel, gets its joules per run
 #   tests    nvidia-smi; `roofbench run --device all` (a folder per GPU); `roofbench run --quick
 #            --counters` (every benchmark's CUPTI counters); a BF16 wgmma GEMM and SAXPY of that
 #            run again under Nsight Compute, and `roofbench crosscheck` of the two; the example
@@ -380,9 +381,11 @@ run_numbers() {
   done
   # The estimates at a budget: the ceilings', then each part's ("-" for a part that matches no
   # benchmark of this device: 16-bit GEMMs on the CPU).
-  # The ceilings' energy: on a GPU an energy pass for each ceiling that no hold covers (NVML's
-  # counter advances every 100 ms or so: 1.1 s a ceiling), so that the reports can set each
-  # kernel's work per joule beside the machine's best (docs/measurement.md).
+  # Energy: on a GPU an energy pass for each ceiling that no hold covers and for each kernel
+  # whose samples are too brief for NVML's counter (it advances every 100 ms or so: 1.1 s a
+  # benchmark), so that every benchmark has its joules per run and the reports can set each
+  # kernel's work per joule beside the machine's best (docs/measurement.md). The plan charges
+  # the passes, and the fitted budget makes room for them.
   local ceil_energy=()
   [ "$device" = cpu ] || ceil_energy=(--energy-pass 1.2)
   estimates_at() {
@@ -390,8 +393,8 @@ run_numbers() {
     out=$(dry_estimate ceilings "${c[@]}" "${ceil_energy[@]}")
     [ -n "$out" ] || return 1
     for i in "${!names[@]}"; do
-      e=$(dry_estimate run "${c[@]}" --ceilings-from "$EV_WORK/parts/ceilings" --filter "${regexes[$i]}" \
-        "${run_args[@]}")
+      e=$(dry_estimate run "${c[@]}" "${ceil_energy[@]}" --ceilings-from "$EV_WORK/parts/ceilings" \
+        --filter "${regexes[$i]}" "${run_args[@]}")
       out+=" ${e:--}"
     done
     echo "$out"
@@ -465,8 +468,9 @@ run_numbers() {
     # Each part may take half again its estimate, but leaves the merge its time.
     local want=$((part_est[i] * 3 / 2 + 30)) left=$(($(ev_remaining) - 15))
     [ "$left" -lt "$want" ] && want=$left
-    ev_step "part-${names[$i]}" "$want" "$roofbench" run "${common[@]}" --ceilings-from "$EV_WORK/parts/ceilings" \
-      --filter "${regexes[$i]}" --out "$EV_WORK/parts/${names[$i]}" "${run_args[@]}"
+    ev_step "part-${names[$i]}" "$want" "$roofbench" run "${common[@]}" "${ceil_energy[@]}" \
+      --ceilings-from "$EV_WORK/parts/ceilings" --filter "${regexes[$i]}" --out "$EV_WORK/parts/${names[$i]}" \
+      "${run_args[@]}"
   done
   local have=("$EV_WORK/parts/ceilings")
   for n in "${names[@]}"; do [ -f "$EV_WORK/parts/$n/results.json" ] && have+=("$EV_WORK/parts/$n"); done
