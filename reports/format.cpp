@@ -146,6 +146,9 @@ std::string provenance_line(const Results& r) {
     if (t->parts > 1) line += fmt::format(" in {} parts", t->parts);
     if (t->timed_s > 0)
       line += fmt::format(", {} of it in timed samples ({:.1f}×)", duration(t->timed_s), t->wall_s / t->timed_s);
+    if (t->passes_s > 0)
+      line += fmt::format(", {} in energy passes and sustained holds ({:.1f}× the two)", duration(t->passes_s),
+                          t->wall_s / (t->timed_s + t->passes_s));
   }
   // What the host took from the run (bench/host_contention.h), or from each part of a merged one.
   if (const auto took = contention_text(p.value("host_contention", nlohmann::json()), 0.01, true))
@@ -232,12 +235,20 @@ std::optional<RunTime> run_time(const Results& r) {
     t.wall_s = *w;
     measured_ceilings = !(r.settings.is_object() && r.settings.contains("ceilings_from"));
   }
+  auto pass_of = [](const Measurement& m) { return m.energy_run ? m.energy_run->seconds : 0.0; };
   for (const auto& b : r.benchmarks)
-    if (b.measurement) t.timed_s += sum_of(*b.measurement);
+    if (b.measurement) {
+      t.timed_s += sum_of(*b.measurement);
+      t.passes_s += pass_of(*b.measurement);
+    }
   if (measured_ceilings)
     for (const auto& c : r.ceilings) {
       t.timed_s += sum_of(c.measurement);
       if (c.measurement_end) t.timed_s += sum_of(*c.measurement_end);
+      for (const auto* m : {&c.measurement, c.measurement_end ? &*c.measurement_end : nullptr,
+                            c.measurement_sustained ? &*c.measurement_sustained : nullptr,
+                            c.measurement_again ? &*c.measurement_again : nullptr})
+        if (m) t.passes_s += pass_of(*m);
     }
   return t;
 }

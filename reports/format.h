@@ -43,6 +43,9 @@ std::string implausible_text(int n);
 struct RunTime {
   double wall_s = 0;
   double timed_s = 0;
+  // Energy passes and sustained holds (Measurement::energy_run): measuring too, but not in the
+  // timed samples, so the ratio over the samples alone counts them as the run's cost.
+  double passes_s = 0;
   std::size_t parts = 1;  // > 1: a merged file
 };
 std::optional<RunTime> run_time(const Results& r);

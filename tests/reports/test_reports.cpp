@@ -552,6 +552,19 @@ TEST(ProvenanceLine, SaysHowMuchOfTheRunWasInTimedSamples) {
   EXPECT_NE(provenance_line(r).find(" · run 42 s, 14.0 s of it in timed samples (3.0×)"), std::string::npos)
       << provenance_line(r);
 
+  // Energy passes and sustained holds are measuring, outside the timed samples: said beside them,
+  // with the ratio over both; the ratio over the samples alone is the same.
+  Results passes = r;
+  passes.benchmarks[0].measurement->energy_run = Measurement::EnergyRun{"pass", 1.0, 300.0, 0.9, 1000};
+  passes.ceilings[1].measurement_sustained = measurement_of({1.0});
+  passes.ceilings[1].measurement_sustained->energy_run = Measurement::EnergyRun{"hold", 6.0, 4000.0, 6.0, 6000};
+  EXPECT_DOUBLE_EQ(run_time(passes)->passes_s, 7.0);
+  EXPECT_DOUBLE_EQ(run_time(passes)->timed_s, 14.0);
+  EXPECT_NE(provenance_line(passes).find(" · run 42 s, 14.0 s of it in timed samples (3.0×), 7.00 s in energy passes "
+                                         "and sustained holds (2.0× the two)"),
+            std::string::npos)
+      << provenance_line(passes);
+
   // Ceilings taken --ceilings-from another file were timed by that file's run, not this one.
   Results borrowed = r;
   borrowed.settings["ceilings_from"] = {{"path", "ceilings/results.json"}};

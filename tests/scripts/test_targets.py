@@ -280,6 +280,18 @@ with tempfile.TemporaryDirectory() as tmp:
     if not rows[cost]["measured"].startswith(f"{100 / kernels_only:.1f}× (100 s,"):
         fail(f"a merge whose parts all took the ceilings from elsewhere: {rows[cost]}")
 
+    # Energy passes and sustained holds are said beside, with the ratio over both; the verdict
+    # stays on the samples alone.
+    passes = copy.deepcopy(results)
+    passes["benchmarks"][0]["measurement"]["energy_run"] = {"kind": "pass", "seconds": 20.0, "joules": 1.0,
+                                                            "busy_s": 19.0, "runs": 10}
+    write(os.path.join(tmp, "passes"), passes)
+    _, rows = table(os.path.join(tmp, "passes"))
+    want = f"{100 / timed:.1f}× (100 s, {timed:.1f} s of it in timed samples; 20 s in energy passes and sustained " \
+           f"holds: {100 / (timed + 20):.1f}× the two)"
+    if rows[cost]["measured"] != want or rows[cost]["verdict"] != table(full)[1][cost]["verdict"]:
+        fail(f"a run with an energy pass: {rows[cost]}, wanted {want!r} and the samples' verdict")
+
     # An H100 is held to 0.90 of its datasheet's HBM read and has no L2 target.
     h100 = copy.deepcopy(results)
     h100["device"]["name"] = "NVIDIA H100 80GB HBM3"
