@@ -24,8 +24,9 @@
 #   tests    nvidia-smi; `roofbench run --device all` (a folder per GPU); `roofbench run --quick
 #            --counters` (every benchmark's CUPTI counters); a BF16 wgmma GEMM and SAXPY of that
 #            run again under Nsight Compute, and `roofbench crosscheck` of the two; the example
-#            project's kernels (examples/fused_op, its own binary) on that run's ceilings; and
-#            scripts/ci-gpu.sh, SAXPY against that run
+#            project's kernels (examples/fused_op, its own binary) on that run's ceilings;
+#            scripts/ci-gpu.sh, SAXPY against that run; and the 8192³ BF16 GEMMs sampled 3 s each
+#            (throttle/: a sample the power cap slowed is flagged)
 #   repeat   two quick runs compared (repeatability); `roofbench ab` of the binary against itself
 #            over a few kernels (an A/A: any FASTER or SLOWER is a false verdict); compute-sanitizer
 #            memcheck over every CUDA kernel at its test sizes with the time that is left, then
@@ -309,6 +310,14 @@ run_tests() {
   ci_est=$(dry_estimate run "${ci_args[@]}")
   [ -n "$ci_est" ] || { ev_refuse "roofbench run --dry-run of ci-gpu.sh's run failed"; ev_end; exit 2; }
   plan ci-gpu $((ci_est + 5))
+  # Issue 47: the 8192³ BF16 GEMMs sampled 3 s each (every sample taken: the noise target never
+  # stops them), long enough for the power cap to pull the clock down partway through, as it did
+  # on the first H200 in its full run; a sample that ran throttled is flagged, with the share. On
+  # the quick run's ceilings. No such GEMM on the CPU.
+  local th_est="" th_args=(--device "$device" --filter '^gemm/(cublas|wgmma)/bf16/M:8192/' --budget 3
+    --min-samples 100000 --ceilings-from "$EV_WORK/quick-run")
+  [ "$device" = cpu ] || th_est=$(dry_estimate run "${th_args[@]}" "${skip_args[@]}")
+  [ -n "$th_est" ] && plan throttle "$th_est"
   refuse_or_go
 
   env_step
@@ -335,6 +344,11 @@ run_tests() {
     ev_skip example "the quick run with counters wrote no results: no ceilings to place it on"
     ev_skip ci-gpu "the quick run with counters wrote no results: no baseline to compare with"
     return
+  fi
+  if [ -n "$th_est" ]; then
+    ev_step throttle $((th_est * 3 / 2 + 30)) "$roofbench" run "${th_args[@]}" --out "$EV_WORK/throttle" "${skip_args[@]}"
+  else
+    ev_skip throttle "no 8192³ BF16 tensor GEMM on $device (or its dry run failed)"
   fi
   if [ -z "$ex_est" ]; then
     ev_skip example "no example binary (fused_op_bench) in $from: scripts/pack-build.sh packs it"

@@ -97,6 +97,11 @@ class Baseline:
         self.h200 = "H200" in self.name
         self.h100 = "H100" in self.name
         self.counters = load(cpath) if cpath else None
+        try:
+            tpath = results_file_in(os.path.join(folder, "throttle"))
+        except ValueError as e:
+            sys.exit(f"targets: {e}")
+        self.throttle = load(tpath) if tpath else None
         apath = os.path.join(folder, "agreement.json")
         self.agreement = self.aa = None
         if os.path.isfile(apath):
@@ -338,6 +343,30 @@ def spread_row(bl):
                      steady_within / len(steady) if steady else None)
 
 
+def throttle_row(bl):
+    """Issue 47: the tests stage's 8192³ BF16 GEMMs, sampled 3 s each (throttle/): the samples whose
+    clock read throttled, and whether the run flagged them (a `clock:` warning)."""
+    row = Row("8192³ BF16 GEMMs sampled 3 s: throttled samples flagged", "each throttled one flagged", "issue 47")
+    if bl.throttle is None:
+        return row.missing("no throttle/ run (the tests stage's, from the next visit on)")
+    parts, throttled, flagged = [], 0, 0
+    for b in bl.throttle.get("benchmarks", []):
+        m = b.get("measurement") or {}
+        n, t = len(m.get("samples_s") or []), len(m.get("throttled_samples") or [])
+        if not n:
+            continue
+        f = any(w.startswith("clock:") for w in b.get("warnings") or [])
+        throttled += t > 0
+        flagged += t > 0 and f
+        parts.append(f"`{b['name']}` {t} of {n} samples throttled" + (", flagged" if t and f else
+                                                                        ", NOT flagged" if t else ""))
+    if not parts:
+        return row.missing("its run timed no benchmark")
+    if not throttled:  # nothing to flag: the GPU held its clock for 3 s, which is no fault of the suite's
+        return row.judge("; ".join(parts) + " (the clock held)", None)
+    return row.judge("; ".join(parts), flagged == throttled)
+
+
 def above_roof_row(bl):
     """No kernel above its roof by more than 3% (the plausibility gate's slack): every placed benchmark's
     roof %, as the run placed it. Left out, and counted: a kernel read against the sustained roof of
@@ -529,6 +558,7 @@ def rows(bl):
         run_cost_row(bl),
         sample_cap_row(bl),
         spread_row(bl),
+        throttle_row(bl),
         above_roof_row(bl),
         agreement_row(bl),
         aa_row(bl),
@@ -642,6 +672,7 @@ def main():
     lines = [f"### Targets: {bl.name}", "",
              f"From `results.json` (commit {str(p.get('git_commit', '?'))[:12]}, {p.get('utc_time', '?')})"
              + (", `counters/results.json`" if bl.counters else "")
+             + (", `throttle/results.json`" if bl.throttle else "")
              + (", `agreement.json`" if bl.agreement else "")
              + (", `ab.json`" if bl.aa else "")
              + ", written by `scripts/targets.py`; every number is the suite's. `—`: shown, no target.", "",

@@ -7,8 +7,8 @@
 #   smoke    its summary (the GPU tests' tallies), into PROVENANCE.md
 #   tests    its quick run with CUPTI counters, into counters/ (results.json and its reports),
 #            Nsight Compute's numbers beside roofbench's, into PROVENANCE.md, the example
-#            project's run (examples/fused_op's kernels), into example/, and ci-gpu.sh's verdicts,
-#            into ci-gpu.md
+#            project's run (examples/fused_op's kernels), into example/, ci-gpu.sh's verdicts,
+#            into ci-gpu.md, and the 8192³ BF16 GEMMs sampled 3 s each, into throttle/
 #   repeat   the verdicts of its two quick runs (agreement.md, agreement.json), of its A/A
 #            (`roofbench ab` of the binary against itself: ab.md, ab.json) and compute-sanitizer's
 #            logs (sanitizer.log)
@@ -184,7 +184,7 @@ for st in "${stages[@]}"; do
       # A new baseline: what earlier visits added to the old one goes with it.
       for f in results.json results.json.xz results.json.gz gbench.json roofline.svg hierarchy.svg report.html summary.md console.log \
         PROVENANCE.md agreement.md agreement.json ab.md ab.json sanitizer.log counters example ci-gpu.md targets.md \
-        profile python; do
+        profile python throttle; do
         rm -rf "${out:?}/$f"
       done
       cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
@@ -217,6 +217,9 @@ PY
       rm -rf "${out:?}/example" "$out/ci-gpu.md"
       [ ! -f "$tmp/tests/example/results.json" ] || take "$tmp/tests/example" "$out/example" results.json summary.md
       [ -f "$tmp/tests/ci-gpu/compare.md" ] && cp "$tmp/tests/ci-gpu/compare.md" "$out/ci-gpu.md"
+      # The 8192³ BF16 GEMMs sampled 3 s each: throttled samples flagged (issue 47).
+      rm -rf "${out:?}/throttle"
+      [ ! -f "$tmp/tests/throttle/results.json" ] || take "$tmp/tests/throttle" "$out/throttle" results.json summary.md
       # Nsight Compute beside roofbench's counters, when the crosscheck ran.
       if [ -s "$tmp/tests/xcheck/crosscheck.md" ]; then
         section "Nsight Compute beside roofbench" "$tmp/tests/xcheck/crosscheck.md"

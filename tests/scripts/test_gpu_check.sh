@@ -105,6 +105,8 @@ device_line tests
 grep -qE "^  PASS +[0-9]+s  quick-run " "$out/tests-summary.txt" || fail "tests: $(cat "$out/tests-summary.txt")"
 grep -qE '^  SKIPPED +- +ncu +the device is cpu' "$out/tests-summary.txt" || fail "tests: ncu was not skipped with why"
 grep -qE '^  SKIPPED +- +device-all +the device is cpu' "$out/tests-summary.txt" || fail "tests: device-all was not skipped with why"
+grep -qE '^  SKIPPED +- +throttle +no 8192³ BF16 tensor GEMM on cpu' "$out/tests-summary.txt" ||
+  fail "tests: the throttle run was not skipped with why: $(cat "$out/tests-summary.txt")"
 [ "$(json "$tmp/tests/quick-run/results.json" '[b["name"].split("/")[1] for b in d["benchmarks"]]')" = "['saxpy']" ] ||
   fail "tests: the run with counters is not saxpy's alone"
 [ "$(json "$tmp/tests/quick-run/results.json" 'd["partial"]')" = None ] || fail "tests: the quick run is partial"

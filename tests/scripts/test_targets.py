@@ -193,9 +193,12 @@ aa = {"schema": "roofbench.ab.v1", "rounds": [{}] * 5,
       "summary": {"counts": {"SAME": 3, "UNSURE": 1, "SLOWER": 0, "FASTER": 0, "FAILED": 0}}}
 
 
-def write(folder, r, c=None, a=None, ab=None):
+def write(folder, r, c=None, a=None, ab=None, th=None):
     os.makedirs(folder, exist_ok=True)
     json.dump(r, open(os.path.join(folder, "results.json"), "w"))
+    if th is not None:
+        os.makedirs(os.path.join(folder, "throttle"), exist_ok=True)
+        json.dump(th, open(os.path.join(folder, "throttle", "results.json"), "w"))
     if c is not None:
         os.makedirs(os.path.join(folder, "counters"), exist_ok=True)
         json.dump(c, open(os.path.join(folder, "counters", "results.json"), "w"))
@@ -205,7 +208,21 @@ def write(folder, r, c=None, a=None, ab=None):
         json.dump(ab, open(os.path.join(folder, "ab.json"), "w"))
 
 
+# The tests stage's 8192³ BF16 GEMMs sampled 3 s each: one throttled in 2 of its 3 samples and
+# flagged, one that held its clock.
+def throttle_run(flag=True, throttled=True):
+    wg = {"name": "gemm/wgmma/bf16/M:8192/N:8192/K:8192", "warnings": ["clock: 2 of 3 samples (67%) ran below 90%"]
+          if flag else [], "measurement": {"samples_s": [1.1e-3, 1.3e-3, 1.3e-3],
+                                           "throttled_samples": [1, 2] if throttled else []}}
+    cb = {"name": "gemm/cublas/bf16/M:8192/N:8192/K:8192", "warnings": [],
+          "measurement": {"samples_s": [1.0e-3, 1.0e-3, 1.0e-3], "throttled_samples": []}}
+    return {"schema": results["schema"], "device": results["device"], "benchmarks": [wg, cb], "ceilings": []}
+
+
 expected = {
+    "8192³ BF16 GEMMs sampled 3 s: throttled samples flagged": (
+        "`gemm/wgmma/bf16/M:8192/N:8192/K:8192` 2 of 3 samples throttled, flagged; "
+        "`gemm/cublas/bf16/M:8192/N:8192/K:8192` 0 of 3 samples throttled", "met"),
     "HBM read ceiling / datasheet": ("0.95 (", "met"),
     "HBM copy ceiling / cudaMemcpy (same run)": ("1.05 (", "met"),
     "HBM copy ceiling / datasheet": ("0.88 (", "—"),
@@ -246,7 +263,7 @@ expected = {
 }
 with tempfile.TemporaryDirectory() as tmp:
     full = os.path.join(tmp, "h200")
-    write(full, results, counters, agreement, aa)
+    write(full, results, counters, agreement, aa, throttle_run())
     text, rows = table(full)
     if set(rows) != set(expected):
         fail(f"rows: {sorted(set(rows) ^ set(expected))} differ")
@@ -255,7 +272,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if not got["measured"].startswith(measured) or got["verdict"] != verdict:
             fail(f"'{what}': measured '{got['measured']}', verdict '{got['verdict']}'; "
                  f"expected '{measured}…', '{verdict}'")
-    if "counters/results.json`, `agreement.json`, `ab.json`" not in text:
+    if "counters/results.json`, `throttle/results.json`, `agreement.json`, `ab.json`" not in text:
         fail(f"the header does not name the files read: {text.splitlines()[2]}")
     m = re.search(r"^(\d+) of (\d+) judged targets met; (\d+) not measured\.$", text, re.M)
     judged = [v for _, v in expected.values() if v in ("met", "NOT MET")]
@@ -279,6 +296,15 @@ with tempfile.TemporaryDirectory() as tmp:
     kernels_only = timed - 0.02 * len(results["ceilings"])
     if not rows[cost]["measured"].startswith(f"{100 / kernels_only:.1f}× (100 s,"):
         fail(f"a merge whose parts all took the ceilings from elsewhere: {rows[cost]}")
+
+    # A throttled GEMM the run did not flag fails the row; GEMMs that held their clock leave nothing to judge.
+    th = "8192³ BF16 GEMMs sampled 3 s: throttled samples flagged"
+    for name, run, verdict, says in (("unflagged", throttle_run(flag=False), "NOT MET", "throttled, NOT flagged"),
+                                     ("held", throttle_run(throttled=False), "—", "(the clock held)")):
+        write(os.path.join(tmp, name), results, counters, agreement, aa, run)
+        got = table(os.path.join(tmp, name))[1][th]
+        if got["verdict"] != verdict or says not in got["measured"]:
+            fail(f"throttle run {name}: {got}")
 
     # Energy passes and sustained holds are said beside, with the ratio over both; the verdict
     # stays on the samples alone.
