@@ -313,10 +313,11 @@ run_tests() {
   # Issue 47: the 8192³ BF16 GEMMs sampled 3 s each (every sample taken: the noise target never
   # stops them), long enough for the power cap to pull the clock down partway through, as it did
   # on the first H200 in its full run; a sample that ran throttled is flagged, with the share. On
-  # the quick run's ceilings. No such GEMM on the CPU.
+  # the quick run's ceilings; not the launch ceilings every run measures for itself (they would
+  # sample 3 s each too, and place no GEMM). No such GEMM on the CPU.
   local th_est="" th_args=(--device "$device" --filter '^gemm/(cublas|wgmma)/bf16/M:8192/' --budget 3
-    --min-samples 100000 --ceilings-from "$EV_WORK/quick-run")
-  [ "$device" = cpu ] || th_est=$(dry_estimate run "${th_args[@]}" "${skip_args[@]}")
+    --min-samples 100000 --ceilings-from "$EV_WORK/quick-run" --skip "ceiling/launch_${skip:+|$skip}")
+  [ "$device" = cpu ] || th_est=$(dry_estimate run "${th_args[@]}")
   [ -n "$th_est" ] && plan throttle "$th_est"
   refuse_or_go
 
@@ -346,7 +347,7 @@ run_tests() {
     return
   fi
   if [ -n "$th_est" ]; then
-    ev_step throttle $((th_est * 3 / 2 + 30)) "$roofbench" run "${th_args[@]}" --out "$EV_WORK/throttle" "${skip_args[@]}"
+    ev_step throttle $((th_est * 3 / 2 + 30)) "$roofbench" run "${th_args[@]}" --out "$EV_WORK/throttle"
   else
     ev_skip throttle "no 8192³ BF16 tensor GEMM on $device (or its dry run failed)"
   fi
