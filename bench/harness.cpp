@@ -123,8 +123,10 @@ class Repeated final : public Instance {
 // and timed as one, with a synchronize only between batches: one run at a time, a synchronize
 // after each, a kernel of 50 us kept the GPU busy for less than kEnergyBusyShare of the pass (the
 // synchronize and the next launch cost 10-15 us), and its pass gave no energy. The first run is
-// alone, and its time sizes the batches: as many runs as fit in kBatchS, at most
-// kMaxBatchLaunches launches a batch (a held stream takes only so many before the host blocks).
+// alone, and its time sizes the batches: as many runs as fit in kBatchS, and at most
+// kMaxBatchLaunches / the launches a run declares (a held stream takes only so many before the
+// host blocks; a variant that declares none counts as one a run, so an unfused chain of five
+// kernels queues 80, far below the queue's depth).
 Measurement::EnergyRun back_to_back(Device& dev, Instance& inst, double seconds, const char* kind, Launch launch,
                                     int launches_per_run) {
   using clock = std::chrono::steady_clock;
@@ -435,9 +437,10 @@ BenchmarkResult run_benchmark(Device& dev, const Variant& v, const Params& param
   MeasureOptions slice = placement_slice(opt);
   if (v.ceiling) slice.untrusted = false;  // the suite's own loops: measured as in every run
   if (v.warm) slice.cold_cache = false;  // its subject is not memory: never flushed (Variant::warm)
-  for (const auto& [path, n] : v.work.launches(params))  // a back-to-back batch's size (harness.h)
-    if (path == "kernel" || path == "graph_node")
-      slice.launches_per_run = std::max(slice.launches_per_run, static_cast<int>(std::min(n, 1e6)));
+  double launches = 0;  // a back-to-back batch's size (harness.h): every launch a run queues
+  for (const auto& [path, n] : v.work.launches(params))
+    if (path != "omp_region") launches += n;
+  slice.launches_per_run = static_cast<int>(std::clamp(launches, 1.0, 1e6));
   using clock = std::chrono::steady_clock;
   auto t = clock::now();
   auto step = [&](const char* name) {  // the time since the last step, into r.host_s[name]

@@ -41,7 +41,7 @@ struct MeasureOptions {
   // NVML's 100 ms ones a second (--energy-pass).
   double energy_pass_s = 0.1;
   // The launches one run makes (Work::launches, set per benchmark by the harness; 1 where none are
-  // declared): a back-to-back batch (the hold, the energy pass) queues at most 16 launches.
+  // declared): a back-to-back batch (the hold, the energy pass) holds at most 16 / this many runs.
   int launches_per_run = 1;
   // False: every GPU sample starts after a synchronize, as under a profiler that serializes
   // launches (ncu, compute-sanitizer), where a stream held by a blocking kernel only times out.

@@ -235,7 +235,11 @@ std::optional<RunTime> run_time(const Results& r) {
     t.wall_s = *w;
     measured_ceilings = !(r.settings.is_object() && r.settings.contains("ceilings_from"));
   }
-  auto pass_of = [](const Measurement& m) { return m.energy_run ? m.energy_run->seconds : 0.0; };
+  // A sustained hold (held_s, with or without an energy counter to read across it) and an energy
+  // pass after the samples (a measurement has at most one energy_run: the hold's or the pass's).
+  auto pass_of = [](const Measurement& m) {
+    return m.held_s + (m.energy_run && m.energy_run->kind == "pass" ? m.energy_run->seconds : 0.0);
+  };
   for (const auto& b : r.benchmarks)
     if (b.measurement) {
       t.timed_s += sum_of(*b.measurement);

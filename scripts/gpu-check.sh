@@ -344,6 +344,7 @@ run_tests() {
   if [ ! -f "$EV_WORK/quick-run/results.json" ]; then
     ev_skip example "the quick run with counters wrote no results: no ceilings to place it on"
     ev_skip ci-gpu "the quick run with counters wrote no results: no baseline to compare with"
+    [ -z "$th_est" ] || ev_skip throttle "the quick run with counters wrote no results: no ceilings to place it on"
     return
   fi
   if [ -n "$th_est" ]; then

@@ -261,9 +261,12 @@ def samples_sum(m):
 
 
 def pass_seconds(m):
-    """A measurement's energy pass or sustained hold (energy_run), in seconds; 0 where none."""
-    run = m.get("energy_run") if m else None
-    return run.get("seconds", 0.0) if run else 0.0
+    """A measurement's sustained hold (held_s, with or without an energy counter read across it) and
+    energy pass (an energy_run of kind "pass"), in seconds; 0 where none."""
+    if not m:
+        return 0.0
+    run = m.get("energy_run") or {}
+    return m.get("held_s", 0.0) + (run.get("seconds", 0.0) if run.get("kind") == "pass" else 0.0)
 
 
 def run_cost_row(bl):
@@ -355,6 +358,8 @@ def throttle_row(bl):
         n, t = len(m.get("samples_s") or []), len(m.get("throttled_samples") or [])
         if not n:
             continue
+        if not m.get("sample_clock_hz"):  # no clock read per sample: no throttle could have been seen
+            return row.missing(f"`{b['name']}` has no per-sample clock (NVML unavailable?)")
         f = any(w.startswith("clock:") for w in b.get("warnings") or [])
         throttled += t > 0
         flagged += t > 0 and f

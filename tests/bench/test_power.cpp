@@ -302,7 +302,7 @@ TEST(Energy, BriefSamplesGetAnEnergyPassAcrossTenUpdatesOfTheCounter) {
   EXPECT_NO_THROW(parse_results(j.dump()));
 }
 
-// A GPU whose runs take 1 ms each and whose every sample costs 1.5 ms more of wall time (the
+// A GPU whose runs take 2 ms each and whose every sample costs 1 ms more of wall time (the
 // synchronize, the launch and the NVML reads, which the events do not bracket); its energy counter
 // advances 1 J every 10 ms. Counted: the runs each sample made, and how it was launched.
 class LaunchBoundGpu final : public Device {
@@ -320,8 +320,8 @@ class LaunchBoundGpu final : public Device {
     inst.run();
     const int made = runs_ - before;
     batches.push_back({made, launch});
-    std::this_thread::sleep_for(std::chrono::microseconds(1000 * made + 1500));
-    return 1e-3 * made;  // the GPU's work alone
+    std::this_thread::sleep_for(std::chrono::microseconds(2000 * made + 1000));
+    return 2e-3 * made;  // the GPU's work alone
   }
   void synchronize() override {}
   std::optional<double> clock_hz() override { return std::nullopt; }
@@ -345,10 +345,11 @@ class Counted final : public Instance {
   int runs = 0;
 };
 
-// One run at a time, with 1.5 ms between runs of 1 ms, the pass would keep the GPU busy 40% of its
-// time, under the 80% an energy figure needs. Batched as the samples are launched, 16 runs a
-// batch (queued behind the hold on a real GPU), it keeps it busy over 80%, and gets its energy.
-// The first run goes alone, after a synchronize: its time sizes the batches.
+// One run at a time, with 1 ms between runs of 2 ms, the pass would keep the GPU busy 67% of its
+// time, under the 80% an energy figure needs. Batched as the samples are launched, 10 runs a
+// batch (20 ms; queued behind the hold on a real GPU), it keeps it busy over 90% (80% still with
+// 1.5 ms of oversleep a batch on a loaded runner), and gets its energy. The first run goes alone,
+// after a synchronize: its time sizes the batches.
 TEST(Energy, TheEnergyPassRunsInBatchesLaunchedAsTheSamplesAreSoThatABriefKernelKeepsTheGpuBusy) {
   Counted inst;
   LaunchBoundGpu dev(inst.runs);
@@ -362,14 +363,14 @@ TEST(Energy, TheEnergyPassRunsInBatchesLaunchedAsTheSamplesAreSoThatABriefKernel
   ASSERT_TRUE(e) << why;
   EXPECT_EQ(e->from, "pass");
   EXPECT_GE(m.energy_run->busy_s, kEnergyBusyShare * m.energy_run->seconds);
-  EXPECT_NEAR(e->joules_per_run, e->mean_power_w * 1e-3, 1e-9);  // its power times its own 1 ms
+  EXPECT_NEAR(e->joules_per_run, e->mean_power_w * 2e-3, 1e-9);  // its power times its own 2 ms
   // The pass's batches: after the warm-up (1) and the 10 samples (1 each), one run alone after a
-  // synchronize, then batches of 16 (20 ms / 1 ms, at most 16 launches), launched as the samples.
-  ASSERT_GT(dev.batches.size(), 13u);
+  // synchronize, then batches of 10 (20 ms / 2 ms), launched as the samples.
+  ASSERT_GT(dev.batches.size(), 12u);
   const auto pass = std::vector<std::pair<int, Launch>>(dev.batches.begin() + 11, dev.batches.end());
   EXPECT_EQ(pass[0], std::make_pair(1, Launch::synchronous));
-  for (std::size_t i = 1; i < pass.size(); ++i) EXPECT_EQ(pass[i], std::make_pair(16, Launch::hidden)) << i;
-  EXPECT_EQ(m.energy_run->runs, 1 + 16 * static_cast<int>(pass.size() - 1));
+  for (std::size_t i = 1; i < pass.size(); ++i) EXPECT_EQ(pass[i], std::make_pair(10, Launch::hidden)) << i;
+  EXPECT_EQ(m.energy_run->runs, 1 + 10 * static_cast<int>(pass.size() - 1));
 
   // A kernel that declares 8 launches a run gets batches of 2 (16 launches at most).
   dev.batches.clear();

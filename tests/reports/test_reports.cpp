@@ -557,7 +557,10 @@ TEST(ProvenanceLine, SaysHowMuchOfTheRunWasInTimedSamples) {
   Results passes = r;
   passes.benchmarks[0].measurement->energy_run = Measurement::EnergyRun{"pass", 1.0, 300.0, 0.9, 1000};
   passes.ceilings[1].measurement_sustained = measurement_of({1.0});
-  passes.ceilings[1].measurement_sustained->energy_run = Measurement::EnergyRun{"hold", 6.0, 4000.0, 6.0, 6000};
+  passes.ceilings[1].measurement_sustained->held_s = 5.0;  // read across: its energy_run is the hold's
+  passes.ceilings[1].measurement_sustained->energy_run = Measurement::EnergyRun{"hold", 5.0, 4000.0, 5.0, 6000};
+  passes.ceilings[2].measurement_sustained = measurement_of({1.0});
+  passes.ceilings[2].measurement_sustained->held_s = 1.0;  // no counter to read across it: no energy_run
   EXPECT_DOUBLE_EQ(run_time(passes)->passes_s, 7.0);
   EXPECT_DOUBLE_EQ(run_time(passes)->timed_s, 14.0);
   EXPECT_NE(provenance_line(passes).find(" · run 42 s, 14.0 s of it in timed samples (3.0×), 7.00 s in energy passes "

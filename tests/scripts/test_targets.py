@@ -211,11 +211,13 @@ def write(folder, r, c=None, a=None, ab=None, th=None):
 # The tests stage's 8192³ BF16 GEMMs sampled 3 s each: one throttled in 2 of its 3 samples and
 # flagged, one that held its clock.
 def throttle_run(flag=True, throttled=True):
+    clocks = [1.98e9, 1.5e9, 1.5e9] if throttled else [1.98e9] * 3
     wg = {"name": "gemm/wgmma/bf16/M:8192/N:8192/K:8192", "warnings": ["clock: 2 of 3 samples (67%) ran below 90%"]
-          if flag else [], "measurement": {"samples_s": [1.1e-3, 1.3e-3, 1.3e-3],
+          if flag else [], "measurement": {"samples_s": [1.1e-3, 1.3e-3, 1.3e-3], "sample_clock_hz": clocks,
                                            "throttled_samples": [1, 2] if throttled else []}}
     cb = {"name": "gemm/cublas/bf16/M:8192/N:8192/K:8192", "warnings": [],
-          "measurement": {"samples_s": [1.0e-3, 1.0e-3, 1.0e-3], "throttled_samples": []}}
+          "measurement": {"samples_s": [1.0e-3, 1.0e-3, 1.0e-3], "sample_clock_hz": [1.98e9] * 3,
+                          "throttled_samples": []}}
     return {"schema": results["schema"], "device": results["device"], "benchmarks": [wg, cb], "ceilings": []}
 
 
@@ -299,8 +301,13 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # A throttled GEMM the run did not flag fails the row; GEMMs that held their clock leave nothing to judge.
     th = "8192³ BF16 GEMMs sampled 3 s: throttled samples flagged"
+    unread = throttle_run(throttled=False)
+    for b in unread["benchmarks"]:
+        del b["measurement"]["sample_clock_hz"]
     for name, run, verdict, says in (("unflagged", throttle_run(flag=False), "NOT MET", "throttled, NOT flagged"),
-                                     ("held", throttle_run(throttled=False), "—", "(the clock held)")):
+                                     ("held", throttle_run(throttled=False), "—", "(the clock held)"),
+                                     ("unread", unread, "not measured: `gemm/wgmma/bf16/M:8192/N:8192/K:8192` has no "
+                                      "per-sample clock (NVML unavailable?)", "—")):
         write(os.path.join(tmp, name), results, counters, agreement, aa, run)
         got = table(os.path.join(tmp, name))[1][th]
         if got["verdict"] != verdict or says not in got["measured"]:
@@ -309,8 +316,9 @@ with tempfile.TemporaryDirectory() as tmp:
     # Energy passes and sustained holds are said beside, with the ratio over both; the verdict
     # stays on the samples alone.
     passes = copy.deepcopy(results)
-    passes["benchmarks"][0]["measurement"]["energy_run"] = {"kind": "pass", "seconds": 20.0, "joules": 1.0,
-                                                            "busy_s": 19.0, "runs": 10}
+    passes["benchmarks"][0]["measurement"]["energy_run"] = {"kind": "pass", "seconds": 15.0, "joules": 1.0,
+                                                            "busy_s": 14.0, "runs": 10}
+    passes["benchmarks"][1]["measurement"]["held_s"] = 5.0  # a hold with no counter to read across it
     write(os.path.join(tmp, "passes"), passes)
     _, rows = table(os.path.join(tmp, "passes"))
     want = f"{100 / timed:.1f}× (100 s, {timed:.1f} s of it in timed samples; 20 s in energy passes and sustained " \
