@@ -20,13 +20,13 @@
 #            folder reports/baselines/<gpu>/ is made from (scripts/visit-baseline.sh). Without
 #            --budget, each benchmark samples for the largest budget (0.75 s at most, 0.2 s at
 #            least) at which the estimate fits the limit. On a GPU every run has --energy-pass 1.2,
-#            so that every benchmark, ceiling or kernel, gets its joules per run
+#            so that every benchmark, ceiling or kernel, gets its joules per run; last, the 8192³
+#            BF16 GEMMs sampled 3 s each (throttle/: a sample the power cap slowed is flagged)
 #   tests    nvidia-smi; `roofbench run --device all` (a folder per GPU); `roofbench run --quick
 #            --counters` (every benchmark's CUPTI counters); a BF16 wgmma GEMM and SAXPY of that
 #            run again under Nsight Compute, and `roofbench crosscheck` of the two; the example
-#            project's kernels (examples/fused_op, its own binary) on that run's ceilings;
-#            scripts/ci-gpu.sh, SAXPY against that run; and the 8192³ BF16 GEMMs sampled 3 s each
-#            (throttle/: a sample the power cap slowed is flagged)
+#            project's kernels (examples/fused_op, its own binary) on that run's ceilings; and
+#            scripts/ci-gpu.sh, SAXPY against that run
 #   repeat   two quick runs compared (repeatability); `roofbench ab` of the binary against itself
 #            over a few kernels (an A/A: any FASTER or SLOWER is a false verdict); compute-sanitizer
 #            memcheck over every CUDA kernel at its test sizes with the time that is left, then
@@ -310,15 +310,6 @@ run_tests() {
   ci_est=$(dry_estimate run "${ci_args[@]}")
   [ -n "$ci_est" ] || { ev_refuse "roofbench run --dry-run of ci-gpu.sh's run failed"; ev_end; exit 2; }
   plan ci-gpu $((ci_est + 5))
-  # Issue 47: the 8192³ BF16 GEMMs sampled 3 s each (every sample taken: the noise target never
-  # stops them), long enough for the power cap to pull the clock down partway through, as it did
-  # on the first H200 in its full run; a sample that ran throttled is flagged, with the share. On
-  # the quick run's ceilings; not the launch ceilings every run measures for itself (they would
-  # sample 3 s each too, and place no GEMM). No such GEMM on the CPU.
-  local th_est="" th_args=(--device "$device" --filter '^gemm/(cublas|wgmma)/bf16/M:8192/' --budget 3
-    --min-samples 100000 --ceilings-from "$EV_WORK/quick-run" --skip "ceiling/launch_${skip:+|$skip}")
-  [ "$device" = cpu ] || th_est=$(dry_estimate run "${th_args[@]}")
-  [ -n "$th_est" ] && plan throttle "$th_est"
   refuse_or_go
 
   env_step
@@ -344,13 +335,7 @@ run_tests() {
   if [ ! -f "$EV_WORK/quick-run/results.json" ]; then
     ev_skip example "the quick run with counters wrote no results: no ceilings to place it on"
     ev_skip ci-gpu "the quick run with counters wrote no results: no baseline to compare with"
-    [ -z "$th_est" ] || ev_skip throttle "the quick run with counters wrote no results: no ceilings to place it on"
     return
-  fi
-  if [ -n "$th_est" ]; then
-    ev_step throttle $((th_est * 3 / 2 + 30)) "$roofbench" run "${th_args[@]}" --out "$EV_WORK/throttle"
-  else
-    ev_skip throttle "no 8192³ BF16 tensor GEMM on $device (or its dry run failed)"
   fi
   if [ -z "$ex_est" ]; then
     ev_skip example "no example binary (fused_op_bench) in $from: scripts/pack-build.sh packs it"
@@ -388,6 +373,15 @@ kBudgetLeast=0.2
 run_numbers() {
   local budget_s=${budget:-$kBudgetMost} q=() names=() regexes=() p i est
   [ $quick -eq 1 ] && q=(--quick)
+  # Issue 47: the 8192³ BF16 GEMMs sampled 3 s each more (every sample taken: the noise target
+  # never stops them), long enough for the power cap to pull the clock down partway through, as
+  # it did on the first H200 in its full run; a sample that ran throttled is flagged, with the
+  # share. After the merge, into throttle/ beside the baseline (not in it: the same names as the
+  # 16-bit part's), on its ceilings; not the launch ceilings every run measures for itself (they
+  # would sample 3 s each too, and place no GEMM). No such GEMM on the CPU.
+  local th_est="" th_args=(--device "$device" --filter '^gemm/(cublas|wgmma)/bf16/M:8192/' --budget 3
+    --min-samples 100000 --ceilings-from "$EV_WORK/parts/ceilings" --skip "ceiling/launch_${skip:+|$skip}")
+  [ "$device" = cpu ] || th_est=$(dry_estimate run "${th_args[@]}")
   [ -n "$parts" ] || parts=$(default_parts)
   IFS=';' read -r -a specs <<<"$parts"
   for p in "${specs[@]}"; do
@@ -429,7 +423,7 @@ run_numbers() {
     # move with how long this machine took to plan it.)
     local spent=$(ev_elapsed)
     [ "$plan_only" -eq 0 ] || spent=0 round_s=0
-    local avail=$((limit - spent - 15 - round_s - 5 - EV_RESERVE_S)) most
+    local avail=$((limit - spent - 15 - round_s - 5 - EV_RESERVE_S - ${th_est:-0})) most
     most=$(sum "${ests[@]}")
     if [ "$most" -gt "$avail" ]; then
       # The estimate is linear in the budget (each benchmark: budget, warm-up, overhead; the
@@ -474,6 +468,7 @@ run_numbers() {
   names=("${kept_names[@]}")
   regexes=("${kept_regexes[@]}")
   plan merge 15
+  [ -n "$th_est" ] && plan throttle "$th_est"
   refuse_or_go
 
   mkdir -p "$EV_WORK/parts" "$EV_WORK/baseline"
@@ -496,6 +491,15 @@ run_numbers() {
     [ -f "$EV_WORK/$log.log" ] && { echo "==== $log"; cat "$EV_WORK/$log.log"; }
   done >"$EV_WORK/baseline/console.log"
   provenance >"$EV_WORK/baseline/PROVENANCE.md"
+  if [ -z "$th_est" ]; then
+    ev_skip throttle "no 8192³ BF16 tensor GEMM on $device (or its dry run failed)"
+  elif [ "$(($(ev_remaining) - 5))" -lt "$th_est" ]; then
+    ev_skip throttle "$(($(ev_remaining) - 5)) s left, under its estimate (${th_est} s)"
+  else
+    local th_want=$((th_est * 3 / 2 + 30)) th_left=$(($(ev_remaining) - 5))
+    [ "$th_left" -lt "$th_want" ] && th_want=$th_left
+    ev_step throttle "$th_want" "$roofbench" run "${th_args[@]}" --out "$EV_WORK/throttle"
+  fi
 }
 
 provenance() {

@@ -3,12 +3,12 @@
 # after the visit). A visit has 15 minutes of device time and runs two stages, so one baseline
 # takes two visits (docs/gpu-visit.md):
 #   numbers  the merged run (results.json, gbench.json, the reports, console.log, PROVENANCE.md):
-#            makes the folder anew
+#            makes the folder anew; and its 8192³ BF16 GEMMs sampled 3 s each, into throttle/
 #   smoke    its summary (the GPU tests' tallies), into PROVENANCE.md
 #   tests    its quick run with CUPTI counters, into counters/ (results.json and its reports),
 #            Nsight Compute's numbers beside roofbench's, into PROVENANCE.md, the example
-#            project's run (examples/fused_op's kernels), into example/, ci-gpu.sh's verdicts,
-#            into ci-gpu.md, and the 8192³ BF16 GEMMs sampled 3 s each, into throttle/
+#            project's run (examples/fused_op's kernels), into example/, and ci-gpu.sh's verdicts,
+#            into ci-gpu.md
 #   repeat   the verdicts of its two quick runs (agreement.md, agreement.json), of its A/A
 #            (`roofbench ab` of the binary against itself: ab.md, ab.json) and compute-sanitizer's
 #            logs (sanitizer.log)
@@ -188,6 +188,8 @@ for st in "${stages[@]}"; do
         rm -rf "${out:?}/$f"
       done
       cp -L "$tmp/numbers/baseline/"* "$out/"  # -L: the run folder shows its files through links
+      # The 8192³ BF16 GEMMs sampled 3 s each: throttled samples flagged (issue 47).
+      [ ! -f "$tmp/numbers/throttle/results.json" ] || take "$tmp/numbers/throttle" "$out/throttle" results.json summary.md
       # The device the numbers are of, from its own results.json: which GPU, its driver, the power
       # limit it ran under and where power and energy were read from (issue 47).
       python3 - "$out/results.json" "$here/scripts" >"$tmp/device.md" <<'PY'
@@ -217,9 +219,6 @@ PY
       rm -rf "${out:?}/example" "$out/ci-gpu.md"
       [ ! -f "$tmp/tests/example/results.json" ] || take "$tmp/tests/example" "$out/example" results.json summary.md
       [ -f "$tmp/tests/ci-gpu/compare.md" ] && cp "$tmp/tests/ci-gpu/compare.md" "$out/ci-gpu.md"
-      # The 8192³ BF16 GEMMs sampled 3 s each: throttled samples flagged (issue 47).
-      rm -rf "${out:?}/throttle"
-      [ ! -f "$tmp/tests/throttle/results.json" ] || take "$tmp/tests/throttle" "$out/throttle" results.json summary.md
       # Nsight Compute beside roofbench's counters, when the crosscheck ran.
       if [ -s "$tmp/tests/xcheck/crosscheck.md" ]; then
         section "Nsight Compute beside roofbench" "$tmp/tests/xcheck/crosscheck.md"

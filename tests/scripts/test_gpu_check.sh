@@ -105,8 +105,6 @@ device_line tests
 grep -qE "^  PASS +[0-9]+s  quick-run " "$out/tests-summary.txt" || fail "tests: $(cat "$out/tests-summary.txt")"
 grep -qE '^  SKIPPED +- +ncu +the device is cpu' "$out/tests-summary.txt" || fail "tests: ncu was not skipped with why"
 grep -qE '^  SKIPPED +- +device-all +the device is cpu' "$out/tests-summary.txt" || fail "tests: device-all was not skipped with why"
-grep -qE '^  SKIPPED +- +throttle +no 8192³ BF16 tensor GEMM on cpu' "$out/tests-summary.txt" ||
-  fail "tests: the throttle run was not skipped with why: $(cat "$out/tests-summary.txt")"
 [ "$(json "$tmp/tests/quick-run/results.json" '[b["name"].split("/")[1] for b in d["benchmarks"]]')" = "['saxpy']" ] ||
   fail "tests: the run with counters is not saxpy's alone"
 [ "$(json "$tmp/tests/quick-run/results.json" 'd["partial"]')" = None ] || fail "tests: the quick run is partial"
@@ -154,6 +152,9 @@ done
 [ "$(json "$b/results.json" 'len(d["ceilings"])')" -gt 0 ] || fail "numbers: no ceilings in the merged results"
 [ "$(json "$b/results.json" 'd["partial"]')" = None ] || fail "numbers: the merged results are partial"
 [ "$(json "$b/gbench.json" 'len(d["benchmarks"])')" -ge 2 ] || fail "numbers: gbench.json lost a part"
+# Its last step, the 8192³ BF16 GEMMs sampled 3 s each (issue 47), has no such GEMM on the CPU.
+grep -qE '^  SKIPPED +- +throttle +no 8192³ BF16 tensor GEMM on cpu' "$out/numbers-summary.txt" ||
+  fail "numbers: the throttle run was not skipped with why: $(cat "$out/numbers-summary.txt")"
 # The ceilings ran once: the parts took them from the ceilings part.
 [ "$(json "$tmp/numbers/parts/saxpy/results.json" 'd["settings"]["ceilings_from"]["path"].endswith("ceilings/results.json")')" = True ] ||
   fail "numbers: a part measured its own ceilings"
@@ -222,7 +223,15 @@ done
 # numbers stage's files, the tests stage's run with counters in counters/, repeat's verdicts, and
 # every stage's summary in PROVENANCE.md.
 vb=$here/scripts/visit-baseline.sh
+# The numbers stage's throttle run (no 8192³ GEMM on the CPU: its merged run stands in for one)
+# goes into throttle/, and targets.md reads it.
+mkdir -p "$tmp/repack" && tar -xJf "$out/numbers.tar.xz" -C "$tmp/repack" && mkdir -p "$tmp/repack/throttle" &&
+  cp "$tmp/repack/baseline/results.json" "$tmp/repack/baseline/summary.md" "$tmp/repack/throttle/" &&
+  tar -cJf "$out/numbers.tar.xz" -C "$tmp/repack" . || fail "could not add a throttle run to the numbers archive"
 bash "$vb" "$out" --out "$tmp/committed" >/dev/null || fail "visit-baseline.sh failed"
+[ -s "$tmp/committed/throttle/results.json.xz" ] && [ -s "$tmp/committed/throttle/summary.md" ] ||
+  fail "visit-baseline: the numbers stage's throttle run is not in throttle/"
+grep -q '`throttle/results.json`' "$tmp/committed/targets.md" || fail "visit-baseline: targets.md does not read throttle/"
 for f in results.json.xz gbench.json roofline.svg report.html summary.md console.log PROVENANCE.md agreement.md agreement.json \
   ab.md ab.json counters/results.json.xz counters/summary.md example/results.json.xz example/summary.md ci-gpu.md \
   targets.md; do
