@@ -773,7 +773,7 @@ print(len(g.PLANNED[sys.argv[2]]), g.builtin(sys.argv[2], sys.argv[3] == "1"))' 
   [[ $n =~ ^[0-9]+$ ]] ||
     { ev_refuse "$py cannot read the kernels' plan in tests/python/gpu_kernels.py: $(tail -n 1 "$EV_WORK/plan.err")"; ev_end; exit 2; }
   run_est=$(dry_estimate run --device "$device" "${q[@]}" "${counters[@]}" --budget "$budget_s" --filter "$builtin" \
-    --skip "$skip_all")
+    --skip "$skip_all" --sustain 0)
   [ -n "$run_est" ] || { ev_refuse "roofbench run --dry-run of the ceilings and '$builtin' failed"; ev_end; exit 2; }
   run_est=$((run_est + n * kPyKernel + kPyStart))
   plan env 15
