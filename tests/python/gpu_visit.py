@@ -40,6 +40,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+# roofbench (its extension) first, before NumPy and torch: on the second H200 visit the extension
+# crashed when it was loaded after them (scripts/build-python-ext.sh says which orders import).
 import roofbench as rb  # noqa: E402
 from roofbench import _harness, _roofbench  # noqa: E402
 from gpu_kernels import PAIRS, benchmarks  # noqa: E402

@@ -38,6 +38,16 @@ for so in "$tmp"/ext/roofbench/_roofbench*.so "$build"/python/roofbench/_roofben
   [ "$exports" = "PyInit__roofbench " ] || fail "$so exports more than its entry point: ${exports:0:300}"
 done
 grep -q '^import roofbench after numpy: ok$' "$tmp/build.out" || fail "the import after NumPy was not tried and said: $(cat "$tmp/build.out")"
+# An extension that imports alone but not after NumPy (a NumPy that breaks it, planted on its path)
+# is exit 3, said, with how to import it: usable first in a process (gpu_visit.py), not exit 1.
+mkdir -p "$tmp/ext/numpy" && echo 'raise ImportError("a planted NumPy that breaks what imports after it")' \
+  >"$tmp/ext/numpy/__init__.py"
+bash "$src/scripts/build-python-ext.sh" "$packed" "$tmp/ext" >"$tmp/order.out" 2>&1
+rc=$?
+[ $rc -eq 3 ] && grep -q '^import roofbench: ok$' "$tmp/order.out" && grep -q '^import roofbench after numpy: FAILED' "$tmp/order.out" &&
+  grep -q 'imports alone but not in every order' "$tmp/order.out" ||
+  fail "an extension that imports only first was not exit 3 with why (exit $rc): $(cat "$tmp/order.out")"
+rm -rf "$tmp/ext/numpy"
 json_headers=$(cd "$tmp/ext" && ninja -t deps | grep '/nlohmann/' || true)
 [ -n "$json_headers" ] || fail "the extension's dependencies name no nlohmann header"
 outside=$(grep -v "^ *$packed/python/include/nlohmann/" <<<"$json_headers" || true)
