@@ -476,8 +476,9 @@ run_numbers() {
     "$roofbench" ceilings "${common[@]}" "${ceil_energy[@]}" --out "$EV_WORK/parts/ceilings"
   [ -f "$EV_WORK/parts/ceilings/results.json" ] || { ev_note "no ceilings: the parts cannot run"; ev_end; exit 1; }
   for i in "${!names[@]}"; do
-    # Each part may take half again its estimate, but leaves the merge its time.
-    local want=$((part_est[i] * 3 / 2 + 30)) left=$(($(ev_remaining) - 15))
+    # Each part may take half again its estimate, but leaves the merge its time, and the throttle
+    # run its estimate (issue 47's evidence: a stopped part keeps what finished).
+    local want=$((part_est[i] * 3 / 2 + 30)) left=$(($(ev_remaining) - 15 - ${th_est:-0}))
     [ "$left" -lt "$want" ] && want=$left
     ev_step "part-${names[$i]}" "$want" "$roofbench" run "${common[@]}" "${ceil_energy[@]}" \
       --ceilings-from "$EV_WORK/parts/ceilings" --filter "${regexes[$i]}" --out "$EV_WORK/parts/${names[$i]}" \
