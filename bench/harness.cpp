@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "bench/cpu_info.h"
+#include "bench/power.h"
 
 namespace roofbench {
 
@@ -127,10 +128,15 @@ class Repeated final : public Instance {
 // kMaxBatchLaunches / the launches a run declares (a held stream takes only so many before the
 // host blocks; a variant that declares none counts as one a run, so an unfused chain of five
 // kernels queues 80, far below the queue's depth).
+// The counter is read after every batch too: between the first change seen and the last, the
+// difference is whole updates, none cut (EnergyRun::Window). An energy pass ends once that window
+// spans kEnergyWindowUpdates updates and is timed within kEnergyWindowSlack (its batches are
+// short, 4 ms, for that): about 0.4 s on NVML's counter, not the 1.1 s ten updates take unaligned.
 Measurement::EnergyRun back_to_back(Device& dev, Instance& inst, double seconds, const char* kind, Launch launch,
                                     int launches_per_run) {
   using clock = std::chrono::steady_clock;
-  constexpr double kBatchS = 0.02;
+  const bool pass = std::string(kind) == "pass";
+  const double batch_s = pass ? 0.004 : 0.02;
   constexpr int kMaxBatchLaunches = 16;
   Measurement::EnergyRun r;
   r.kind = kind;
@@ -138,6 +144,8 @@ Measurement::EnergyRun back_to_back(Device& dev, Instance& inst, double seconds,
   const std::optional<double> before = dev.power_reading().energy_j;
   const auto start = clock::now();
   int batch = 1;
+  std::optional<double> last = before;  // the last reading, and when it was taken
+  double last_t = 0, first_t = -1, first_e = 0, first_gap = 0;
   do {
     Repeated runs(inst, batch);
     r.busy_s += dev.time_run(runs, r.runs == 0 ? Launch::synchronous : launch);
@@ -146,10 +154,28 @@ Measurement::EnergyRun back_to_back(Device& dev, Instance& inst, double seconds,
     if (r.runs == 1) {
       const int most = std::max(1, kMaxBatchLaunches / std::max(1, launches_per_run));
       const double each = r.busy_s;
-      batch = each > 0 ? static_cast<int>(std::clamp(std::floor(kBatchS / each), 1.0, static_cast<double>(most))) : 1;
+      batch = each > 0 ? static_cast<int>(std::clamp(std::floor(batch_s / each), 1.0, static_cast<double>(most))) : 1;
+    }
+    if (before) {
+      const std::optional<double> e = dev.power_reading().energy_j;
+      const double t = std::chrono::duration<double>(clock::now() - start).count();
+      if (e && last && *e > *last) {  // a change, seen at t: it came after last_t
+        if (first_t < 0) {
+          first_t = t, first_e = *e, first_gap = t - last_t;
+        } else {
+          const int updates = r.window ? r.window->updates + 1 : 1;
+          r.window = Measurement::EnergyRun::Window{t - first_t, *e - first_e, std::max(first_gap, t - last_t), updates};
+        }
+      }
+      if (e) last = e;
+      last_t = t;
+      if (pass && r.window && r.window->updates >= kEnergyWindowUpdates &&
+          2 * r.window->gap_s <= kEnergyWindowSlack * r.window->seconds)
+        break;
     }
     r.seconds = std::chrono::duration<double>(clock::now() - start).count();
   } while (r.seconds < seconds);
+  r.seconds = std::chrono::duration<double>(clock::now() - start).count();
   const std::optional<double> after = dev.power_reading().energy_j;
   r.joules = before && after && *after >= *before ? *after - *before : -1;
   return r;

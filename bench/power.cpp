@@ -55,11 +55,22 @@ std::optional<EnergySummary> from_run(const Measurement& m, std::string* why) {
   };
   const Measurement::EnergyRun& r = *m.energy_run;
   const std::string what = r.kind == "hold" ? "the sustained hold" : "the energy pass";
-  if (!m.energy_interval_s) return none(what + ": the energy counter's update interval is not known");
-  if (!(r.seconds >= kEnergyUpdatesPerWindow * *m.energy_interval_s))
-    return none(fmt::format("{} ({:.3g} s) spans fewer than {:g} updates of the counter", what, r.seconds,
-                            kEnergyUpdatesPerWindow));
-  if (!(r.joules > 0)) return none(what + ": the counter did not advance across it");
+  // Its window between two changes of the counter, where it is long and sharp enough; else the
+  // whole run, where it spans 10 updates.
+  const auto& w = r.window;
+  const bool windowed = w && w->updates >= kEnergyWindowUpdates && w->seconds > 0 && w->joules > 0 &&
+                        2 * w->gap_s <= kEnergyWindowSlack * w->seconds;
+  if (!windowed) {
+    if (!m.energy_interval_s) return none(what + ": the energy counter's update interval is not known");
+    if (!(r.seconds >= kEnergyUpdatesPerWindow * *m.energy_interval_s))
+      return none(fmt::format("{} ({:.3g} s) spans fewer than {:g} updates of the counter{}", what, r.seconds,
+                              kEnergyUpdatesPerWindow,
+                              w ? fmt::format(", and its window between two of them ({} updates in {:.3g} s, seen up "
+                                              "to {:.3g} ms late) is too short or too coarse",
+                                              w->updates, w->seconds, w->gap_s * 1e3)
+                                : std::string()));
+    if (!(r.joules > 0)) return none(what + ": the counter did not advance across it");
+  }
   if (!(r.busy_s >= kEnergyBusyShare * r.seconds))
     return none(fmt::format("{}'s {} runs kept the device busy {:.0f}% of its {:.3g} s (under {:.0f}%: the "
                             "synchronizes between them would dilute the power)",
@@ -69,9 +80,10 @@ std::optional<EnergySummary> from_run(const Measurement& m, std::string* why) {
   for (double j : m.sample_energy_j)
     if (j > 0) ++e.samples_counted;
   e.from = r.kind;
+  e.window = windowed;
   // Its mean power times its own mean run: a run back to back, warm (the pass flushes nothing, so
   // the cold samples' median would pair a warm run's power with a cold run's time).
-  e.mean_power_w = r.joules / r.seconds;
+  e.mean_power_w = windowed ? w->joules / w->seconds : r.joules / r.seconds;
   e.joules_per_run = e.mean_power_w * r.busy_s / r.runs;
   return e;
 }

@@ -38,12 +38,19 @@ struct EnergySummary {
   // Where it comes from: "samples" (their windows), or the back-to-back run the counter was read
   // across (Measurement::energy_run): "hold" (a sustained pass's) or "pass" (an energy pass's).
   std::string from = "samples";
+  bool window = false;  // from a run's window between two changes of the counter (EnergyRun::Window)
 };
 // Where the samples are too brief, a back-to-back run (Measurement::energy_run) of at least 10
 // updates gives it instead: its mean power (the counter's difference over its wall time) times its
 // own mean run time (busy_s / runs: a run back to back, warm, at the clock it held). Only where the runs kept the device busy for at least this share of its wall time
 // (for a kernel of microseconds the synchronizes between runs would dilute the power).
 inline constexpr double kEnergyBusyShare = 0.8;
+// Or, where the run read the counter after every batch (EnergyRun::Window), the difference between
+// the first change it saw and the last: whole updates, none cut, so exact in joules. Taken where
+// it spans at least kEnergyWindowUpdates updates and its time is known within kEnergyWindowSlack
+// (a change is seen up to gap_s late at each end): 3% where ten unaligned updates leave 10%.
+inline constexpr int kEnergyWindowUpdates = 3;
+inline constexpr double kEnergyWindowSlack = 0.03;
 // nullopt, with the reason in *why, where the samples carry no energy or the counter never moved.
 std::optional<EnergySummary> energy_summary(const Measurement& m, std::string* why = nullptr);
 

@@ -107,6 +107,11 @@ json measurement_json(const Measurement& m) {
                        {"joules", m.energy_run->joules},
                        {"busy_s", m.energy_run->busy_s},
                        {"runs", m.energy_run->runs}};
+  if (m.energy_run && m.energy_run->window)
+    j["energy_run"]["window"] = {{"seconds", m.energy_run->window->seconds},
+                                 {"joules", m.energy_run->window->joules},
+                                 {"updates", m.energy_run->window->updates},
+                                 {"gap_s", m.energy_run->window->gap_s}};
   if (!m.sample_power_w.empty()) j["sample_power_w"] = m.sample_power_w;
   if (!m.sample_temperature_c.empty()) j["sample_temperature_c"] = m.sample_temperature_c;
   if (m.cooldown_s > 0) j["cooldown_s"] = m.cooldown_s;
@@ -188,6 +193,19 @@ Measurement measurement_from(const json& j) {
     if (r.busy_s > 1.05 * r.seconds) throw InputError("a measurement's energy_run is busier than it was long (busy_s > seconds)");
     if ((r.kind == "hold") != (m.held_s > 0) || (r.kind == "hold" && std::fabs(m.held_s - r.seconds) > 1e-6 * r.seconds))
       throw InputError("a measurement's energy_run.kind does not agree with its held_s");
+    if (auto w = it->find("window"); w != it->end()) {
+      Measurement::EnergyRun::Window win;
+      win.seconds = w->at("seconds").get<double>();
+      win.joules = w->at("joules").get<double>();
+      win.updates = w->at("updates").get<int>();
+      win.gap_s = w->at("gap_s").get<double>();
+      if (!(win.seconds > 0) || !std::isfinite(win.seconds) || win.seconds > r.seconds * (1 + 1e-9) ||
+          !(win.joules >= 0) || win.joules > r.joules * (1 + 1e-9) + 1e-9 || win.updates < 1 || !(win.gap_s >= 0) ||
+          !std::isfinite(win.gap_s))
+        throw InputError("a measurement's energy_run.window is not a window inside its run (a positive time and "
+                         "joules within the run's, at least one update, a non-negative gap)");
+      r.window = win;
+    }
     m.energy_run = r;
   }
   if (m.energy_interval_s && !(*m.energy_interval_s > 0 && std::isfinite(*m.energy_interval_s)))
