@@ -265,6 +265,7 @@ class CudaDevice final : public Device {
     return nvml_->clock_limits();
   }
   PowerReading power_reading() override { return nvml_->power(); }
+  std::optional<double> energy_j() override { return nvml_->energy_j(); }
   std::string power_source() const override {
     return nvml_->available() ? nvml_->source() : "unavailable: " + nvml_->why();
   }

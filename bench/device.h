@@ -43,6 +43,9 @@ class Device {
   // The power state now (energy counter, power, temperature; bench/power.h), read just before and
   // just after every timed sample, outside its timing; fields absent where not readable.
   virtual PowerReading power_reading() { return {}; }
+  // power_reading()'s energy counter alone: read after every batch of an energy pass, while the
+  // device waits, where NVML's three queries of power_reading() would cost more of it.
+  virtual std::optional<double> energy_j() { return power_reading().energy_j; }
   // How often power_reading()'s energy counter advances, probed once (counter_update_interval,
   // bench/power.h: up to 1.5 s, on NVML about 0.3 s) and kept; nullopt where it has none.
   std::optional<double> energy_counter_interval_s() {

@@ -124,28 +124,37 @@ class Repeated final : public Instance {
 // and timed as one, with a synchronize only between batches: one run at a time, a synchronize
 // after each, a kernel of 50 us kept the GPU busy for less than kEnergyBusyShare of the pass (the
 // synchronize and the next launch cost 10-15 us), and its pass gave no energy. The first run is
-// alone, and its time sizes the batches: as many runs as fit in kBatchS, and at most
+// alone, and its time sizes the batches: as many runs as fit in 4 ms (a pass) or 20 ms (a hold), and at most
 // kMaxBatchLaunches / the launches a run declares (a held stream takes only so many before the
 // host blocks; a variant that declares none counts as one a run, so an unfused chain of five
 // kernels queues 80, far below the queue's depth).
-// The counter is read after every batch too: between the first change seen and the last, the
-// difference is whole updates, none cut (EnergyRun::Window). An energy pass ends once that window
-// spans kEnergyWindowUpdates updates and is timed within kEnergyWindowSlack (its batches are
-// short, 4 ms, for that): about 0.4 s on NVML's counter, not the 1.1 s ten updates take unaligned.
+// An energy pass reads the counter after its batches too (energy alone, at most every
+// kReadEveryS): between two changes it saw, the difference is whole updates, none cut
+// (EnergyRun::Window). It ends once such a window spans kEnergyWindowChanges changes and is timed
+// within kEnergyWindowSlack (its batches are short, 4 ms, for that): about 0.4 s on NVML's
+// counter, not the 1.1 s ten updates take unaligned.
 Measurement::EnergyRun back_to_back(Device& dev, Instance& inst, double seconds, const char* kind, Launch launch,
                                     int launches_per_run) {
   using clock = std::chrono::steady_clock;
   const bool pass = std::string(kind) == "pass";
   const double batch_s = pass ? 0.004 : 0.02;
   constexpr int kMaxBatchLaunches = 16;
+  constexpr double kReadEveryS = 0.001;
   Measurement::EnergyRun r;
   r.kind = kind;
   dev.synchronize();
-  const std::optional<double> before = dev.power_reading().energy_j;
   const auto start = clock::now();
+  const std::optional<double> before = dev.energy_j();  // read from 0 on: a change after it is later
+  auto now_s = [&start] { return std::chrono::duration<double>(clock::now() - start).count(); };
   int batch = 1;
-  std::optional<double> last = before;  // the last reading, and when it was taken
-  double last_t = 0, first_t = -1, first_e = 0, first_gap = 0;
+  // The counter's changes as the pass saw them: the reading's value, when it returned, and how
+  // long before that the last reading that did not see it began (the change came in between).
+  struct Change {
+    double t, e, gap;
+  };
+  std::vector<Change> changes;
+  std::optional<double> last = before;
+  double last_began = 0;
   do {
     Repeated runs(inst, batch);
     r.busy_s += dev.time_run(runs, r.runs == 0 ? Launch::synchronous : launch);
@@ -156,27 +165,34 @@ Measurement::EnergyRun back_to_back(Device& dev, Instance& inst, double seconds,
       const double each = r.busy_s;
       batch = each > 0 ? static_cast<int>(std::clamp(std::floor(batch_s / each), 1.0, static_cast<double>(most))) : 1;
     }
-    if (before) {
-      const std::optional<double> e = dev.power_reading().energy_j;
-      const double t = std::chrono::duration<double>(clock::now() - start).count();
-      if (e && last && *e > *last) {  // a change, seen at t: it came after last_t
-        if (first_t < 0) {
-          first_t = t, first_e = *e, first_gap = t - last_t;
-        } else {
-          const int updates = r.window ? r.window->updates + 1 : 1;
-          r.window = Measurement::EnergyRun::Window{t - first_t, *e - first_e, std::max(first_gap, t - last_t), updates};
+    if (pass && before && now_s() - last_began >= kReadEveryS) {
+      const double began = now_s();
+      const std::optional<double> e = dev.energy_j();
+      const double t = now_s();
+      if (e) {
+        if (last && *e > *last) {
+          changes.push_back({t, *e, t - last_began});
+          // The longest window that ends at this change, spans kEnergyWindowChanges or more, and
+          // is timed within the slack at both ends (a late reading at one change leaves the others).
+          const Change& end = changes.back();
+          for (std::size_t i = 0; i + kEnergyWindowChanges < changes.size(); ++i) {
+            const double span = end.t - changes[i].t, gap = std::max(changes[i].gap, end.gap);
+            if (gap <= kEnergyWindowSlack * span) {
+              r.window = Measurement::EnergyRun::Window{span, end.e - changes[i].e, gap,
+                                                        static_cast<int>(changes.size() - 1 - i)};
+              break;
+            }
+          }
         }
+        last = e;
+        last_began = began;
       }
-      if (e) last = e;
-      last_t = t;
-      if (pass && r.window && r.window->updates >= kEnergyWindowUpdates &&
-          2 * r.window->gap_s <= kEnergyWindowSlack * r.window->seconds)
-        break;
+      if (r.window) break;
     }
-    r.seconds = std::chrono::duration<double>(clock::now() - start).count();
+    r.seconds = now_s();
   } while (r.seconds < seconds);
-  r.seconds = std::chrono::duration<double>(clock::now() - start).count();
-  const std::optional<double> after = dev.power_reading().energy_j;
+  r.seconds = now_s();
+  const std::optional<double> after = dev.energy_j();
   r.joules = before && after && *after >= *before ? *after - *before : -1;
   return r;
 }

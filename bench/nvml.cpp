@@ -90,6 +90,12 @@ PowerReading Nvml::power() const {
   return r;
 }
 
+std::optional<double> Nvml::energy_j() const {
+  unsigned long long mj = 0;
+  if (!device_ || !api_.energy_mj || api_.energy_mj(device_, &mj) != 0) return std::nullopt;
+  return static_cast<double>(mj) * 1e-3;
+}
+
 std::optional<double> Nvml::power_limit_w() const {
   unsigned mw = 0;
   if (!device_ || !api_.power_limit_mw || api_.power_limit_mw(device_, &mw) != 0) return std::nullopt;

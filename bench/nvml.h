@@ -51,6 +51,7 @@ class Nvml {
   std::vector<std::string> clock_limits() const;
   // Power (NVML's own averaging window), temperature and the energy counter, each where readable.
   PowerReading power() const;
+  std::optional<double> energy_j() const;  // power()'s energy counter alone, one query
   // The power limit the driver enforces now, watts.
   std::optional<double> power_limit_w() const;
   // The NVIDIA display driver's version, as nvidia-smi prints it ("580.95.05"): not the CUDA

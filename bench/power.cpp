@@ -58,16 +58,16 @@ std::optional<EnergySummary> from_run(const Measurement& m, std::string* why) {
   // Its window between two changes of the counter, where it is long and sharp enough; else the
   // whole run, where it spans 10 updates.
   const auto& w = r.window;
-  const bool windowed = w && w->updates >= kEnergyWindowUpdates && w->seconds > 0 && w->joules > 0 &&
-                        2 * w->gap_s <= kEnergyWindowSlack * w->seconds;
+  const bool windowed = w && w->changes >= kEnergyWindowChanges && w->seconds > 0 && w->joules > 0 &&
+                        w->gap_s <= kEnergyWindowSlack * w->seconds;
   if (!windowed) {
     if (!m.energy_interval_s) return none(what + ": the energy counter's update interval is not known");
     if (!(r.seconds >= kEnergyUpdatesPerWindow * *m.energy_interval_s))
       return none(fmt::format("{} ({:.3g} s) spans fewer than {:g} updates of the counter{}", what, r.seconds,
                               kEnergyUpdatesPerWindow,
-                              w ? fmt::format(", and its window between two of them ({} updates in {:.3g} s, seen up "
-                                              "to {:.3g} ms late) is too short or too coarse",
-                                              w->updates, w->seconds, w->gap_s * 1e3)
+                              w ? fmt::format(", and its window between two of its changes ({} changes in {:.3g} s, "
+                                              "seen up to {:.3g} ms late) is too short or too coarse",
+                                              w->changes, w->seconds, w->gap_s * 1e3)
                                 : std::string()));
     if (!(r.joules > 0)) return none(what + ": the counter did not advance across it");
   }

@@ -45,12 +45,12 @@ struct EnergySummary {
 // own mean run time (busy_s / runs: a run back to back, warm, at the clock it held). Only where the runs kept the device busy for at least this share of its wall time
 // (for a kernel of microseconds the synchronizes between runs would dilute the power).
 inline constexpr double kEnergyBusyShare = 0.8;
-// Or, where the run read the counter after every batch (EnergyRun::Window), the difference between
-// the first change it saw and the last: whole updates, none cut, so exact in joules. Taken where
-// it spans at least kEnergyWindowUpdates updates and its time is known within kEnergyWindowSlack
-// (a change is seen up to gap_s late at each end): 3% where ten unaligned updates leave 10%.
-inline constexpr int kEnergyWindowUpdates = 3;
-inline constexpr double kEnergyWindowSlack = 0.03;
+// Or, where an energy pass read the counter after its batches (EnergyRun::Window), the difference
+// between two changes it saw: whole updates, none cut, so exact in joules. Taken where it spans at
+// least kEnergyWindowChanges changes and its time is known within kEnergyWindowSlack (each end seen
+// up to gap_s late, so the span is within gap_s): 2%, where ten unaligned updates leave 10%.
+inline constexpr int kEnergyWindowChanges = 3;
+inline constexpr double kEnergyWindowSlack = 0.02;
 // nullopt, with the reason in *why, where the samples carry no energy or the counter never moved.
 std::optional<EnergySummary> energy_summary(const Measurement& m, std::string* why = nullptr);
 

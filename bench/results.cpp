@@ -110,7 +110,7 @@ json measurement_json(const Measurement& m) {
   if (m.energy_run && m.energy_run->window)
     j["energy_run"]["window"] = {{"seconds", m.energy_run->window->seconds},
                                  {"joules", m.energy_run->window->joules},
-                                 {"updates", m.energy_run->window->updates},
+                                 {"changes", m.energy_run->window->changes},
                                  {"gap_s", m.energy_run->window->gap_s}};
   if (!m.sample_power_w.empty()) j["sample_power_w"] = m.sample_power_w;
   if (!m.sample_temperature_c.empty()) j["sample_temperature_c"] = m.sample_temperature_c;
@@ -124,7 +124,8 @@ json measurement_json(const Measurement& m) {
                    {"mean_power_w", e->mean_power_w},
                    {"samples", e->samples},
                    {"samples_counted", e->samples_counted},
-                   {"from", e->from}};
+                   {"from", e->from},
+                   {"window", e->window}};
   else if (!m.sample_energy_j.empty())
     j["energy"] = {{"unavailable", why}};
   if (!m.placement_samples.empty()) j["placement_samples"] = m.placement_samples;
@@ -197,13 +198,13 @@ Measurement measurement_from(const json& j) {
       Measurement::EnergyRun::Window win;
       win.seconds = w->at("seconds").get<double>();
       win.joules = w->at("joules").get<double>();
-      win.updates = w->at("updates").get<int>();
+      win.changes = w->at("changes").get<int>();
       win.gap_s = w->at("gap_s").get<double>();
       if (!(win.seconds > 0) || !std::isfinite(win.seconds) || win.seconds > r.seconds * (1 + 1e-9) ||
-          !(win.joules >= 0) || win.joules > r.joules * (1 + 1e-9) + 1e-9 || win.updates < 1 || !(win.gap_s >= 0) ||
+          !(win.joules >= 0) || win.joules > r.joules * (1 + 1e-9) + 1e-9 || win.changes < 1 || !(win.gap_s >= 0) ||
           !std::isfinite(win.gap_s))
         throw InputError("a measurement's energy_run.window is not a window inside its run (a positive time and "
-                         "joules within the run's, at least one update, a non-negative gap)");
+                         "joules within the run's, at least one change, a non-negative gap)");
       r.window = win;
     }
     m.energy_run = r;

@@ -52,13 +52,13 @@ struct Measurement {
     std::string kind;  // "hold" or "pass"
     double seconds = 0, joules = 0, busy_s = 0;
     int runs = 0;
-    // The counter read after every batch of the run, between the first change seen and the last:
-    // their difference (exact: whole updates, none cut), the time between the two readings that
-    // saw them, the changes seen after the first, and the longest time between two readings (how
-    // late a change can have been seen: the window's time is within that at each end).
+    // An energy pass's counter read after its batches, between two changes it saw: their
+    // difference (exact: whole updates, none cut), the time between the two readings that saw
+    // them, how late either can have been seen (the time since the reading before it began: the
+    // window's time is within that), and the changes seen after the first.
     struct Window {
       double seconds = 0, joules = 0, gap_s = 0;
-      int updates = 0;
+      int changes = 0;
     };
     std::optional<Window> window;
   };
