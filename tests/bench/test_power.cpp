@@ -553,6 +553,27 @@ TEST(NvmlReplayed, TheDriverVersionIsNvmlsOrNone) {
   EXPECT_EQ(Nvml(std::move(failing), "0000:00:00.0").driver_version(), std::nullopt);
 }
 
+// The energy counter alone (an energy pass reads it after its batches): one query, the energy
+// query's answer in joules, and none where that query fails or is absent.
+TEST(NvmlReplayed, TheEnergyCounterAloneIsOneQuery) {
+  NvmlTrace t;
+  t.clock_mhz = {1980};
+  t.energy_mj = {5000, 7500};
+  t.power_mw = {300000};
+  t.temperature_c = {50};
+  Nvml nvml(replay(t), "0000:00:00.0");
+  EXPECT_EQ(nvml.energy_j(), 5.0);
+  EXPECT_EQ(nvml.energy_j(), 7.5);
+  EXPECT_EQ(t.power_i, 0u);  // neither power nor temperature was asked
+  EXPECT_EQ(t.temperature_i, 0u);
+  NvmlApi failing = replay(t);
+  failing.energy_mj = [](void*, unsigned long long*) { return 999; };
+  EXPECT_EQ(Nvml(std::move(failing), "0000:00:00.0").energy_j(), std::nullopt);
+  NvmlApi absent = replay(t);
+  absent.energy_mj = nullptr;
+  EXPECT_EQ(Nvml(std::move(absent), "0000:00:00.0").energy_j(), std::nullopt);
+}
+
 TEST(NvmlReplayed, CooldownWaitsForTheClockToComeBackBeforeTheNextSample) {
   NvmlTrace t;
   // Reference, sample 0 throttled; the cool-down polls 1.50, 1.50, then 1.98 GHz; sample 1.
