@@ -110,23 +110,16 @@ class Copy final : public Instance {
 };
 
 // A device whose energy counter advances as NVML's and RAPL's do, on its own clock: 1 J every
-// 10 ms of wall time (100 W, whatever runs), and whose runs take 0.1 ms of real time. (10 ms, not
-// less: on a loaded 2-core runner the polls are late by a millisecond or more.)
-class CoarseCounterDevice final : public Device {
+// 10 ms of wall time (100 W, whatever runs). (10 ms, not less: on a loaded 2-core runner the polls
+// are late by a millisecond or more.) Its runs: as each kind below times them.
+class TenMsCounterDevice : public Device {
  public:
   using clock = std::chrono::steady_clock;
   Backend backend() const override { return Backend::cpu; }
-  std::string name() const override { return "coarse counter"; }
   nlohmann::json describe() const override { return {{"kind", "cpu"}, {"name", name()}}; }
   std::string timer() const override { return "steady-clock"; }
   std::size_t flush_bytes() const override { return 0; }
   void flush_cache() override {}
-  double time_run(Instance& inst, Launch) override {
-    const auto t0 = clock::now();
-    inst.run();
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-    return std::chrono::duration<double>(clock::now() - t0).count();
-  }
   void synchronize() override {}
   std::optional<double> clock_hz() override { return std::nullopt; }
   PowerReading power_reading() override {
@@ -137,6 +130,18 @@ class CoarseCounterDevice final : public Device {
 
  private:
   clock::time_point start_ = clock::now();
+};
+
+// Runs of 0.1 ms of real time.
+class CoarseCounterDevice final : public TenMsCounterDevice {
+ public:
+  std::string name() const override { return "coarse counter"; }
+  double time_run(Instance& inst, Launch) override {
+    const auto t0 = clock::now();
+    inst.run();
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  }
 };
 
 MeasureOptions ten_samples() {
@@ -320,16 +325,10 @@ TEST(Energy, BriefSamplesGetAnEnergyPassAcrossTenUpdatesOfTheCounter) {
 // A GPU whose runs take 0.2 ms each and whose every sample costs 0.1 ms more of wall time (the
 // synchronize, the launch and the NVML reads, which the events do not bracket); its energy counter
 // advances 1 J every 10 ms. Counted: the runs each sample made, and how it was launched.
-class LaunchBoundGpu final : public Device {
+class LaunchBoundGpu final : public TenMsCounterDevice {
  public:
-  using clock = std::chrono::steady_clock;
   explicit LaunchBoundGpu(const int& runs) : runs_(runs) {}
-  Backend backend() const override { return Backend::cpu; }
   std::string name() const override { return "launch-bound"; }
-  nlohmann::json describe() const override { return {{"kind", "cpu"}, {"name", name()}}; }
-  std::string timer() const override { return "replay"; }
-  std::size_t flush_bytes() const override { return 0; }
-  void flush_cache() override {}
   double time_run(Instance& inst, Launch launch) override {
     const int before = runs_;
     inst.run();
@@ -338,18 +337,10 @@ class LaunchBoundGpu final : public Device {
     std::this_thread::sleep_for(std::chrono::microseconds(200 * made + 100));
     return 0.2e-3 * made;  // the GPU's work alone
   }
-  void synchronize() override {}
-  std::optional<double> clock_hz() override { return std::nullopt; }
-  PowerReading power_reading() override {
-    PowerReading r;
-    r.energy_j = std::floor(std::chrono::duration<double>(clock::now() - start_).count() / 10e-3);
-    return r;
-  }
   std::vector<std::pair<int, Launch>> batches;
 
  private:
   const int& runs_;
-  clock::time_point start_ = clock::now();
 };
 
 class Counted final : public Instance {
