@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "roofbench/host_buffer.h"
+#include "roofbench/random.h"
 #include "roofbench/types.h"
 
 namespace roofbench {
@@ -88,6 +89,14 @@ class DeviceBuffer {
   void upload(const std::vector<H>& h) {
     static_assert(sizeof(H) == sizeof(T), "a host type stored as the device type");
     if (h.size() != n_) throw std::logic_error("DeviceBuffer::upload: size mismatch");
+    upload(h.data());
+  }
+  // Fresh inputs from `seed` (fill_uniform, in every core) made in a host buffer the caller keeps
+  // for its check, sized on the first call only (HostBuffer::ensure_size), and copied up.
+  template <class H>
+  void upload_uniform(HostBuffer<H>& h, std::uint64_t seed, double lo = -1.0, double hi = 1.0) {
+    h.ensure_size(n_);
+    fill_uniform(h.data(), static_cast<std::int64_t>(n_), seed, lo, hi);
     upload(h.data());
   }
   template <class H>

@@ -44,12 +44,8 @@ class GpuBiasGelu final : public Instance {
     if (!fused_) t_ = DeviceBuffer<D>(n_);
   }
   void prepare(std::uint64_t seed) override {
-    hx_.ensure_size(n_);
-    hb_.ensure_size(kBiasLength);
-    fill_uniform(hx_.data(), n_, seed, -3.0, 3.0);
-    fill_uniform(hb_.data(), kBiasLength, seed + 1, -1.0, 1.0);
-    x_.upload(hx_.data());
-    bias_.upload(hb_.data());
+    x_.upload_uniform(hx_, seed, -3.0, 3.0);
+    bias_.upload_uniform(hb_, seed + 1, -1.0, 1.0);
     y_.poison();
     // The unfused form's t too: a bias pass that wrote only part of it must not pass on what an
     // earlier instance of the same size left in the same memory.

@@ -60,9 +60,7 @@ class GpuRelu final : public Instance {
   explicit GpuRelu(const Params& p)
       : n_(param(p, "n")), blocks_(grid_stride_blocks(n_ / (16 / sizeof(D)), kThreads)), x_(n_), y_(n_) {}
   void prepare(std::uint64_t seed) override {
-    hx_.ensure_size(n_);
-    fill_uniform(hx_.data(), n_, seed);
-    x_.upload(hx_.data());
+    x_.upload_uniform(hx_, seed);
     y_.poison();
   }
   void run() override {

@@ -55,12 +55,8 @@ class GpuSigmoid3 final : public Instance {
     }
   }
   void prepare(std::uint64_t seed) override {
-    hx_.ensure_size(n_);
-    hg_.ensure_size(n_);
-    fill_uniform(hx_.data(), n_, seed, -4.0, 4.0);
-    fill_uniform(hg_.data(), n_, seed + 1, -1.0, 1.0);
-    x_.upload(hx_.data());
-    g_.upload(hg_.data());
+    x_.upload_uniform(hx_, seed, -4.0, 4.0);
+    g_.upload_uniform(hg_, seed + 1, -1.0, 1.0);
     y_.poison();
     gx_.poison();
     // The stored activations too: a forward pass that skipped them must not pass on what an

@@ -61,12 +61,8 @@ class GpuGemm : public Instance {
       dB = DeviceBuffer<T>(static_cast<std::size_t>(K * N));
       dC = DeviceBuffer<float>(static_cast<std::size_t>(M * N));
     }
-    hA.ensure_size(static_cast<std::size_t>(M * K));
-    hB.ensure_size(static_cast<std::size_t>(K * N));
-    fill_uniform(hA.data(), M * K, seed);
-    fill_uniform(hB.data(), K * N, seed + 1);
-    dA.upload(hA.data());
-    dB.upload(hB.data());
+    dA.upload_uniform(hA, seed);
+    dB.upload_uniform(hB, seed + 1);
     dC.poison();
     setup();
   }

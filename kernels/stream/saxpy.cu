@@ -34,12 +34,8 @@ class GpuSaxpy final : public Instance {
   explicit GpuSaxpy(const Params& p)
       : n_(param(p, "n")), blocks_(grid_stride_blocks(n_ / 4, kThreads)), x_(n_), y_(n_) {}
   void prepare(std::uint64_t seed) override {
-    hx_.ensure_size(n_);
-    hy0_.ensure_size(n_);
-    fill_uniform(hx_.data(), n_, seed);
-    fill_uniform(hy0_.data(), n_, seed + 1);
-    x_.upload(hx_.data());
-    y_.upload(hy0_.data());
+    x_.upload_uniform(hx_, seed);
+    y_.upload_uniform(hy0_, seed + 1);
   }
   void run() override {
     saxpy_kernel<<<blocks_, kThreads>>>(kSaxpyAlpha, x_.get(), y_.get(), n_);
