@@ -13,16 +13,25 @@ namespace {
 
 // ---------------------------------------------------------------- kernel
 // A block of 8 warps computes a 128x128 tile of C; warps sit 2 (along M) x 4 (along N), each
-// owning a 64x32 warp tile = 4x2 accumulator fragments. Per BK = 32 step a warp loads 4 A and
-// 2 B fragments per 16-deep slice and issues 8 MMAs. cp.async copies 16-byte chunks global ->
-// shared without passing through registers, and three stages keep two tiles in flight while the
-// tensor cores work on the third. Shared rows are padded by 8 elements (16 bytes) so that the
-// fragment loads of a warp hit different banks.
+// owning a 64x32 warp tile = 4x2 accumulator fragments. Per BK = 64 step a warp loads 4 A and
+// 2 B fragments per 16-deep slice and issues 8 MMAs, four slices a step. cp.async copies 16-byte
+// chunks global -> shared without passing through registers, and three stages (105 KiB, two
+// blocks an SM) keep two tiles in flight while the tensor cores work on the third. Shared rows
+// are padded by 8 elements (16 bytes) so that the fragment loads of a warp hit different banks.
+//
+// What Nsight Compute said of it (H200, 2026-11-29, BK = 32 and a loop over chunks; reports/
+// baselines/h200-2026-11-29/profile/wmma.txt): 0.32x cuBLAS at 8192^3, the tensor pipe 40% busy,
+// issue slots 52% busy at 7.9 instructions issued per HMMA, "stall wait" (a fixed-latency
+// dependency) the first stall reason. The k loop now spends 3.5 instructions per HMMA in its SASS
+// (tests/kernels/test_sass.cpp holds it under 4): the chunks' places are fixed per thread
+// (TileLoader below) and a step is 64 deep, so a barrier and a loader serve twice the MMAs.
+// An earlier guess, 64x64 warp tiles (ace44c0), was measured on an H200 and reverted: it left the
+// loader's overhead as it was.
 //
 // What caps it on Hopper: WMMA compiles to mma.sync, which reaches about 65% of the tensor peak
 // (the mma.sync ceiling measures it); the wgmma rung is the way past it.
 namespace wmma = nvcuda::wmma;
-constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, kStages = 3;
+constexpr int BM = 128, BN = 128, BK = 64, WM = 64, WN = 32, kStages = 3;
 constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN, kThreads = 32 * kWarpsM * kWarpsN;
 constexpr int kFragM = WM / 16, kFragN = WN / 16;
 constexpr int kLdA = BK + 8, kLdB = BN + 8;  // padded row strides, in elements
@@ -77,24 +86,69 @@ __device__ __forceinline__ void load_shared(wmma::fragment<Use, 16, 16, 16, __nv
                  : "r"(addr), "r"(ld));
 }
 
-// K and N are multiples of 8 (checked on the host), so a 16-byte chunk is wholly inside or
-// wholly outside the matrix and every row starts 16-byte aligned.
+// Where one thread's cp.async chunks of a tile lie, fixed for the whole kernel. A thread copies
+// kChunksA chunks of A, all in the same column kc of the tile and kRowStepA rows apart, and
+// kChunksB chunks of B, in column nc and kRowStepB rows apart. So the k loop only adds BK to A's
+// pointer and BK rows to B's: Nsight Compute on the H200 (reports/baselines/h200-2026-11-29/
+// profile/wmma.txt) found 7.9 instructions issued per HMMA, half the issue slots busy and "stall
+// wait" the first reason, and the SASS showed why: a loop `c = threadIdx.x; c < chunks; c +=
+// kThreads` whose trip count the compiler cannot know was ~450 instructions of index arithmetic,
+// branches and remainders for 4 cp.async per thread per k-tile, against 32 HMMA.
+constexpr int kChunksA = BM * BK / kChunk / kThreads, kChunksB = BK * BN / kChunk / kThreads;
+constexpr int kRowStepA = kThreads / (BK / kChunk), kRowStepB = kThreads / (BN / kChunk);
+static_assert(kThreads % (BK / kChunk) == 0 && kThreads % (BN / kChunk) == 0,
+              "each thread keeps one column of chunks in A and in B");
+
 template <class D>
-__device__ __forceinline__ void load_tile(D* As, D* Bs, const D* __restrict__ A, const D* __restrict__ B, int M, int N,
-                                          int K, int bm, int bn, int k0) {
+struct TileLoader {
+  const D* A;           // the matrices: the source named by a chunk that reads nothing
+  const D* B;
+  const D* a;           // A + (bm + row) * K + kc: the thread's first chunk of A at k0 = 0
+  const D* b;           // B + row * N + bn + nc: the thread's first chunk of B at k0 = 0
+  long long a_step;     // kRowStepA rows of A, in elements
+  long long b_step;     // kRowStepB rows of B, in elements
+  int n;                // N
+  int smem_a, smem_b;   // the first chunk's offset in a stage, in elements
+  int kc, rb;           // the chunks' column in A's tile; the first chunk's row in B's tile
+  unsigned a_rows_ok;   // bit i: A's row of chunk i lies inside M
+  bool b_col_ok;        // B's column lies inside N
+
+  __device__ TileLoader(const D* A_, const D* B_, int M, int N, int K, int bm, int bn) : A(A_), B(B_), n(N) {
+    const int t = threadIdx.x;
+    const int ra = t / (BK / kChunk), nc = (t % (BN / kChunk)) * kChunk;
+    kc = (t % (BK / kChunk)) * kChunk;
+    rb = t / (BN / kChunk);
+    a_step = (long long)kRowStepA * K;
+    b_step = (long long)kRowStepB * N;
+    a = A + (long long)(bm + ra) * K + kc;
+    b = B + (long long)rb * N + bn + nc;
+    smem_a = ra * kLdA + kc;
+    smem_b = rb * kLdB + nc;
+    a_rows_ok = 0;
 #pragma unroll
-  for (int c = threadIdx.x; c < BM * BK / kChunk; c += kThreads) {
-    const int r = c / (BK / kChunk), kc = (c % (BK / kChunk)) * kChunk;
-    const bool ok = bm + r < M && k0 + kc < K;
-    cp_async16(As + r * kLdA + kc, ok ? A + (long long)(bm + r) * K + k0 + kc : A, ok);
+    for (int i = 0; i < kChunksA; ++i)
+      if (bm + ra + i * kRowStepA < M) a_rows_ok |= 1u << i;
+    b_col_ok = bn + nc < N;
   }
+
+  // K and N are multiples of 8 (checked on the host), so a 16-byte chunk is wholly inside or
+  // wholly outside the matrix and every row starts 16-byte aligned. A chunk outside is zeros.
+  __device__ __forceinline__ void load(D* As, D* Bs, int K, int k0) const {
+    const bool a_k_ok = k0 + kc < K;
+    const D* ak = a + k0;
 #pragma unroll
-  for (int c = threadIdx.x; c < BK * BN / kChunk; c += kThreads) {
-    const int r = c / (BN / kChunk), nc = (c % (BN / kChunk)) * kChunk;
-    const bool ok = k0 + r < K && bn + nc < N;
-    cp_async16(Bs + r * kLdB + nc, ok ? B + (long long)(k0 + r) * N + bn + nc : B, ok);
+    for (int i = 0; i < kChunksA; ++i) {
+      const bool ok = a_k_ok && ((a_rows_ok >> i) & 1u);
+      cp_async16(As + smem_a + i * kRowStepA * kLdA, ok ? ak + i * a_step : A, ok);
+    }
+    const D* bk = b + (long long)k0 * n;
+#pragma unroll
+    for (int i = 0; i < kChunksB; ++i) {
+      const bool ok = b_col_ok && k0 + rb + i * kRowStepB < K;
+      cp_async16(Bs + smem_b + i * kRowStepB * kLdB, ok ? bk + i * b_step : B, ok);
+    }
   }
-}
+};
 
 template <class D>
 __global__ void __launch_bounds__(kThreads, 2)
@@ -105,6 +159,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
   const int warp = threadIdx.x / 32, wm = warp / kWarpsN, wn = warp % kWarpsN;
   const int k_tiles = (K + BK - 1) / BK;
+  const TileLoader<D> loader(A, B, M, N, K, bm, bn);
 
   wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kFragM][kFragN];
 #pragma unroll
@@ -116,7 +171,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   // not, so that wait_group counts the same on every thread.
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < k_tiles) load_tile(As + s * kStageA, Bs + s * kStageB, A, B, M, N, K, bm, bn, s * BK);
+    if (s < k_tiles) loader.load(As + s * kStageA, Bs + s * kStageB, K, s * BK);
     cp_async_commit();
   }
 
@@ -125,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     __syncthreads();               // ... and for all threads; stage (kt-1) % kStages is free again
     const int next = kt + kStages - 1;
     if (next < k_tiles)
-      load_tile(As + (next % kStages) * kStageA, Bs + (next % kStages) * kStageB, A, B, M, N, K, bm, bn, next * BK);
+      loader.load(As + (next % kStages) * kStageA, Bs + (next % kStages) * kStageB, K, next * BK);
     cp_async_commit();
 
     const D* as = As + (kt % kStages) * kStageA;
@@ -201,7 +256,7 @@ template <class T>
 Variant make() {
   Variant v = gpu_gemm_variant<T>(Unit::tensor);
   v.variant = "wmma";
-  v.summary = "16x16x16 WMMA fragments, 128x128x32 block tile, 64x32 warp tiles, 3-stage cp.async pipeline";
+  v.summary = "16x16x16 WMMA fragments, 128x128x64 block tile, 64x32 warp tiles, 3-stage cp.async pipeline";
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({2048});
   v.test_sizes = aligned_test_shapes();

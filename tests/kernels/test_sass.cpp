@@ -434,6 +434,35 @@ TEST(KernelIssue, TheFmaCeilingsHotLoopIsAtLeast95PercentFmas) {
   }
 }
 
+// The WMMA GEMM's k loop: Nsight Compute on an H200 (reports/baselines/h200-2026-11-29/profile/
+// wmma.txt) counted 7.9 instructions issued per HMMA, issue slots 52% busy and the tensor pipe 40%:
+// its cp.async loader was a loop over chunks whose trip count the compiler could not know, ~450
+// instructions of index arithmetic and branches around 4 copies a thread. mma.sync's ceiling takes
+// an HMMA.16816 about every 6.6 clocks per sub-partition, so the loop must leave the issue slot to
+// the HMMAs' neighbours: at most 4 instructions per HMMA, over a k step of at least 64 HMMAs (a
+// 64-deep step: one barrier and one loader for four 16-deep slices).
+TEST(KernelIssue, TheWmmaGemmsKLoopIssuesAtMostFourInstructionsPerHmma) {
+  ASSERT_TRUE(have_cuobjdump()) << kNoCuobjdump;
+  std::string why;
+  const auto& functions = sass_of("05_wmma.cu", &why);
+  ASSERT_TRUE(why.empty()) << why;
+  for (const std::string kernel : {"wmma_kernelI6__half", "wmma_kernelI13__nv_bfloat16"}) {
+    each_function(functions, kernel, [&](const SassFunction& f) {
+      int best_hmma = 0;
+      std::size_t best_size = 0;
+      for (const Loop& l : loops_of(f)) {
+        int n = 0;
+        for (std::size_t i = l.first; i <= l.last; ++i) n += opcode(f.instructions[i]) == "HMMA";
+        if (n > best_hmma) best_hmma = n, best_size = l.last - l.first + 1;
+      }
+      ASSERT_GT(best_size, 0u) << "no loop with an HMMA";
+      EXPECT_GE(best_hmma, 64) << "HMMAs in the k loop";
+      EXPECT_LE(static_cast<double>(best_size) / static_cast<double>(best_hmma), 4.0)
+          << best_size << " instructions in the k loop for " << best_hmma << " HMMAs";
+    });
+  }
+}
+
 // A bandwidth-bound loop covers the memory's latency with bytes in flight: four 16-byte loads
 // issued per thread before the first instruction that uses what they read. The FP16 ReLU had
 // one (the compiler unrolled only the FP32 loop) and the L2 ceiling one (its unrolled loop summed
