@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   D* Bs = As + kStages * kStageA;
   const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
   const int warp = threadIdx.x / 32, wm = warp / kWarpsN, wn = warp % kWarpsN;
-  const int k_tiles = (K + BK - 1) / BK;
+  const int k_tiles = (K - 1) / BK + 1;  // K >= 1; K + BK - 1 would overflow near 2^31
   const TileLoader<D> loader(A, B, M, N, K, bm, bn);
 
   wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kFragM][kFragN];

@@ -118,68 +118,71 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
 
 #endif  // ROOFBENCH_NO_SM90A
 
-template <class D, int BN>
-__global__ void __launch_bounds__(kThreads)
-    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                 float* __restrict__ C, int M, int N, int K) {
-#ifdef ROOFBENCH_NO_SM90A
-  __trap();
-#else
-  using namespace sm90a;
-  using T = Tile<BN>;
-  extern __shared__ unsigned char smem_raw[];
-  // The swizzle pattern is a function of address bits, so tiles must start 1024-byte aligned.
-  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) &
-                                                         ~static_cast<std::uintptr_t>(1023));
-  auto tile_a = [&](int s) { return smem + s * T::kStageBytes; };
-  auto tile_b = [&](int s) { return smem + s * T::kStageBytes + kTileABytes; };
-  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * T::kStageBytes);
-  std::uint64_t* empty = full + kStages;
+#ifndef ROOFBENCH_NO_SM90A
+// The block's shared memory: kStages stages of an A tile and BN/64 B boxes, then the full and
+// empty mbarriers. The swizzle pattern is a function of address bits, so tiles start 1024-byte
+// aligned.
+template <int BN>
+struct Stages {
+  unsigned char* base;
+  std::uint64_t* full;
+  std::uint64_t* empty;
+  __device__ explicit Stages(unsigned char* smem_raw)
+      : base(reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) &
+                                              ~static_cast<std::uintptr_t>(1023))),
+        full(reinterpret_cast<std::uint64_t*>(base + kStages * Tile<BN>::kStageBytes)),
+        empty(full + kStages) {}
+  __device__ unsigned char* a(int s) const { return base + s * Tile<BN>::kStageBytes; }
+  __device__ unsigned char* b(int s) const { return base + s * Tile<BN>::kStageBytes + kTileABytes; }
 
-  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-  const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
-  const int k_tiles = (K + BK - 1) / BK;
-
-  if (threadIdx.x == 0) {
+  // Thread 0, before any other thread touches them (a __syncthreads follows).
+  __device__ void init() const {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(&full[s], 1);                   // the producer's expect_tx arrival (+ the bytes)
-      mbar_init(&empty[s], 4 * kConsumers);     // one arrival per consumer warp
+      mbar_init(&full[s], 1);                // the producer's expect_tx arrival (+ the bytes)
+      mbar_init(&empty[s], 4 * kConsumers);  // one arrival per consumer warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   }
-  __syncthreads();
+};
 
-  if (wg == 0) {
-    // Producer: one thread keeps up to kStages tiles in flight. In the last column of tiles a
-    // B box may lie wholly past N (N = 1408 with BN = 256): it is not loaded. Its stale shared
-    // memory reaches only the accumulator columns past N, which are never stored.
-    if (tid == 0) {
-      const int boxes = min(T::kBoxes, (N - bn + kBoxN - 1) / kBoxN);
-      const unsigned bytes = kTileABytes + boxes * kBoxBytes;  // partly out-of-range boxes count whole
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        const int s = kt % kStages;
-        if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);  // consumers are done with it
-        mbar_expect_tx(&full[s], bytes);
-        tma_load_2d(tile_a(s), &map_a, kt * BK, bm, &full[s]);
-        for (int box = 0; box < boxes; ++box)
-          tma_load_2d(tile_b(s) + box * kBoxBytes, &map_b, bn + box * kBoxN, kt * BK, &full[s]);
-      }
-    }
-    return;
+// `it` counts k-tiles over every tile the block takes, so stage it % kStages is in its
+// (it / kStages)-th use: its full barrier's phase of that parity, its empty barrier's one before.
+
+// The producer's thread: the TMA loads of one BM x BN tile, each stage once the consumers have
+// handed it back. In the last column of tiles a B box may lie wholly past N (N = 1408 with
+// BN = 256): it is not loaded. Its stale shared memory reaches only the accumulator columns past
+// N, which are never stored.
+template <int BN>
+__device__ __forceinline__ void produce_tile(const Stages<BN>& st, const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                             int bm, int bn, int N, int k_tiles, unsigned& it) {
+  const int boxes = min(Tile<BN>::kBoxes, (N - bn + kBoxN - 1) / kBoxN);
+  const unsigned bytes = kTileABytes + boxes * kBoxBytes;  // partly out-of-range boxes count whole
+  for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+    const int s = it % kStages;
+    if (it >= kStages) mbar_wait(&st.empty[s], ((it / kStages) - 1) & 1);  // consumers are done with it
+    mbar_expect_tx(&st.full[s], bytes);
+    tma_load_2d(st.a(s), map_a, kt * BK, bm, &st.full[s]);
+    for (int box = 0; box < boxes; ++box)
+      tma_load_2d(st.b(s) + box * kBoxBytes, map_b, bn + box * kBoxN, kt * BK, &st.full[s]);
   }
+}
 
-  // Consumers.
-  const int c = wg - 1;
-  // No zeroing: the first k-tile's first wgmma overwrites the accumulators. Zeroing them with
-  // ordinary instructions would have ptxas serialize every wgmma of the loop (warning C7515), as
-  // it cannot prove them finished before a later iteration's wgmmas.
-  float d[BN / 2];
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    const int s = kt % kStages;
-    mbar_wait(&full[s], (kt / kStages) & 1);
-    const unsigned char* a = tile_a(s) + c * 64 * 128;  // this warpgroup's 64 rows
-    const unsigned char* b = tile_b(s);
+// A consumer warpgroup's k loop over one tile: its 64 rows' accumulators, overwritten by the
+// first k-tile's first wgmma. One stage's wgmmas stay in flight while the next stage's are
+// issued; a stage goes back to the producer once its wgmmas have finished. hand_back_last: the
+// tile's last stage too, after the wait for all of them (a block that takes another tile needs
+// it back; a block that takes one tile has no more loads to wait for it).
+template <class D, int BN>
+__device__ __forceinline__ void consume_tile(const Stages<BN>& st, float (&d)[BN / 2], int c, int k_tiles,
+                                             unsigned& it, bool hand_back_last) {
+  using namespace sm90a;
+  const bool lane0 = threadIdx.x % 32 == 0;
+  for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+    const int s = it % kStages;
+    mbar_wait(&st.full[s], (it / kStages) & 1);
+    const unsigned char* a = st.a(s) + c * 64 * 128;  // this warpgroup's 64 rows
+    const unsigned char* b = st.b(s);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BK / 16; ++kk)
@@ -188,19 +191,93 @@ __global__ void __launch_bounds__(kThreads)
     wgmma_commit();
     // The previous stage's wgmmas are done once at most this stage's are in flight: hand it back.
     wgmma_wait<1>();
-    if (kt > 0 && tid % 32 == 0) mbar_arrive(&empty[(kt - 1) % kStages]);
+    if (kt > 0 && lane0) mbar_arrive(&st.empty[(it - 1) % kStages]);
   }
   wgmma_wait<0>();
+  if (hand_back_last && lane0) mbar_arrive(&st.empty[(it - 1) % kStages]);
+}
 
-  // Epilogue: the m64nNk16 accumulator layout. Register j of thread t (warp w, lane l) holds
-  // row 16w + l/4 + 8·((j/2)%2), column 8·(j/4) + 2·(l%4) + j%2; pairs (j, j+1) are adjacent.
-  const int w = tid / 32, l = tid % 32;
+// The m64nNk16 accumulator layout: register j of thread t (warp w, lane l) holds row
+// 16w + l/4 + 8·((j/2)%2), column 8·(j/4) + 2·(l%4) + j%2; pairs (j, j+1) are adjacent.
+template <int BN>
+__device__ __forceinline__ void store_tile(const float (&d)[BN / 2], float* __restrict__ C, int M, int N, int bm,
+                                           int bn, int c) {
+  const int tid = threadIdx.x % 128, w = tid / 32, l = tid % 32;
 #pragma unroll
   for (int j = 0; j < BN / 2; j += 2) {
     const int r = bm + c * 64 + 16 * w + l / 4 + 8 * ((j / 2) % 2);
     const int col = bn + 8 * (j / 4) + 2 * (l % 4);
     if (r < M && col < N)  // N % 8 == 0 and col is even, so col + 1 < N as well
       *reinterpret_cast<float2*>(C + (long long)r * N + col) = make_float2(d[j], d[j + 1]);
+  }
+}
+#endif  // ROOFBENCH_NO_SM90A
+
+// One block a tile: blockIdx (x along N, y along M).
+template <class D, int BN>
+__global__ void __launch_bounds__(kThreads)
+    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                 float* __restrict__ C, int M, int N, int K) {
+#ifdef ROOFBENCH_NO_SM90A
+  __trap();
+#else
+  extern __shared__ unsigned char smem_raw[];
+  const Stages<BN> st(smem_raw);
+  const int wg = threadIdx.x / 128;
+  const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+  const int k_tiles = (K - 1) / BK + 1;  // K >= 1; K + BK - 1 would overflow near 2^31
+  if (threadIdx.x == 0) st.init();
+  __syncthreads();
+
+  unsigned it = 0;
+  if (wg == 0) {  // the producer: one thread keeps up to kStages tiles in flight
+    if (threadIdx.x == 0) produce_tile(st, &map_a, &map_b, bm, bn, N, k_tiles, it);
+    return;
+  }
+  // Consumers. No zeroing: the first k-tile's first wgmma overwrites the accumulators. Zeroing
+  // them with ordinary instructions would have ptxas serialize every wgmma of the loop (warning
+  // C7515), as it cannot prove them finished before a later iteration's wgmmas.
+  float d[BN / 2];
+  consume_tile<D, BN>(st, d, wg - 1, k_tiles, it, false);
+  store_tile<BN>(d, C, M, N, bm, bn, wg - 1);
+#endif
+}
+
+// Persistent: a block per SM that it fits on (gridDim.x of them), each taking tiles
+// blockIdx.x, blockIdx.x + gridDim.x, ... in the order the one-tile kernel's grid runs them
+// (along N first). Why: Nsight Compute on an H200 (reports/baselines/h200-2026-11-29/profile/
+// wgmma.txt) found the one-tile kernel's tensor pipe busy 90.7% of the time, its SMs 95.8%: one
+// block fits an SM, so each tile's pipeline fill and epilogue leave the tensor cores idle. Here
+// the producer loads the next tile while the consumers store this one, and their stores drain
+// while the next tile's wgmmas run.
+template <class D, int BN>
+__global__ void __launch_bounds__(kThreads)
+    wgmma_persistent_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                            float* __restrict__ C, int M, int N, int K) {
+#ifdef ROOFBENCH_NO_SM90A
+  __trap();
+#else
+  extern __shared__ unsigned char smem_raw[];
+  const Stages<BN> st(smem_raw);
+  const int wg = threadIdx.x / 128;
+  // Rounded up as (x - 1) / b + 1: x + b - 1 would overflow for an M or N near 2^31.
+  const int tiles_n = (N - 1) / BN + 1, tiles = ((M - 1) / BM + 1) * tiles_n;  // <= INT32_MAX (the host checks)
+  const int k_tiles = (K - 1) / BK + 1;
+  if (threadIdx.x == 0) st.init();
+  __syncthreads();
+
+  unsigned it = 0;
+  if (wg == 0) {
+    if (threadIdx.x == 0)
+      for (int t = blockIdx.x; t < tiles; t += gridDim.x)
+        produce_tile(st, &map_a, &map_b, (t / tiles_n) * BM, (t % tiles_n) * BN, N, k_tiles, it);
+    return;
+  }
+  float d[BN / 2];
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int bm = (t / tiles_n) * BM, bn = (t % tiles_n) * BN;
+    consume_tile<D, BN>(st, d, wg - 1, k_tiles, it, true);
+    store_tile<BN>(d, C, M, N, bm, bn, wg - 1);
   }
 #endif
 }
@@ -232,62 +309,89 @@ CUtensorMap make_map(const void* base, CUtensorMapDataType type, std::int64_t ro
   return map;
 }
 
-template <class T, int BN>
+template <class T, int BN, bool kPersistent>
 class WgmmaGemm final : public GpuGemm<T> {
  public:
   using D = device_t<T>;
   explicit WgmmaGemm(const Params& p) : GpuGemm<T>(p) {
     this->require_16_byte_rows(name(), "TMA needs 16-byte row strides");
-    this->require_grid_rows(name(), BM);
+    if (!kPersistent) this->require_grid_rows(name(), BM);
+    // The persistent kernel takes its tiles by a 32-bit index (and has no grid axis to outgrow).
+    if (kPersistent && std::int64_t{blocks_for(this->M, BM)} * blocks_for(this->N, BN) > INT32_MAX)
+      throw InputError(fmt::format("gemm/{} numbers its {}x{} tiles in 32 bits, at most {} of them; got M={} N={} K={}",
+                                   name(), BM, BN, INT32_MAX, this->M, this->N, this->K));
     require_sm90("gemm/" + name());
-    CUDA_CHECK(cudaFuncSetAttribute(wgmma_kernel<D, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(Tile<BN>::kSmemBytes)));
+    if (kPersistent) {
+      const WaveModel w = *waves();
+      const std::int64_t tiles = std::int64_t{blocks_for(this->M, BM)} * blocks_for(this->N, BN);
+      if (w.blocks_per_sm < 1) throw CudaError("gemm/" + name() + ": no block fits an SM");
+      blocks_ = static_cast<unsigned>(std::min<std::int64_t>(tiles, std::int64_t{w.sms} * w.blocks_per_sm));
+    }
   }
 
-  // The variant's name: the 128x256 tile is the family's `wgmma`, the other is named by its BN.
-  static std::string name() { return BN == 256 ? std::string("wgmma") : fmt::format("wgmma_bn{}", BN); }
+  // The variant's name: the 128x256 tile is the family's `wgmma`, the other is named by its BN,
+  // and the persistent form by that.
+  static std::string name() {
+    if (kPersistent) return BN == 256 ? std::string("wgmma_persistent") : fmt::format("wgmma_persistent_bn{}", BN);
+    return BN == 256 ? std::string("wgmma") : fmt::format("wgmma_bn{}", BN);
+  }
 
   std::optional<WaveModel> waves() const override {
-    return this->tile_waves(wgmma_kernel<D, BN>, kThreads, Tile<BN>::kSmemBytes, BM, BN);
+    return this->tile_waves(kernel(), kThreads, Tile<BN>::kSmemBytes, BM, BN);
   }
 
  private:
   static constexpr CUtensorMapDataType kType =
       std::is_same_v<T, bf16_t> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  static auto kernel() {
+    if constexpr (kPersistent)
+      return wgmma_persistent_kernel<D, BN>;
+    else
+      return wgmma_kernel<D, BN>;
+  }
 
   void setup() override {
     map_a_ = make_map(this->device_a(), kType, this->M, this->K, BM, BK);
     map_b_ = make_map(this->device_b(), kType, this->K, this->N, BK, kBoxN);
   }
   void launch(const D*, const D*, float* C) override {
-    const dim3 grid(blocks_for(this->N, BN), blocks_for(this->M, BM));
-    wgmma_kernel<D, BN><<<grid, kThreads, Tile<BN>::kSmemBytes>>>(map_a_, map_b_, C, static_cast<int>(this->M),
-                                                                  static_cast<int>(this->N), static_cast<int>(this->K));
+    const dim3 grid = kPersistent ? dim3(blocks_) : dim3(blocks_for(this->N, BN), blocks_for(this->M, BM));
+    kernel()<<<grid, kThreads, Tile<BN>::kSmemBytes>>>(map_a_, map_b_, C, static_cast<int>(this->M),
+                                                       static_cast<int>(this->N), static_cast<int>(this->K));
   }
 
   CUtensorMap map_a_{}, map_b_{};
+  unsigned blocks_ = 0;  // persistent: the SMs times the blocks that fit one, at most the tiles
 };
 
 // ---------------------------------------------------------------- registration
-template <class T, int BN>
+template <class T, int BN, bool kPersistent = false>
 Variant make() {
   Variant v = gpu_gemm_variant<T>(Unit::tensor);
-  v.variant = WgmmaGemm<T, BN>::name();
+  v.variant = WgmmaGemm<T, BN, kPersistent>::name();
   v.only_on = kSm90Only;
   v.summary = fmt::format(
       "TMA tile loads into 128B-swizzled smem, 64x{}x16 wgmma from 2 consumer warpgroups ({}x{} block tile), "
-      "4-stage mbarrier pipeline",
-      BN, BM, BN);
+      "4-stage mbarrier pipeline{}",
+      BN, BM, BN, kPersistent ? "; persistent: a block per SM takes tile after tile, the next tile's loads under this one's stores" : "");
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({2048});
   v.test_sizes = aligned_test_shapes();
-  v.make = [](const Params& p) { return std::make_unique<WgmmaGemm<T, BN>>(p); };
+  // More tiles (18 x 9 = 162, ragged in M, N and K) than a Hopper GPU has SMs, so that some
+  // blocks take a second tile, and more k-tiles a block (7 a tile) than stages: the persistent
+  // kernel's stages go round across a tile boundary.
+  if (kPersistent) v.test_sizes.push_back({{"M", 2300}, {"N", 2056}, {"K", 392}});
+  v.make = [](const Params& p) { return std::make_unique<WgmmaGemm<T, BN, kPersistent>>(p); };
   return v;
 }
 ROOFBENCH_REGISTER((make<half_t, 256>()));
 ROOFBENCH_REGISTER((make<bf16_t, 256>()));
 ROOFBENCH_REGISTER((make<half_t, 128>()));
 ROOFBENCH_REGISTER((make<bf16_t, 128>()));
+ROOFBENCH_REGISTER((make<half_t, 256, true>()));
+ROOFBENCH_REGISTER((make<bf16_t, 256, true>()));
 
 }  // namespace
 }  // namespace roofbench::gemm

@@ -146,7 +146,8 @@ TEST(CudaGemm, TiledVariantsRefuseAnMBeyondTheGridsYAxisBeforeTouchingTheGpu) {
   const Params tall = {{"M", INT32_MAX}, {"N", 64}, {"K", 64}};
   int checked = 0;
   for (const auto* v : cuda_variants()) {
-    if (v->family != "gemm" || v->variant == "cublas") continue;
+    // cuBLAS has its own limits; the persistent wgmma launches a block per SM (next test).
+    if (v->family != "gemm" || v->variant == "cublas" || v->variant == "wgmma_persistent") continue;
     ++checked;
     try {
       v->make(tall);
@@ -159,6 +160,25 @@ TEST(CudaGemm, TiledVariantsRefuseAnMBeyondTheGridsYAxisBeforeTouchingTheGpu) {
     }
   }
   EXPECT_GE(checked, 8);  // naive and smem_tiled in three precisions, register and warp tiled, wmma
+}
+
+TEST(CudaGemm, ThePersistentWgmmaRefusesMoreTilesThanItsIndexCountsBeforeTouchingTheGpu) {
+  // Runs without a GPU: 2^24 x 2^23 tiles of 128x256 do not fit the kernel's 32-bit tile index.
+  const Params huge = {{"M", INT32_MAX}, {"N", INT32_MAX - 7}, {"K", 64}};
+  int checked = 0;
+  for (const auto* v : cuda_variants()) {
+    if (v->family != "gemm" || v->variant != "wgmma_persistent") continue;
+    ++checked;
+    try {
+      v->make(huge);
+      ADD_FAILURE() << v->base_name() << " accepted M = N = 2^31 - 8";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("numbers its 128x256 tiles in 32 bits"), std::string::npos) << e.what();
+    }
+  }
+#ifdef ROOFBENCH_HAVE_SM90A
+  EXPECT_EQ(checked, 2);  // FP16 and BF16
+#endif
 }
 
 TEST(CudaGrid, BlocksForRefusesAGridLongerThanTheXAxisInsteadOfTruncatingIt) {
@@ -219,6 +239,7 @@ TEST(CudaRegistry, HasTheGemmLadderInEveryPrecision) {
     EXPECT_TRUE(names.count(n)) << n;
 #ifdef ROOFBENCH_HAVE_SM90A
   for (const char* n : {"gemm/wgmma/fp16", "gemm/wgmma/bf16", "gemm/wgmma_bn128/fp16", "gemm/wgmma_bn128/bf16",
+                        "gemm/wgmma_persistent/fp16", "gemm/wgmma_persistent/bf16",
                         "ceiling/fp16_wgmma/fp16", "ceiling/bf16_wgmma/bf16"})
     EXPECT_TRUE(names.count(n)) << n;
 #endif

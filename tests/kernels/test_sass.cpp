@@ -231,13 +231,15 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
 }
 
 // 06_wgmma.cu at one input type and tile width: 64 x BN x 16 HGMMAs, four per 64-deep k-tile.
-UnitCase wgmma_gemm(const std::string& type, const std::string& mangled, int bn) {
+UnitCase wgmma_gemm(const std::string& type, const std::string& mangled, int bn, bool persistent = false) {
   const std::string shape = "HGMMA\\.64x" + std::to_string(bn) + "x16\\.F32";
   const bool bf16 = type == "bf16";
-  const std::string variant = bn == 256 ? "wgmma" : "wgmma_bn" + std::to_string(bn);  // as registered
+  const std::string variant = std::string(persistent ? "wgmma_persistent" : "wgmma") +
+                              (bn == 256 ? "" : "_bn" + std::to_string(bn));  // as registered
   return {"gemm_" + variant + "_" + type,
           "06_wgmma.cu",
-          "wgmma_kernelI" + mangled + "Li" + std::to_string(bn) + "E",
+          std::string(persistent ? "wgmma_persistent_kernelI" : "wgmma_kernelI") + mangled + "Li" +
+              std::to_string(bn) + "E",
           {{shape + (bf16 ? "\\.BF16" : ""), 4}, {R"(UTMALDG\..*)", 2}, {R"(SYNCS\..*)", 2}},
           bf16 ? kNoGenericOrLocal : with(kNoGenericOrLocal, {R"(HGMMA.*BF16)"}),
           true,
@@ -303,6 +305,10 @@ std::vector<UnitCase> unit_cases() {
       wgmma_gemm("bf16", "13__nv_bfloat16", 256),
       wgmma_gemm("fp16", "6__half", 128),
       wgmma_gemm("bf16", "13__nv_bfloat16", 128),
+      // The persistent form: the same groups, the accumulators stored between tiles without
+      // ptxas serializing the wgmmas of the next.
+      wgmma_gemm("fp16", "6__half", 256, true),
+      wgmma_gemm("bf16", "13__nv_bfloat16", 256, true),
   };
 }
 
