@@ -100,6 +100,52 @@ ROOFBENCH_WGMMA(256, __nv_bfloat16, "bf16", ROOFBENCH_REGS128, "%128", "%129", "
 #undef ROOFBENCH_ACC8
 // clang-format on
 
+// ---- mbarriers in shared memory, for TMA's completion and a pipeline's hand-offs
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// ---- mbarriers
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+// A wait that never ends (a TMA that delivers fewer bytes than expected, a phase mixed up) would
+// hang the process, and with it the whole run. A wait longer than kHangNs, far beyond any real
+// one, traps instead: the run records the error and names this benchmark (bench/gbench_runner.cpp).
+constexpr unsigned long long kHangNs = 10'000'000'000ull;
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  unsigned long long start = 0;
+  for (unsigned spins = 0;; ++spins) {
+    unsigned done = 0;
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(smem_u32(bar)), "r"(parity)
+        : "memory");
+    if (done) return;
+    if (spins == 0)
+      start = global_ns();
+    else if (spins % 1024 == 0 && global_ns() - start > kHangNs)
+      __trap();
+  }
+}
+
 // accumulate = 0 overwrites D (D = A·B), so the accumulators need no zeroing first.
 template <int N, int kTransB, class T>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,

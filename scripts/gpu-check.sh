@@ -282,7 +282,7 @@ run_smoke() {
 # The ceilings the --device all run leaves out: all but the DRAM read, copy and update and the
 # FP32 FMA ones (its folders are looked at for what they hold and whose they are, not their
 # roofs; but a kernel above the roofs kept is refused, and on a CPU read-only is no roof for SAXPY).
-lean_skip="ceiling/(dram_(write|memcpy|triad)|l2_|smem_|fp64|fp16|bf16|math_|mufu_|pcie_|launch_)"
+lean_skip="ceiling/(dram_(write|memcpy|triad|copy_bulk)|l2_|smem_|fp64|fp16|bf16|math_|mufu_|pcie_|launch_)"
 
 run_tests() {
   # GPUs that --device all will see: CUDA_VISIBLE_DEVICES' entries when set, else nvidia-smi's.

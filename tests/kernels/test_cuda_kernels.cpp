@@ -240,12 +240,15 @@ TEST(CudaRegistry, HasTheGemmLadderInEveryPrecision) {
 #ifdef ROOFBENCH_HAVE_SM90A
   for (const char* n : {"gemm/wgmma/fp16", "gemm/wgmma/bf16", "gemm/wgmma_bn128/fp16", "gemm/wgmma_bn128/bf16",
                         "gemm/wgmma_persistent/fp16", "gemm/wgmma_persistent/bf16",
-                        "ceiling/fp16_wgmma/fp16", "ceiling/bf16_wgmma/bf16"})
+                        "ceiling/fp16_wgmma/fp16", "ceiling/bf16_wgmma/bf16", "ceiling/dram_copy_bulk/fp32"})
     EXPECT_TRUE(names.count(n)) << n;
 #endif
-  // Only the sm_90a code is tied to one architecture; everything else runs on any GPU built for.
-  for (const auto* v : cuda_variants())
-    EXPECT_EQ(v->only_on, v->variant.find("wgmma") != std::string::npos ? "9.0" : "") << v->base_name();
+  // Only the sm_90a code (wgmma, TMA) is tied to one architecture; everything else runs on any
+  // GPU built for.
+  for (const auto* v : cuda_variants()) {
+    const bool sm90a = v->variant.find("wgmma") != std::string::npos || v->variant == "dram_copy_bulk";
+    EXPECT_EQ(v->only_on, sm90a ? "9.0" : "") << v->base_name();
+  }
 }
 
 TEST(CudaRegistry, EachGemmIsPlacedAgainstTheUnitItRunsOn) {

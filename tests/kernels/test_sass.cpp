@@ -276,6 +276,13 @@ std::vector<UnitCase> unit_cases() {
        {},
        true,
        16},
+      // The TMA bulk copy: cp.async.bulk in (UBLKCP.S.G) and out (UBLKCP.G.S), no per-thread loads.
+      {"ceiling_dram_copy_bulk",
+       "gpu_bulk_copy.cu",
+       "bulk_copy_kernel",
+       {{R"(UBLKCP\.S\.G)", 1}, {R"(UBLKCP\.G\.S)", 1}, {R"(SYNCS\..*)", 2}},
+       with(kNoGenericOrLocal, {R"(LDG\..*)", R"(STG\..*)"}),
+       true},
       // Register tiling: a thread's 8x8 outputs from 128-bit shared-memory reads, all in registers.
       {"gemm_register_tiled_fp32",
        "03_register_tiled.cu",

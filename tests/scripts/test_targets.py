@@ -433,6 +433,19 @@ with tempfile.TemporaryDirectory() as tmp:
         wg_p = table(os.path.join(alone, "h200"))[1]["wgmma BF16 / cuBLAS, 8192³, at the same clock"]
         if wg_p["verdict"] != "met" or not wg_p["measured"].startswith("0.99 (`wgmma_persistent` 1.41 ms at 1.98 GHz"):
             fail(f"the persistent wgmma, faster: {wg_p}")
+    # The TMA bulk copy is a form of the HBM copy ceiling: the faster of the two is the copy roof.
+    with tempfile.TemporaryDirectory() as alone:
+        p = copy.deepcopy(a)
+        p["ceilings"].append(ceiling("dram_copy_bulk", 4.4e12, datasheet={"value": 4.8e12, "source": "sheet"}))
+        write(os.path.join(alone, "h200"), p)
+        got = table(os.path.join(alone, "h200"))[1]
+        for what, want in (("HBM copy ceiling / cudaMemcpy (same run)", "1.10 (dram_copy_bulk "),
+                           ("HBM copy ceiling / datasheet", "0.92 (dram_copy_bulk "),
+                           ("fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28", "0.87 (")):
+            if not got[what]["measured"].startswith(want):
+                fail(f"{what} with a faster bulk copy: {got[what]}")
+        if "/ dram_copy_bulk " not in got["fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28"]["measured"]:
+            fail(f"the fused share is not against the bulk copy: {got['fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28']}")
     cap = rows["kernels stopped at the sample cap"]
     if cap["across"] != "1 over 2, met in 0 of 2":
         fail(f"a count across two visits is a whole number: {cap}")
