@@ -446,6 +446,15 @@ with tempfile.TemporaryDirectory() as tmp:
                 fail(f"{what} with a faster bulk copy: {got[what]}")
         if "/ dram_copy_bulk " not in got["fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28"]["measured"]:
             fail(f"the fused share is not against the bulk copy: {got['fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28']}")
+    # The L2 sweep: the fastest working set is the L2 read ceiling, the others named beside it.
+    with tempfile.TemporaryDirectory() as alone:
+        p = copy.deepcopy(a)
+        p["ceilings"] = [c for c in p["ceilings"] if c["name"] != "l2_read"]
+        p["ceilings"] += [ceiling("l2_read_4mib", 9.7e12), ceiling("l2_read", 8.6e12), ceiling("l2_read_32mib", 8.1e12)]
+        write(os.path.join(alone, "h200"), p)
+        l2 = table(os.path.join(alone, "h200"))[1]["L2 read ceiling"]
+        if l2["verdict"] != "met" or not l2["measured"].startswith("9.7 TB/s (`l2_read_4mib`; `l2_read` 8.6 TB/s, "):
+            fail(f"the L2 sweep's fastest: {l2}")
     cap = rows["kernels stopped at the sample cap"]
     if cap["across"] != "1 over 2, met in 0 of 2":
         fail(f"a count across two visits is a whole number: {cap}")
