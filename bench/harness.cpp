@@ -211,10 +211,18 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   Measurement m;
   m.timer = dev.timer();
   m.cold_cache = opt.cold_cache;
+  // lap("part"): the wall time since the last lap, into m.sampling_s["part"] (kSamplingParts).
+  auto mark = clock::now();
+  auto lap = [&m, &mark](const char* part) {
+    const auto now = clock::now();
+    m.sampling_s[part] += std::chrono::duration<double>(now - mark).count();
+    mark = now;
+  };
   if (opt.hold_s > 0) {  // a sustained pass: held back to back first, no flush to let it cool
     m.energy_run = back_to_back(dev, inst, opt.hold_s, "hold", launch, opt.launches_per_run);
     m.held_s = m.energy_run->seconds;
     if (!(m.energy_run->joules >= 0)) m.energy_run.reset();  // no counter: the hold alone
+    lap("hold");
   }
   // --untrusted: fresh inputs before every warm-up and sample, their seeds and the choice of the
   // samples checked from the operating system's entropy, which the kernel cannot replay. 32-bit
@@ -230,6 +238,7 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
     dev.time_run(inst, i == 0 && launch == Launch::hidden ? Launch::synchronous : launch);
     throw_if_stopped();
   }
+  if (opt.warmup_runs > 0) lap("warmup");
   m.launch = dev.launch_method(launch);  // after the warm-up: a hold it gave up on is already said
   m.warmup_runs = opt.warmup_runs;
   m.clock_before_hz = dev.clock_hz();
@@ -242,16 +251,26 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
   // whole rather than misaligned with the samples).
   bool per_sample_energy = dev.power_reading().energy_j.has_value();
   bool per_sample_power = true, per_sample_temperature = true;
+  lap("readings");
 
   const auto t0 = clock::now();
   for (;;) {
-    if (opt.untrusted) inst.prepare(untrusted_rng() & 0xFFFFFFFFull);
-    if (opt.cold_cache) dev.flush_cache();
+    lap("readings");  // (and the stop rules' statistics of the sample before)
+    if (opt.untrusted) {
+      inst.prepare(untrusted_rng() & 0xFFFFFFFFull);
+      lap("inputs");
+    }
+    if (opt.cold_cache) {
+      dev.flush_cache();
+      lap("flush");
+    }
     dev.sample_begins();
     const PowerReading before = per_sample_energy ? dev.power_reading() : PowerReading{};
+    lap("readings");
     const auto w0 = clock::now();
     const double t = dev.time_run(inst, launch);
     const auto w1 = clock::now();
+    lap("runs");
     const PowerReading after = dev.power_reading();
     dev.sample_ends();
     throw_if_stopped();
@@ -279,7 +298,9 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
         m.sample_clock_hz.push_back(*hz);
         if (*hz < opt.throttle_fraction * *m.clock_reference_hz) {
           m.throttled.push_back(i);
+          lap("readings");
           m.cooldown_s += cool_down(dev, opt, *m.clock_reference_hz);
+          lap("cooldown");
         }
       }
     }
@@ -290,6 +311,7 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
       for (const auto& l : limits) joined += (joined.empty() ? "" : ",") + l;
       m.sample_clock_limits.push_back(joined);
     }
+    lap("readings");
     if (opt.untrusted && unit(untrusted_rng) * (i + 1) < 2.0) {
       dev.synchronize();
       const Verification v = inst.verify();
@@ -299,6 +321,7 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
             "spot check of timed sample {} (fresh inputs, checked after it was timed) failed: {}: its timed runs did "
             "not compute what its checked runs did; a number from them would be of work it did not do",
             i + 1, v.detail));
+      lap("checks");
     }
     const int n = i + 1;
     const double wall = std::chrono::duration<double>(clock::now() - t0).count();
@@ -327,9 +350,11 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
     m.launch = now + " (the samples before the change were " + m.launch + ")";
   m.clock_after_hz = dev.clock_hz();
   m.stats = summarize(m.samples_s);
+  lap("readings");
   // How often the counter advances, probed once per device and only now: a probe between the
   // warm-up (or the hold) and the samples would leave the GPU idle for it first.
-  if (!m.sample_energy_j.empty() || m.energy_run) m.energy_interval_s = dev.energy_counter_interval_s();
+  const bool energy = !m.sample_energy_j.empty() || m.energy_run;
+  if (energy) m.energy_interval_s = dev.energy_counter_interval_s();
   // Samples too brief for the energy counter: an energy pass, where 10 of its updates fit in it.
   // Not for --untrusted kernels (the pass repeats one input, unchecked), nor where it would throw
   // away good samples by failing: it is left out instead.
@@ -347,6 +372,7 @@ Measurement measure(Device& dev, Instance& inst, const MeasureOptions& opt, Laun
       }
     }
   }
+  if (energy) lap("energy");  // the counter's probe (once a device) and the pass, where it ran
   return m;
 }
 
@@ -379,6 +405,7 @@ void merge_measurements(Measurement& into, const Measurement& m) {
   into.warmup_runs += m.warmup_runs;
   into.cooldown_s += m.cooldown_s;
   into.spot_checks += m.spot_checks;
+  for (const auto& [part, s] : m.sampling_s) into.sampling_s[part] += s;
   into.fresh_inputs = into.fresh_inputs && m.fresh_inputs;
   if (!into.placement_samples.empty() && !m.placement_samples.empty())
     into.placement_samples.insert(into.placement_samples.end(), m.placement_samples.begin(), m.placement_samples.end());

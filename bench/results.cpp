@@ -1,6 +1,7 @@
 #include "bench/results.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <lzma.h>
 #include <zlib.h>
 
@@ -129,6 +130,7 @@ json measurement_json(const Measurement& m) {
   else if (!m.sample_energy_j.empty())
     j["energy"] = {{"unavailable", why}};
   if (!m.placement_samples.empty()) j["placement_samples"] = m.placement_samples;
+  if (!m.sampling_s.empty()) j["sampling_s"] = m.sampling_s;
   return j;
 }
 Measurement measurement_from(const json& j) {
@@ -232,6 +234,19 @@ Measurement measurement_from(const json& j) {
   if (!m.placement_samples.empty() && placed != m.samples_s.size())
     throw InputError(fmt::format("a measurement's placements hold {} samples but it has {}", placed,
                                  m.samples_s.size()));
+  if (auto it = j.find("sampling_s"); it != j.end() && !it->is_null()) {  // absent before 2026-11-30
+    if (!it->is_object()) throw InputError("a measurement's \"sampling_s\" must be an object of seconds");
+    for (const auto& [part, s] : it->items()) {
+      const std::string& name = part;
+      const bool known = std::any_of(std::begin(kSamplingParts), std::end(kSamplingParts),
+                                     [&](const char* k) { return name == k; });
+      if (!known || !s.is_number() || !(s.get<double>() >= 0) || !std::isfinite(s.get<double>()))
+        throw InputError(fmt::format("a measurement's \"sampling_s\" holds seconds >= 0 of {}; got \"{}\": {}",
+                                     fmt::join(std::begin(kSamplingParts), std::end(kSamplingParts), ", "), name,
+                                     s.dump()));
+      m.sampling_s[name] = s.get<double>();
+    }
+  }
   return m;
 }
 

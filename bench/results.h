@@ -73,7 +73,19 @@ struct Measurement {
   // With --placements N > 1: how many of samples_s (in order) each fresh instance took; empty
   // when the benchmark ran on one instance.
   std::vector<int> placement_samples;
+  // Where the sampling step's wall time went, by part (kSamplingParts): what a sample costs
+  // beyond its kernel, so that a run slow for its samples says why. Summed over placements.
+  std::map<std::string, double> sampling_s;
 };
+
+// The parts of the sampling step that Measurement::sampling_s times: a sustained pass's hold; the
+// warm-up runs; fresh inputs (--untrusted); the cache flushes; the device's readings around the
+// samples (clocks, power, temperature, energy, clock limits) and the stop rules' statistics; the
+// timed runs as the host waits for them (launch, the hold they queue behind, the readings taken
+// while they run, the wait, the timer's read); waits for a throttled clock (--cooldown); spot
+// checks (--untrusted); the energy counter's probe and the energy pass after the samples.
+inline constexpr const char* kSamplingParts[] = {"hold",     "warmup",   "inputs", "flush", "readings",
+                                                 "runs",     "cooldown", "checks", "energy"};
 
 // Where a benchmark sits on the roofline (roofline/model.h computes it).
 struct Placement {

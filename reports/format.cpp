@@ -185,6 +185,29 @@ std::string host_time_line(const Results& r, std::size_t top) {
       s += fmt::format("{} {} {}", first ? "" : ",", label, duration(it->second));
       first = false;
     }
+  // Where the sampling went (Measurement::sampling_s), the largest part first.
+  static const std::map<std::string, const char*> kParts = {
+      {"hold", "holds"},        {"warmup", "warm-ups"}, {"inputs", "fresh inputs"},  {"flush", "flushes"},
+      {"readings", "readings"}, {"runs", "runs"},       {"cooldown", "cool-downs"},  {"checks", "spot checks"},
+      {"energy", "energy passes"}};
+  std::map<std::string, double> parts;
+  std::size_t samples = 0;
+  for (const auto& b : r.benchmarks)
+    if (b.measurement) {
+      for (const auto& [part, t] : b.measurement->sampling_s) parts[part] += t;
+      if (!b.measurement->sampling_s.empty()) samples += b.measurement->samples_s.size();
+    }
+  if (!parts.empty()) {
+    std::vector<std::pair<double, std::string>> order;
+    for (const auto& [part, t] : parts) order.push_back({t, part});
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    s += fmt::format("; of sampling ({} samples):", samples);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const auto it = kParts.find(order[i].second);
+      s += fmt::format("{} {} {}", i ? "," : "", it == kParts.end() ? order[i].second.c_str() : it->second,
+                       duration(order[i].first));
+    }
+  }
   std::stable_sort(outside.begin(), outside.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   s += "; the most outside sampling:";
   for (std::size_t i = 0; i < std::min(top, outside.size()); ++i) {

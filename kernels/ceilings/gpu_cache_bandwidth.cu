@@ -90,7 +90,8 @@ __global__ void smem_read_kernel(int float4s, int passes, unsigned long long* su
 class GpuL2Read final : public Instance {
  public:
   explicit GpuL2Read(const Params& p) : n_(param(p, "n")), passes_(static_cast<int>(param(p, "passes"))) {
-    if (n_ % 4 != 0 || passes_ <= 0) throw InputError("the L2 ceiling needs n a multiple of 4 and passes > 0");
+    if (n_ <= 0 || n_ % 4 != 0 || passes_ <= 0)
+      throw InputError("the L2 ceiling needs n a positive multiple of 4 and passes > 0");
     blocks_ = grid_stride_blocks(n_ / 4 * passes_, kThreads);  // the passes are one index space
     x_ = DeviceBuffer<float>(n_);
     sum_ = DeviceBuffer<unsigned long long>(1);

@@ -270,6 +270,21 @@ TEST(Harness, RecordsTheWallTimeOfEachStep) {
   double timed = 0;
   for (double s : r.measurement->samples_s) timed += s;
   EXPECT_GE(r.host_s.at("sample"), timed);  // the samples, and the warm-ups and clock reads around them
+  // Where the sampling step went, by part: the runs, the flushes before them (cold cache), the
+  // readings around them and the warm-ups; together the whole step but what measure() does
+  // before its first lap and after its last (microseconds).
+  const auto& parts = r.measurement->sampling_s;
+  for (const char* part : {"warmup", "flush", "readings", "runs"}) {
+    ASSERT_TRUE(parts.count(part)) << part;
+    EXPECT_GE(parts.at(part), 0) << part;
+  }
+  EXPECT_FALSE(parts.count("checks"));  // no --untrusted: no spot checks, no fresh inputs
+  EXPECT_FALSE(parts.count("inputs"));
+  EXPECT_GE(parts.at("runs"), timed * 0.5);  // the host's wall around each run holds the run
+  double sum = 0;
+  for (const auto& [part, t] : parts) sum += t;
+  EXPECT_LE(sum, r.host_s.at("sample"));
+  EXPECT_GE(sum, 0.9 * r.host_s.at("sample"));
   // A kernel that fails its check was made, prepared and verified, never sampled.
   const Variant bad = toy("wrong", Defect::wrong_value);
   const BenchmarkResult f = run_benchmark(*dev, bad, bad.sizes[0], fast());

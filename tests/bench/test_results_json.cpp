@@ -68,6 +68,20 @@ TEST(ResultsJson, HostStepTimesRoundTripAndAreChecked) {
   }
 }
 
+TEST(ResultsJson, SamplingPartsRoundTripAndAreChecked) {
+  Results r = full_sample();
+  r.benchmarks[0].measurement->sampling_s = {{"runs", 0.5}, {"flush", 0.25}, {"readings", 0.125}};
+  const Results back = json::parse(dump_results(r)).get<Results>();
+  EXPECT_EQ(back.benchmarks[0].measurement->sampling_s, r.benchmarks[0].measurement->sampling_s);
+  EXPECT_TRUE(back.benchmarks[1].measurement->sampling_s.empty());  // none recorded: absent, and empty again
+  json j = json::parse(dump_results(r));
+  EXPECT_FALSE(j["benchmarks"][1]["measurement"].contains("sampling_s"));
+  for (const json& bad : {json{{"runs", -1.0}}, json{{"coffee", 1.0}}, json{{"flush", "1 s"}}, json(3.0)}) {
+    j["benchmarks"][0]["measurement"]["sampling_s"] = bad;
+    EXPECT_THROW(j.get<Results>(), InputError) << bad.dump();
+  }
+}
+
 TEST(ResultsJson, MathPrecisionAndWavesRoundTrip) {
   Results r = full_sample();
   BenchmarkResult& b = r.benchmarks[0];

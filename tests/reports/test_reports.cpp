@@ -445,6 +445,17 @@ TEST(Markdown, SaysWhereTheBenchmarksTimeOutsideTheirSamplesWent) {
       "counters 1.50 s; the most outside sampling: gemm/a/fp32/n:1 (verify 3.00 s), gemm/b/fp32/n:1 (after 1.50 s)");
   EXPECT_NE(render_markdown(r).find(line), std::string::npos);
   EXPECT_NE(render_html(r).find("host time of the benchmarks&apos; steps: sampling 7.00 s"), std::string::npos);
+  // Where the sampling went, summed over the benchmarks that say, the largest part first.
+  r.benchmarks[0].measurement->sampling_s = {{"runs", 0.5}, {"flush", 1.0}, {"readings", 0.25}};
+  r.benchmarks[1].measurement->sampling_s = {{"runs", 1.0}, {"energy", 1.2}, {"warmup", 0.01}};
+  const std::string split = host_time_line(r, 2);
+  EXPECT_NE(split.find("counters 1.50 s; of sampling (" +
+                       std::to_string(r.benchmarks[0].measurement->samples_s.size() +
+                                      r.benchmarks[1].measurement->samples_s.size()) +
+                       " samples): runs 1.50 s, energy passes 1.20 s, flushes 1.00 s, readings 250 ms, warm-ups 10.0 ms; "
+                       "the most outside sampling:"),
+            std::string::npos)
+      << split;
 }
 
 TEST(Markdown, ShowsTheWaveModelOfFixedTileKernels) {
