@@ -62,6 +62,7 @@ __global__ void __launch_bounds__(32) bulk_copy_kernel(const unsigned char* __re
   if (threadIdx.x != 0) return;
   for (int s = 0; s < kStages; ++s) mbar_init(&full[s], 1);
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the barriers, to the TMA's proxy
 
   const long long chunks = (bytes - 1) / kChunkBytes + 1;
   // This block's chunks: blockIdx.x + j * gridDim.x for j = 0 .. mine - 1.

@@ -16,8 +16,10 @@ namespace {
 // owning a 64x32 warp tile = 4x2 accumulator fragments. Per BK = 64 step a warp loads 4 A and
 // 2 B fragments per 16-deep slice and issues 8 MMAs, four slices a step. cp.async copies 16-byte
 // chunks global -> shared without passing through registers, and three stages (105 KiB, two
-// blocks an SM) keep two tiles in flight while the tensor cores work on the third. Shared rows
-// are padded by 8 elements (16 bytes) so that the fragment loads of a warp hit different banks.
+// blocks an SM on an H100/H200) keep two tiles in flight while the tensor cores work on the
+// third. A GPU that gives a block less than that (99 KiB on sm_86 and sm_89) gets two stages
+// (70 KiB): the next tile loads while this one is used. Shared rows are padded by 8 elements
+// (16 bytes) so that the fragment loads of a warp hit different banks.
 //
 // What Nsight Compute said of it (H200, 2026-11-29, BK = 32 and a loop over chunks; reports/
 // baselines/h200-2026-11-29/profile/wmma.txt): 0.32x cuBLAS at 8192^3, the tensor pipe 40% busy,
@@ -31,12 +33,13 @@ namespace {
 // What caps it on Hopper: WMMA compiles to mma.sync, which reaches about 65% of the tensor peak
 // (the mma.sync ceiling measures it); the wgmma rung is the way past it.
 namespace wmma = nvcuda::wmma;
-constexpr int BM = 128, BN = 128, BK = 64, WM = 64, WN = 32, kStages = 3;
+constexpr int BM = 128, BN = 128, BK = 64, WM = 64, WN = 32;
 constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN, kThreads = 32 * kWarpsM * kWarpsN;
 constexpr int kFragM = WM / 16, kFragN = WN / 16;
 constexpr int kLdA = BK + 8, kLdB = BN + 8;  // padded row strides, in elements
 constexpr int kChunk = 8;                    // elements in a 16-byte cp.async chunk
 constexpr int kStageA = BM * kLdA, kStageB = BK * kLdB;  // elements per stage
+template <int kStages>
 constexpr std::size_t kSmemBytes = kStages * (kStageA + kStageB) * 2;
 static_assert(kThreads == 256, "8 warps");
 static_assert(BK % 16 == 0 && WM % 16 == 0 && WN % 16 == 0, "whole 16x16x16 fragments");
@@ -150,7 +153,7 @@ struct TileLoader {
   }
 };
 
-template <class D>
+template <class D, int kStages>
 __global__ void __launch_bounds__(kThreads, 2)
     wmma_kernel(const D* __restrict__ A, const D* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -235,19 +238,26 @@ class WmmaGemm final : public GpuGemm<T> {
   explicit WmmaGemm(const Params& p) : GpuGemm<T>(p) {
     this->require_16_byte_rows("wmma", "rows copied in 16-byte cp.async chunks");
     this->require_grid_rows("wmma", BM);
-    CUDA_CHECK(cudaFuncSetAttribute(wmma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(kSmemBytes)));
+    // Three stages where a block may have their shared memory, else two.
+    int dev = 0, optin = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    three_ = static_cast<std::size_t>(optin) >= kSmemBytes<3>;
+    CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem())));
   }
 
-  std::optional<WaveModel> waves() const override {
-    return this->tile_waves(wmma_kernel<D>, kThreads, kSmemBytes, BM, BN);
-  }
+  std::optional<WaveModel> waves() const override { return this->tile_waves(kernel(), kThreads, smem(), BM, BN); }
 
  private:
+  bool three_ = true;
+  using Kernel = void (*)(const D*, const D*, float*, int, int, int);
+  Kernel kernel() const { return three_ ? wmma_kernel<D, 3> : wmma_kernel<D, 2>; }
+  std::size_t smem() const { return three_ ? kSmemBytes<3> : kSmemBytes<2>; }
+
   void launch(const D* A, const D* B, float* C) override {
     const dim3 grid(blocks_for(this->N, BN), blocks_for(this->M, BM));
-    wmma_kernel<D><<<grid, kThreads, kSmemBytes>>>(A, B, C, static_cast<int>(this->M), static_cast<int>(this->N),
-                                                   static_cast<int>(this->K));
+    kernel()<<<grid, kThreads, smem()>>>(A, B, C, static_cast<int>(this->M), static_cast<int>(this->N),
+                                         static_cast<int>(this->K));
   }
 };
 
@@ -256,7 +266,8 @@ template <class T>
 Variant make() {
   Variant v = gpu_gemm_variant<T>(Unit::tensor);
   v.variant = "wmma";
-  v.summary = "16x16x16 WMMA fragments, 128x128x64 block tile, 64x32 warp tiles, 3-stage cp.async pipeline";
+  v.summary = "16x16x16 WMMA fragments, 128x128x64 block tile, 64x32 warp tiles, 3-stage cp.async pipeline "
+              "(2 where a block has under 105 KiB of shared memory)";
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({2048});
   v.test_sizes = aligned_test_shapes();

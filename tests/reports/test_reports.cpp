@@ -302,6 +302,15 @@ TEST(Reports, GiveTheSuitesOwnCeilingAsARatioToTheVendorsRoutine) {
   Results unlike = r;
   unlike.ceilings.back().value_unit = "FLOP/s";
   EXPECT_TRUE(vendor_reference_lines(unlike).empty());
+  // Another form of the copy (named after it with a suffix) gets its ratio too; a ceiling that
+  // merely starts with the same letters does not.
+  Results forms = r;
+  forms.ceilings.push_back(bandwidth_ceiling("dram_copy_bulk", 72e9));
+  forms.ceilings.push_back(bandwidth_ceiling("dram_copyist", 90e9));
+  const auto both = vendor_reference_lines(forms);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0], lines[0]);
+  EXPECT_NE(both[1].find("72.0 GB/s is 1.12× DRAM memcpy 64.0 GB/s"), std::string::npos) << both[1];
   // The copy ceiling skipped: the vendor's stands alone, with no ratio to show.
   r.ceilings.erase(std::find_if(r.ceilings.begin(), r.ceilings.end(),
                                 [](const Ceiling& c) { return c.name == "dram_copy"; }));

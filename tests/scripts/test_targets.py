@@ -439,13 +439,12 @@ with tempfile.TemporaryDirectory() as tmp:
         p["ceilings"].append(ceiling("dram_copy_bulk", 4.4e12, datasheet={"value": 4.8e12, "source": "sheet"}))
         write(os.path.join(alone, "h200"), p)
         got = table(os.path.join(alone, "h200"))[1]
+        # The fused float4 kernel's share stays against the float4 copy, where the model places it.
         for what, want in (("HBM copy ceiling / cudaMemcpy (same run)", "1.10 (dram_copy_bulk "),
                            ("HBM copy ceiling / datasheet", "0.92 (dram_copy_bulk "),
-                           ("fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28", "0.87 (")):
+                           ("fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28", "0.92 (")):
             if not got[what]["measured"].startswith(want):
                 fail(f"{what} with a faster bulk copy: {got[what]}")
-        if "/ dram_copy_bulk " not in got["fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28"]["measured"]:
-            fail(f"the fused share is not against the bulk copy: {got['fused sin²+cos²: bytes/s / HBM copy ceiling, 2^28']}")
     # The L2 sweep: the fastest working set is the L2 read ceiling, the others named beside it.
     with tempfile.TemporaryDirectory() as alone:
         p = copy.deepcopy(a)
