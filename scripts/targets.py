@@ -117,6 +117,12 @@ class Baseline:
         c = self.ceil.get(name)
         return c if c and c.get("value") else None
 
+    def forms(self, name):
+        """The measured forms of a ceiling, in the file's order: itself and those named after it with
+        a suffix (dram_copy_bulk beside dram_copy; l2_read_4mib beside l2_read), as the reports'
+        vendor line takes them (reports/format.cpp, vendor_reference_lines)."""
+        return [c for n, c in self.ceil.items() if (n == name or n.startswith(name + "_")) and c.get("value")]
+
     def time(self, name):
         b = self.bench.get(name)
         if b is None:
@@ -127,22 +133,14 @@ class Baseline:
         return t, None
 
 
-# The HBM copy ceiling's forms: the float4 grid-stride kernel and the TMA bulk copy (sm_90a). The
-# copy roof is the faster of those a run measured.
-kCopyForms = ("dram_copy", "dram_copy_bulk")
-# The L2 read at its working sets (kernels/ceilings/gpu_cache_bandwidth.cu): the roof is the fastest.
-kL2Forms = ("l2_read_4mib", "l2_read_8mib", "l2_read", "l2_read_32mib")
-
-
-def ceiling_ratio(bl, what, name, ref, wanted_ratio, source):
+def ceiling_ratio(bl, what, name, ref, wanted_ratio, source, forms=False):
     """A ceiling against its datasheet or theoretical value (ref), or against another ceiling.
-    name: a ceiling's, or a tuple of the names of one roof's forms (the HBM copy's float4 kernel
-    and its TMA bulk copy): the fastest of those measured, named in the text."""
+    forms: the fastest of the ceiling's forms measured (Baseline.forms: the HBM copy's float4
+    kernel and its TMA bulk copy), named in the text."""
     row = Row(what, f"≥ {wanted_ratio:.2f}" if wanted_ratio else "(no target)", source)
-    names = name if isinstance(name, tuple) else (name,)
-    measured = [bl.ceiling(n) for n in names if bl.ceiling(n) is not None]
+    measured = bl.forms(name) if forms else [c for c in [bl.ceiling(name)] if c is not None]
     if not measured:
-        return row.missing(f"no {' or '.join(names)} ceiling")
+        return row.missing(f"no {name} ceiling")
     c = max(measured, key=lambda x: x["value"])
     if ref in ("datasheet", "theoretical"):
         r = c.get(ref) or {}
@@ -155,7 +153,7 @@ def ceiling_ratio(bl, what, name, ref, wanted_ratio, source):
             return row.missing(f"no {ref} ceiling")
         other, other_text = o["value"], f"{ref} {si(o['value'], o['value_unit'])}"
     ratio = c["value"] / other
-    form = f"{c['name']} " if len(names) > 1 else ""
+    form = f"{c['name']} " if forms else ""
     text = f"{ratio:.2f} ({form}{si(c['value'], c['value_unit'])} / {other_text})"
     return row.judge(text, None if not wanted_ratio else ratio >= wanted_ratio, ratio)
 
@@ -546,8 +544,8 @@ def rows(bl):
     n28, g, i51 = "n:268435456", "issue 17", "issue 51"
     out = [
         ceiling_ratio(bl, "HBM read ceiling / datasheet", "dram_read", "datasheet", read_want, g),
-        ceiling_ratio(bl, "HBM copy ceiling / cudaMemcpy (same run)", kCopyForms, "dram_memcpy", 1.0, i51),
-        ceiling_ratio(bl, "HBM copy ceiling / datasheet", kCopyForms, "datasheet", None, g),
+        ceiling_ratio(bl, "HBM copy ceiling / cudaMemcpy (same run)", "dram_copy", "dram_memcpy", 1.0, i51, forms=True),
+        ceiling_ratio(bl, "HBM copy ceiling / datasheet", "dram_copy", "datasheet", None, g, forms=True),
         ceiling_ratio(bl, "FP32 FMA ceiling / SMs × 128 × 2 × measured clock", "fp32_fma", "theoretical", 0.94, g),
         ceiling_ratio(bl, "mma.sync BF16 ceiling / dense BF16 datasheet", "bf16_mma_sync", "datasheet", 0.61, g),
         ceiling_ratio(bl, "wgmma BF16 ceiling / dense BF16 datasheet", "bf16_wgmma", "datasheet", 0.90, g),
@@ -620,7 +618,7 @@ def l2_row(bl):
     """The L2 roof: the fastest of the working sets measured (l2_read is 16 MiB; files before the
     sweep have only it), named with the others' values where there are several."""
     row = Row("L2 read ceiling", "≥ 9.5 TB/s" if bl.h200 else "(no target for this GPU)", "issue 51")
-    sweep = [bl.ceiling(n) for n in kL2Forms if bl.ceiling(n) is not None]
+    sweep = bl.forms("l2_read")
     if not sweep:
         return row.missing("no l2_read ceiling")
     c = max(sweep, key=lambda x: x["value"])

@@ -105,11 +105,8 @@ class GpuBulkCopy final : public Instance {
     require_sm90("ceiling/dram_copy_bulk");
     CUDA_CHECK(cudaFuncSetAttribute(bulk_copy_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(kSmemBytes)));
-    int dev = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const long long chunks = (n_ * 4 - 1) / kChunkBytes + 1;
-    blocks_ = static_cast<unsigned>(std::min<long long>(chunks, static_cast<long long>(sms) * kBlocksPerSm));
+    // A block per chunk, at most kBlocksPerSm an SM (the chunks go round the blocks).
+    blocks_ = grid_stride_blocks((n_ * 4 - 1) / kChunkBytes + 1, 1, kBlocksPerSm);
     x_ = DeviceBuffer<float>(n_);
     y_ = DeviceBuffer<float>(n_);
   }

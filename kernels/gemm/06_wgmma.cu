@@ -92,14 +92,17 @@ struct Stages {
   __device__ unsigned char* a(int s) const { return base + s * Tile<BN>::kStageBytes; }
   __device__ unsigned char* b(int s) const { return base + s * Tile<BN>::kStageBytes + kTileABytes; }
 
-  // Thread 0, before any other thread touches them (a __syncthreads follows).
+  // Every thread of the block: thread 0 sets the barriers up, the others wait for it.
   __device__ void init() const {
-    for (int s = 0; s < kStages; ++s) {
-      mbar_init(&full[s], 1);                // the producer's expect_tx arrival (+ the bytes)
-      mbar_init(&empty[s], 4 * kConsumers);  // one arrival per consumer warp
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < kStages; ++s) {
+        mbar_init(&full[s], 1);                // the producer's expect_tx arrival (+ the bytes)
+        mbar_init(&empty[s], 4 * kConsumers);  // one arrival per consumer warp
+      }
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
   }
 };
 
@@ -183,8 +186,7 @@ __global__ void __launch_bounds__(kThreads)
   const int wg = threadIdx.x / 128;
   const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
   const int k_tiles = (K - 1) / BK + 1;  // K >= 1; K + BK - 1 would overflow near 2^31
-  if (threadIdx.x == 0) st.init();
-  __syncthreads();
+  st.init();
 
   unsigned it = 0;
   if (wg == 0) {  // the producer: one thread keeps up to kStages tiles in flight
@@ -220,8 +222,7 @@ __global__ void __launch_bounds__(kThreads)
   // Rounded up as (x - 1) / b + 1: x + b - 1 would overflow for an M or N near 2^31.
   const int tiles_n = (N - 1) / BN + 1, tiles = ((M - 1) / BM + 1) * tiles_n;  // <= INT32_MAX (the host checks)
   const int k_tiles = (K - 1) / BK + 1;
-  if (threadIdx.x == 0) st.init();
-  __syncthreads();
+  st.init();
 
   unsigned it = 0;
   if (wg == 0) {
