@@ -290,11 +290,11 @@ std::vector<UnitCase> unit_cases() {
        "register_tiled_kernel",
        {{"FFMA", 512}, {R"(LDS\.128)", 8}},
        kNoGenericOrLocal},
-      // Warp tiling: a thread's 8x16 outputs (128 FFMAs per k, 16 k per tile) from 128-bit shared reads.
+      // Warp tiling: a thread's 8x8 outputs (64 FFMAs per k, 16 k per tile) from 128-bit shared reads.
       {"gemm_warp_tiled_fp32",
        "04_warp_tiled.cu",
        "warp_tiled_kernel",
-       {{"FFMA", 2048}, {R"(LDS\.128)", 96}},
+       {{"FFMA", 1024}, {R"(LDS\.128)", 64}},
        kNoGenericOrLocal},
       // WMMA: mma.sync on the tensor cores, fragments by ldmatrix from shared memory, cp.async in.
       {"gemm_wmma_fp16",
@@ -486,6 +486,69 @@ std::vector<int> registers_named(const std::string& ins, std::size_t from) {
   for (auto it = std::sregex_iterator(rest.begin(), rest.end(), reg_re); it != std::sregex_iterator(); ++it)
     out.push_back(std::stoi((*it)[1].str()));
   return out;
+}
+
+// The warp-tiled SGEMM's k loop feeds its FFMAs from fragments loaded a k step ahead. Nsight
+// Compute on an H200 (reports/baselines/h200-2026-11-29/profile/register_tiled.txt) found the best
+// SIMT rung's warps stalled 0.95 cycles an instruction on the short scoreboard: register_tiled's
+// SASS reads some shared loads 3 to 6 instructions after they issue (the first of each tile),
+// a wait of the shared load's whole latency. Here each LDS's registers are first read at least 32
+// instructions later (half a k step's 64 FFMAs), in the loop or, carried, in its next trip; and the
+// loop holds a 16-deep tile's 1,024 FFMAs.
+TEST(KernelIssue, TheWarpTiledSgemmReadsEachSharedLoadAtLeast32InstructionsLater) {
+  ASSERT_TRUE(have_cuobjdump()) << kNoCuobjdump;
+  std::string why;
+  const auto& functions = sass_of("04_warp_tiled.cu", &why);
+  ASSERT_TRUE(why.empty()) << why;
+  each_function(functions, "warp_tiled_kernel", [&](const SassFunction& f) {
+    const Loop* loop = nullptr;
+    int best = 0;
+    const auto all = loops_of(f);
+    for (const Loop& l : all) {
+      int n = 0;
+      for (std::size_t i = l.first; i <= l.last; ++i) n += opcode(f.instructions[i]) == "FFMA";
+      if (n > best) best = n, loop = &l;
+    }
+    ASSERT_NE(loop, nullptr) << "no loop with an FFMA";
+    EXPECT_GE(best, 1024) << "FFMAs in the k loop";
+    const std::size_t size = loop->last - loop->first + 1;
+    int loads = 0;
+    std::size_t nearest = size;
+    for (std::size_t i = loop->first; i <= loop->last; ++i) {
+      const std::string& ins = f.instructions[i];
+      const std::string op = full_opcode(ins);
+      if (op.rfind("LDS", 0) != 0) continue;
+      ++loads;
+      const std::size_t operands = ins.find(op) + op.size();
+      const std::size_t comma = ins.find(',', operands);
+      const auto dest = registers_named(ins.substr(0, comma), operands);
+      ASSERT_FALSE(dest.empty()) << ins;
+      const int width = op.find(".128") != std::string::npos ? 4 : op.find(".64") != std::string::npos ? 2 : 1;
+      std::set<int> pending;
+      for (int r = dest[0]; r < dest[0] + width; ++r) pending.insert(r);
+      // Forward through the loop and round again to this load: the first instruction that reads one
+      // of its registers; a register written again first holds something else.
+      for (std::size_t step = 1; step < size && !pending.empty(); ++step) {
+        const std::size_t at = loop->first + (i - loop->first + step) % size;
+        const std::string& next = f.instructions[at];
+        const std::string nop = full_opcode(next);
+        const std::size_t nfrom = next.find(nop) + nop.size();
+        const std::size_t ncomma = next.find(',', nfrom);
+        const bool store = nop.rfind("ST", 0) == 0;
+        const auto sources = registers_named(next, store || ncomma == std::string::npos ? nfrom : ncomma);
+        if (std::any_of(sources.begin(), sources.end(), [&](int r) { return pending.count(r) > 0; })) {
+          if (step < nearest) nearest = step;
+          SCOPED_TRACE(ins + " read by " + next);
+          EXPECT_GE(step, 32u) << "instructions from a shared load to the first read of what it loaded";
+          break;
+        }
+        if (!store && ncomma != std::string::npos)
+          for (int r : registers_named(next.substr(0, ncomma), nfrom)) pending.erase(r);
+      }
+    }
+    EXPECT_GE(loads, 64) << "shared loads in the k loop";
+    EXPECT_GE(nearest, 32u);
+  });
 }
 
 // In a loop's body, from its first instruction: the 16-byte loads issued before the first
