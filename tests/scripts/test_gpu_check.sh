@@ -139,6 +139,11 @@ grep -q "fitted" <<<"$(bash "$check" numbers "$build" /dev/null --device cpu --p
   fail "numbers: a limit with room to spare still fitted the budget"
 grep -q "the least, and still over" <<<"$(bash "$check" numbers "$build" /dev/null --device cpu --plan --limit 30 2>/dev/null | head -n 1)" ||
   fail "numbers: a limit below the least budget's estimate does not say so"
+# The default parts: the lessons whose checks are largest (2^28 elements) last, in a part of their
+# own, so that a part stopped by the limit loses them and not the lessons the targets judge.
+order=$(bash "$check" numbers "$build" /dev/null --device cpu --plan 2>/dev/null | awk '/^  part-/ {printf "%s ", $1}')
+[ "$order" = "part-gemm-fp32 part-lessons part-big-lessons " ] ||
+  fail "numbers: the default parts are not GEMM, the lessons, then the large lessons: $order"
 
 run_stage numbers 150 0 numbers "$tmp/roofbench.tar.xz" --device cpu --quick --budget 0.3 "${lean[@]}" \
   --parts 'saxpy=stream/saxpy;relu=lowprec/relu/fp32'
