@@ -551,6 +551,7 @@ def rows(bl):
         ceiling_ratio(bl, "wgmma BF16 ceiling / dense BF16 datasheet", "bf16_wgmma", "datasheet", 0.90, g),
         gemm_ratio(bl, "best SIMT SGEMM / cuBLAS, 4096³", None, "fp32", 4096, "simt", 0.90, i51),
         gemm_ratio(bl, "WMMA BF16 / cuBLAS, 8192³", {"wmma"}, "bf16", 8192, None, 0.50, i51),
+        gemm_ratio(bl, "mma.sync + ldmatrix BF16 / cuBLAS, 8192³", {"mma_sync"}, "bf16", 8192, None, 0.65, i51),
         gemm_ratio(bl, "wgmma BF16 / cuBLAS, 8192³, at the same clock", {"wgmma", "wgmma_bn128", "wgmma_persistent"},
                    "bf16", 8192, None, 0.95, i51, same_clock=True),
         time_ratio(bl, "sin²+cos² unfused / fused, 2^28 FP32", f"fusion/sincos_unfused/fp32/{n28}",

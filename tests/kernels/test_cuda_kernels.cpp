@@ -127,7 +127,8 @@ TEST(CudaGemm, TensorCoreVariantsRefuseRowsThatAreNot16ByteMultiplesBeforeTouchi
   const Params bad = {{"M", 64}, {"N", 45}, {"K", 64}};
   int checked = 0;
   for (const auto* v : cuda_variants()) {
-    if (v->family != "gemm" || (v->variant != "wmma" && v->variant.rfind("wgmma", 0) != 0)) continue;
+    if (v->family != "gemm" || (v->variant != "wmma" && v->variant != "mma_sync" && v->variant.rfind("wgmma", 0) != 0))
+      continue;
     ++checked;
     try {
       v->make(bad);
@@ -137,7 +138,7 @@ TEST(CudaGemm, TensorCoreVariantsRefuseRowsThatAreNot16ByteMultiplesBeforeTouchi
       EXPECT_NE(std::string(e.what()).find("N=45"), std::string::npos) << e.what();
     }
   }
-  EXPECT_GE(checked, 2);  // wmma fp16 and bf16 at least
+  EXPECT_GE(checked, 4);  // wmma and mma_sync, fp16 and bf16, at least
 }
 
 TEST(CudaGemm, TiledVariantsRefuseAnMBeyondTheGridsYAxisBeforeTouchingTheGpu) {
@@ -146,8 +147,10 @@ TEST(CudaGemm, TiledVariantsRefuseAnMBeyondTheGridsYAxisBeforeTouchingTheGpu) {
   const Params tall = {{"M", INT32_MAX}, {"N", 64}, {"K", 64}};
   int checked = 0;
   for (const auto* v : cuda_variants()) {
-    // cuBLAS has its own limits; the persistent wgmma launches a block per SM (next test).
-    if (v->family != "gemm" || v->variant == "cublas" || v->variant == "wgmma_persistent") continue;
+    // cuBLAS has its own limits; the persistent wgmma and mma_sync number their tiles on a 1-D
+    // grid (next test).
+    if (v->family != "gemm" || v->variant == "cublas" || v->variant == "wgmma_persistent" || v->variant == "mma_sync")
+      continue;
     ++checked;
     try {
       v->make(tall);
@@ -179,6 +182,26 @@ TEST(CudaGemm, ThePersistentWgmmaRefusesMoreTilesThanItsIndexCountsBeforeTouchin
 #ifdef ROOFBENCH_HAVE_SM90A
   EXPECT_EQ(checked, 2);  // FP16 and BF16
 #endif
+}
+
+TEST(CudaGemm, TheMmaSyncGemmRefusesMoreTilesThanItsOneDimensionalGridHoldsBeforeTouchingTheGpu) {
+  // Runs without a GPU: a block per 128x128 tile, 2^24 x 2^24 of them, is more than the 2^31 - 1
+  // blocks of a grid's x axis; a tall M alone (2^24 tiles) is not.
+  int checked = 0;
+  for (const auto* v : cuda_variants()) {
+    if (v->family != "gemm" || v->variant != "mma_sync") continue;
+    ++checked;
+    try {
+      v->make({{"M", INT32_MAX}, {"N", INT32_MAX - 7}, {"K", 64}});
+      ADD_FAILURE() << v->base_name() << " accepted M = N = 2^31 - 8";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("gemm/mma_sync launches a block per 128x128 tile of C, at most 2147483647"),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("N=2147483640"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(checked, 2);  // FP16 and BF16
 }
 
 TEST(CudaGrid, BlocksForRefusesAGridLongerThanTheXAxisInsteadOfTruncatingIt) {
@@ -234,6 +257,7 @@ TEST(CudaRegistry, HasTheGemmLadderInEveryPrecision) {
   for (const char* n :
        {"gemm/naive/fp32", "gemm/naive/fp16", "gemm/naive/bf16", "gemm/smem_tiled/fp32", "gemm/smem_tiled/fp16",
         "gemm/smem_tiled/bf16", "gemm/register_tiled/fp32", "gemm/warp_tiled/fp32", "gemm/wmma/fp16", "gemm/wmma/bf16",
+        "gemm/mma_sync/fp16", "gemm/mma_sync/bf16",
         "gemm/cublas/fp32", "gemm/cublas/fp16", "gemm/cublas/bf16", "ceiling/fp64_fma/fp64", "ceiling/fp16_fma/fp16",
         "ceiling/bf16_fma/bf16", "ceiling/fp16_mma_sync/fp16", "ceiling/bf16_mma_sync/bf16"})
     EXPECT_TRUE(names.count(n)) << n;
@@ -254,7 +278,7 @@ TEST(CudaRegistry, HasTheGemmLadderInEveryPrecision) {
 TEST(CudaRegistry, EachGemmIsPlacedAgainstTheUnitItRunsOn) {
   for (const auto* v : cuda_variants()) {
     if (v->family != "gemm") continue;
-    const bool tensor = v->variant == "wmma" || v->variant.rfind("wgmma", 0) == 0 ||
+    const bool tensor = v->variant == "wmma" || v->variant == "mma_sync" || v->variant.rfind("wgmma", 0) == 0 ||
                         (v->variant == "cublas" && v->precision != Precision::fp32);
     EXPECT_EQ(v->unit, tensor ? Unit::tensor : Unit::simt) << v->base_name();
     // 16-bit inputs on CUDA cores are widened and accumulated on the FP32 pipe.

@@ -307,6 +307,18 @@ std::vector<UnitCase> unit_cases() {
        "wmma_kernelI13__nv_bfloat16",
        {{R"(HMMA\.16816\.F32\.BF16)", 32}, {R"(LDSM\..*)", 8}, {R"(LDGSTS\..*)", 8}},
        kNoGenericOrLocal},
+      // mma.sync from ldmatrix: WMMA's HMMA, its fragments by ldmatrix (A) and ldmatrix.trans (B,
+      // LDSM.16.MT88) from swizzled shared memory, cp.async in: 64 HMMAs a 32-deep k-tile.
+      {"gemm_mma_sync_fp16",
+       "05_mma_sync.cu",
+       "mma_sync_kernelI6__half",
+       {{R"(HMMA\.16816\.F32)", 64}, {R"(LDSM\.16\.M88\.4)", 8}, {R"(LDSM\.16\.MT88\.4)", 8}, {R"(LDGSTS\..*)", 8}},
+       with(kNoGenericOrLocal, {R"(HMMA.*BF16)"})},
+      {"gemm_mma_sync_bf16",
+       "05_mma_sync.cu",
+       "mma_sync_kernelI13__nv_bfloat16",
+       {{R"(HMMA\.16816\.F32\.BF16)", 64}, {R"(LDSM\.16\.M88\.4)", 8}, {R"(LDSM\.16\.MT88\.4)", 8}, {R"(LDGSTS\..*)", 8}},
+       kNoGenericOrLocal},
       // wgmma: warpgroup MMAs fed by the tensor memory accelerator (UTMALDG), mbarrier waits, and
       // one k-tile's group left in flight while the next is issued (wait until <= 1 pending).
       wgmma_gemm("fp16", "6__half", 256),
@@ -473,6 +485,47 @@ TEST(KernelIssue, TheWmmaGemmsKLoopIssuesAtMostFourInstructionsPerHmma) {
       EXPECT_GE(best_hmma, 64) << "HMMAs in the k loop";
       EXPECT_LE(static_cast<double>(best_size) / static_cast<double>(best_hmma), 4.0)
           << best_size << " instructions in the k loop for " << best_hmma << " HMMAs";
+    });
+  }
+}
+
+// The mma.sync GEMM's k loop on its steady path: a block inside M and N, a k-tile with a next one
+// to load. From the loop's first instruction, a conditional branch falls through (the tile is
+// inside; there is a next tile) and an unconditional one is followed (past the bounds-checked
+// copies). WMMA's loop issued 3.5 instructions per HMMA; this rung, written out by hand, is
+// held to 2.5 over a k-tile of at least 64 HMMAs (2.1 in the build: 135 instructions).
+TEST(KernelIssue, TheMmaSyncGemmsSteadyKLoopIssuesAtMost2Point5InstructionsPerHmma) {
+  ASSERT_TRUE(have_cuobjdump()) << kNoCuobjdump;
+  std::string why;
+  const auto& functions = sass_of("05_mma_sync.cu", &why);
+  ASSERT_TRUE(why.empty()) << why;
+  static const std::regex bra_re(R"(^(@\S+\s+)?BRA\s+(?:`\()?0x([0-9a-f]+))");
+  for (const std::string kernel : {"mma_sync_kernelI6__half", "mma_sync_kernelI13__nv_bfloat16"}) {
+    each_function(functions, kernel, [&](const SassFunction& f) {
+      const Loop* loop = nullptr;
+      int most = 0;
+      const auto all = loops_of(f);
+      for (const Loop& l : all) {
+        int n = 0;
+        for (std::size_t i = l.first; i <= l.last; ++i) n += opcode(f.instructions[i]) == "HMMA";
+        if (n > most) most = n, loop = &l;
+      }
+      ASSERT_NE(loop, nullptr) << "no loop with an HMMA";
+      int issued = 0, hmma = 0;
+      for (std::size_t i = loop->first; i <= loop->last; ++i) {
+        const std::string& ins = f.instructions[i];
+        ++issued;
+        hmma += opcode(ins) == "HMMA";
+        std::smatch m;
+        if (i == loop->last || !std::regex_search(ins, m, bra_re) || m[1].matched) continue;
+        const unsigned long target = std::stoul(m[2].str(), nullptr, 16);
+        const auto at = std::lower_bound(f.addresses.begin(), f.addresses.end(), target);
+        ASSERT_TRUE(at != f.addresses.end() && *at == target && target > f.addresses[i]) << ins;
+        i = static_cast<std::size_t>(at - f.addresses.begin()) - 1;  // the loop's ++i lands on the target
+      }
+      EXPECT_GE(hmma, 64) << "HMMAs on the steady path of the k loop";
+      EXPECT_LE(static_cast<double>(issued) / static_cast<double>(hmma), 2.5)
+          << issued << " instructions on the steady path for " << hmma << " HMMAs";
     });
   }
 }
