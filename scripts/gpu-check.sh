@@ -679,7 +679,7 @@ xcheck_steps() {
 # names (cuBLAS's are its own). The report is exported and printed as text, every section's body
 # and its rules' advice: what a session without a GPU reads before it changes the kernel
 # (scripts/visit-baseline.sh commits the text).
-kProfileTargets='^gemm/wmma/bf16/M:8192/N:8192/K:8192$|^gemm/(register_tiled|warp_tiled)/fp32/M:4096/N:4096/K:4096$'
+kProfileTargets='^gemm/(wmma|mma_sync)/bf16/M:8192/N:8192/K:8192$|^gemm/(register_tiled|warp_tiled)/fp32/M:4096/N:4096/K:4096$'
 kProfileTargets+='|^gemm/(wgmma|cublas)/bf16/M:8192/N:8192/K:8192$'
 kProfileCeilings=(l2_read dram_copy)
 kProfileLaunches=4

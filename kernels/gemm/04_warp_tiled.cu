@@ -18,7 +18,7 @@ namespace {
 // to 6 instructions after they issue, just after the barrier that all of the block's warps
 // leave together, and its 8-deep tile spends ~55 instructions (the guarded global loads, the
 // transposing stores, the barrier) on 512 FMAs. Here (the SASS: 128 registers, no spills; in
-// the k loop 1,024 FFMAs, 64 shared loads and ~60 others on a block's inside path, and every
+// the k loop 1,024 FFMAs, 64 shared loads and 75 others on a block's steady path, and every
 // shared load read 34 or more instructions after it issues):
 //  - the fragments of k+1 are loaded before the FMAs of k (two register sets, 32 registers), so
 //    a warp's 64 FMAs cover its own shared loads' latency;

@@ -193,13 +193,28 @@ TEST(CudaGemm, TheMmaSyncGemmRefusesMoreTilesThanItsOneDimensionalGridHoldsBefor
     ++checked;
     try {
       v->make({{"M", INT32_MAX}, {"N", INT32_MAX - 7}, {"K", 64}});
-      ADD_FAILURE() << v->base_name() << " accepted M = N = 2^31 - 8";
+      ADD_FAILURE() << v->base_name() << " accepted M = 2^31 - 1, N = 2^31 - 8";
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("gemm/mma_sync launches a block per 128x128 tile of C, at most 2147483647"),
                 std::string::npos)
           << e.what();
       EXPECT_NE(std::string(e.what()).find("N=2147483640"), std::string::npos) << e.what();
     }
+  }
+  EXPECT_EQ(checked, 2);  // FP16 and BF16
+}
+
+// The other side of the refusal above: a tall M that the rungs with M on the grid's y axis refuse
+// (65535 blocks of rows at most) fits mma_sync's 1-D grid, 2^24 tiles. Making the instance
+// touches the GPU (its shared-memory attribute), allocating nothing until prepare().
+TEST(CudaGemm, TheMmaSyncGemmTakesAnMThatTheGridsYAxisWouldNotHold) {
+  if (const std::string why = roofbench::testing::no_gpu(); !why.empty())
+    GTEST_SKIP() << why << ": a CUDA variant is not made on this machine";
+  int checked = 0;
+  for (const auto* v : cuda_variants()) {
+    if (v->family != "gemm" || v->variant != "mma_sync") continue;
+    ++checked;
+    EXPECT_NO_THROW(v->make({{"M", INT32_MAX}, {"N", 64}, {"K", 64}})) << v->base_name();
   }
   EXPECT_EQ(checked, 2);  // FP16 and BF16
 }
