@@ -40,18 +40,19 @@ class Device {
   // the timing and the energy window, around both.
   virtual void sample_begins() {}
   virtual void sample_ends() {}
-  // The power state now (energy counter, power, temperature; bench/power.h), read just before and
-  // just after every timed sample, outside its timing; fields absent where not readable.
+  // The power state now (energy counter, power, temperature; bench/power.h), read just after every
+  // timed sample, outside its timing; fields absent where not readable.
   virtual PowerReading power_reading() { return {}; }
-  // power_reading()'s energy counter alone: read after every batch of an energy pass, while the
-  // device waits, where NVML's three queries of power_reading() would cost more of it.
+  // power_reading()'s energy counter alone: read just before every timed sample (the window's
+  // start), after every batch of an energy pass and while its update interval is probed, where
+  // NVML's three queries of power_reading() would cost more.
   virtual std::optional<double> energy_j() { return power_reading().energy_j; }
   // How often power_reading()'s energy counter advances, probed once (counter_update_interval,
   // bench/power.h: up to 1.5 s, on NVML about 0.3 s) and kept; nullopt where it has none.
   std::optional<double> energy_counter_interval_s() {
     if (!energy_interval_probed_) {
       energy_interval_probed_ = true;
-      energy_interval_s_ = counter_update_interval([this] { return power_reading().energy_j; }, 1.5);
+      energy_interval_s_ = counter_update_interval([this] { return energy_j(); }, 1.5);
     }
     return energy_interval_s_;
   }

@@ -84,9 +84,10 @@ PowerReading Nvml::power() const {
   if (!device_) return r;
   unsigned mw = 0, celsius = 0;
   unsigned long long mj = 0;
+  // The energy counter first: read after a timed run, it closes the sample's energy window.
+  if (api_.energy_mj && api_.energy_mj(device_, &mj) == 0) r.energy_j = static_cast<double>(mj) * 1e-3;
   if (api_.power_mw && api_.power_mw(device_, &mw) == 0) r.power_w = mw * 1e-3;
   if (api_.temperature && api_.temperature(device_, kNvmlTemperatureGpu, &celsius) == 0) r.temperature_c = celsius;
-  if (api_.energy_mj && api_.energy_mj(device_, &mj) == 0) r.energy_j = static_cast<double>(mj) * 1e-3;
   return r;
 }
 

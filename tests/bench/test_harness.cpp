@@ -499,8 +499,9 @@ class ScriptedDevice final : public Device {
   std::vector<Launch> launches;  // how each sample was asked to start
   std::function<void(int)> after_run = [](int) {};  // called after run i, e.g. to request a stop
   int runs = 0, clock_reads = 0, flushes = 0;
-  std::string events;  // b: sample_begins, p: power_reading, r: time_run, e: sample_ends, l: clock_limits
-  bool energy = false;  // power_reading answers an energy counter (one joule more each reading)
+  // b: sample_begins, j: energy_j, p: power_reading, r: time_run, e: sample_ends, l: clock_limits
+  std::string events;
+  bool energy = false;  // power_reading and energy_j answer an energy counter (one joule more each reading)
 
   Backend backend() const override { return Backend::cpu; }
   std::string name() const override { return "scripted"; }
@@ -533,6 +534,10 @@ class ScriptedDevice final : public Device {
     PowerReading r;
     if (energy) r.energy_j = static_cast<double>(events.size());
     return r;
+  }
+  std::optional<double> energy_j() override {
+    events += 'j';
+    return energy ? std::optional<double>(static_cast<double>(events.size())) : std::nullopt;
   }
   std::string lost_reason;  // what lost() answers once asked (after a failure)
   std::string lost() override { return lost_reason; }
@@ -711,9 +716,11 @@ TEST(Measure, EachSampleIsBracketedByItsBeginAndEndHooksOutsideItsPowerReadings)
   ASSERT_EQ(e.sample_energy_j.size(), 3u);  // the energy window was read
   first = dev.events.find('b');
   ASSERT_NE(first, std::string::npos) << dev.events;
-  // (After the last sample, the energy counter's interval is probed: its readings alone.)
-  EXPECT_EQ(dev.events.substr(first, 18), "bprpel" "bprpel" "bprpel") << dev.events;
-  EXPECT_EQ(dev.events.find_first_not_of('p', first + 18), std::string::npos) << dev.events;
+  // Before each run the energy counter alone (one query where NVML's power_reading is three),
+  // after it the whole reading. (After the last sample, the counter's interval is probed: the
+  // counter alone again.)
+  EXPECT_EQ(dev.events.substr(first, 18), "bjrpel" "bjrpel" "bjrpel") << dev.events;
+  EXPECT_EQ(dev.events.find_first_not_of('j', first + 18), std::string::npos) << dev.events;
 }
 
 TEST(Measure, AClockThatCannotBeReadLeavesNoPerSampleSeries) {

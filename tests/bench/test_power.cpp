@@ -88,6 +88,7 @@ class ReplayedGpu final : public Device {
   std::optional<double> sample_clock_hz() override { return nvml_.sm_clock_hz(); }
   std::vector<std::string> clock_limits() override { return nvml_.clock_limits(); }
   PowerReading power_reading() override { return nvml_.power(); }
+  std::optional<double> energy_j() override { return nvml_.energy_j(); }  // as bench/cuda_device.cu's
   std::string power_source() const override { return nvml_.source(); }
   const Nvml& nvml() const { return nvml_; }
 
@@ -503,6 +504,9 @@ TEST(NvmlReplayed, EachSampleGetsTheClockItRanAtItsLimitsPowerTemperatureAndEner
   EXPECT_EQ(m.sample_power_w.size(), 10u);
   EXPECT_DOUBLE_EQ(m.sample_power_w.back(), 690.0);
   EXPECT_DOUBLE_EQ(m.sample_temperature_c.back(), 61.0);
+  // Power and temperature once a sample, after its run; before it, the energy counter alone.
+  EXPECT_EQ(t.power_i, 10u);
+  EXPECT_EQ(t.temperature_i, 10u);
   const auto w = measurement_warnings(m, o);
   ASSERT_FALSE(w.empty());
   EXPECT_NE(w[0].find("3 of 10 samples (30%) ran below 90%"), std::string::npos) << w[0];
