@@ -683,8 +683,11 @@ kProfileTargets='^gemm/(wmma|mma_sync)/bf16/M:8192/N:8192/K:8192$|^gemm/(registe
 kProfileTargets+='|^gemm/(wgmma|cublas)/bf16/M:8192/N:8192/K:8192$'
 kProfileCeilings=(l2_read dram_copy)
 kProfileLaunches=4
-kProfileEach=60  # a run of one benchmark, about 40 replay passes of each launch profiled, the text
-kProfileCeiling=40  # the same for a ceiling: kernels of a millisecond or less
+# A run of one benchmark, about 40 replay passes of each launch profiled, the text: 14 s for each
+# 8192³ and 4096³ GEMM on the second H200, 12 to 15 s for each ceiling (reports/baselines/
+# h200-2026-11-29/PROVENANCE.md); each step may take half again its allowance and 30 s more.
+kProfileEach=40
+kProfileCeiling=30
 kProfileKeepMiB=24  # the reports come back while together they take at most this (the text always does)
 
 # The step name of a benchmark of names[]: its variant ("wmma"), with its precision where another

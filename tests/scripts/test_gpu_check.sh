@@ -218,9 +218,9 @@ run_stage profile 100 0 profile "$tmp/roofbench.tar.xz" --device cpu --xcheck '^
 device_line profile
 grep -qE '^  SKIPPED +- +naive +the device is cpu: Nsight Compute' "$out/profile-summary.txt" ||
   fail "profile: the benchmark was not planned and skipped with why: $(cat "$out/profile-summary.txt")"
-grep -qE '^  naive +60 s$' "$tmp/profile/estimate.txt" || fail "profile: no plan for it: $(cat "$tmp/profile/estimate.txt")"
+grep -qE '^  naive +40 s$' "$tmp/profile/estimate.txt" || fail "profile: no plan for it: $(cat "$tmp/profile/estimate.txt")"
 plan=$(bash "$check" profile "$build" /dev/null --device cuda:0 --plan 2>/dev/null)
-for s in register_tiled:60 warp_tiled:60 wmma:60 mma_sync:60 wgmma:60 cublas:60 l2_read:40 dram_copy:40; do
+for s in register_tiled:40 warp_tiled:40 wmma:40 mma_sync:40 wgmma:40 cublas:40 l2_read:30 dram_copy:30; do
   grep -qE "^  ${s%%:*} +${s#*:} s$" <<<"$plan" || fail "profile: the default rungs on a GPU do not include ${s%%:*}: $plan"
 done
 
