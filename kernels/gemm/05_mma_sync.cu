@@ -19,33 +19,38 @@ namespace {
 
 // ---------------------------------------------------------------- kernel
 // Issue 51 asks for this rung beside WMMA: CUTLASS's sm80 tensor-core GEMMs are built this way
-// (128x128x32 block tiles, 64x64 warp tiles, multistage cp.async, swizzled shared memory), and
+// (128x256 block tiles, 64x64 warp tiles, multistage cp.async, swizzled shared memory), and
 // mma.sync's own ceiling (the `bf16_mma_sync` ceiling: 651 TFLOP/s on the H200, 0.66 of the
 // dense datasheet) is the roof it climbs toward; wgmma is the way past it.
 //
-// Block 128x128, BK = 32, 4 warps as 2 x 2, each a 64x64 tile of C: 4 (m16) x 8 (n8) mma tiles,
-// 128 FP32 accumulators a thread. Per 16-deep slice a warp issues 4 ldmatrix.x4 for A and 4
-// ldmatrix.x4.trans for B, then 32 mma.sync.m16n8k16.
+// Why 128x256 and not WMMA's 128x128: a block tile of M x N reads (M + N) x BK 16-bit elements
+// from L2 for 2 x M x N x BK FLOPs, MN / (M + N) FLOP a byte: 64 for 128x128, 85 for 128x256. At
+// the mma.sync ceiling's 651 TFLOP/s that is 10.2 TB/s of L2 reads for 128x128, above the H200's
+// measured L2 read ceiling (8.6 to 8.7 TB/s), and 7.6 TB/s for 128x256.
+//
+// Block 128x256, BK = 32, 8 warps as 2 x 4, each a 64x64 tile of C: 4 (m16) x 8 (n8) mma tiles,
+// 128 FP32 accumulators a thread, one block an SM. Per 16-deep slice a warp issues 4
+// ldmatrix.x4 for A and 4 ldmatrix.x4.trans for B, then 32 mma.sync.m16n8k16.
 //
 // Shared memory, one stage: A as 128 rows of 32 elements (64 bytes, four 16-byte chunks), chunk c
-// of row r stored at chunk c ^ ((r >> 1) & 3); B as 32 rows (k) of 128 elements (256 bytes,
-// sixteen chunks), chunk c of row k at c ^ (k & 7). An 8x8 matrix that ldmatrix reads is 8 rows
-// of one logical chunk: the swizzle puts those 8 rows' 16 bytes in 8 different 16-byte slots of
-// a 128-byte span, so each of ldmatrix's phases is one wavefront with no bank conflict, and no
+// of row r stored at chunk c ^ ((r >> 1) & 3); B as 32 rows (k) of 256 elements (512 bytes, 32
+// chunks), chunk c of row k at c ^ (k & 7). An 8x8 matrix that ldmatrix reads is 8 rows of one
+// logical chunk: the swizzle puts those 8 rows' 16 bytes in 8 different 16-byte slots of a
+// 128-byte span, so each of ldmatrix's phases is one wavefront with no bank conflict, and no
 // padding is spent. A thread's cp.async chunks keep one swizzle for every tile (their rows step
-// by 32 in A and 8 in B), so their places are fixed for the kernel.
+// by 64 in A and 8 in B), so their places are fixed for the kernel.
 //
 // Blocks take their tiles in groups of 8 block rows (kGroupM), column by column within a group:
 // the blocks resident at one time share the same few panels of A and B in L2.
-constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 64, kStages = 4, kGroupM = 8;
+constexpr int BM = 128, BN = 256, BK = 32, WM = 64, WN = 64, kStages = 4, kGroupM = 8;
 constexpr int kWarpsN = BN / WN, kThreads = 32 * (BM / WM) * kWarpsN;
 constexpr int kTilesM = WM / 16, kTilesN = WN / 8;  // mma tiles of a warp
 constexpr int kChunk = 8;                           // 16-bit elements in a 16-byte chunk
 constexpr int kStageA = BM * BK, kStageB = BK * BN;  // elements per stage
 constexpr int kChunksA = kStageA / kChunk / kThreads, kChunksB = kStageB / kChunk / kThreads;
 constexpr std::size_t kSmemBytes = kStages * (kStageA + kStageB) * 2;
-static_assert(kThreads == 128, "4 warps");
-static_assert(BK == 4 * kChunk && BN == 16 * kChunk, "the swizzles below are for 4 chunks of A and 16 of B a row");
+static_assert(kThreads == 256, "8 warps");
+static_assert(BK == 4 * kChunk && BN % (8 * kChunk) == 0, "the swizzles below: 4 chunks a row of A, whole 128-byte spans of B");
 static_assert(kThreads % (BK / kChunk) == 0 && kThreads % (BN / kChunk) == 0, "one chunk column a thread");
 static_assert((kThreads / (BK / kChunk)) % 8 == 0 && (kThreads / (BN / kChunk)) % 8 == 0,
               "a thread's chunks step by a multiple of 8 rows: one swizzle for all of them");
@@ -99,7 +104,7 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], 
 }
 
 template <class D>
-__global__ void __launch_bounds__(kThreads, 2)
+__global__ void __launch_bounds__(kThreads, 1)
     mma_sync_kernel(const D* __restrict__ A, const D* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   D* As = reinterpret_cast<D*>(smem_raw);
@@ -116,7 +121,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int wm = (warp / kWarpsN) * WM, wn = (warp % kWarpsN) * WN;
   const int k_tiles = (K - 1) / BK + 1;  // K >= 1; K + BK - 1 would overflow near 2^31
 
-  // This thread's cp.async chunks: of A, rows ra + 32 i at chunk ca; of B, rows rb + 8 i at chunk cb.
+  // This thread's cp.async chunks: of A, rows ra + 64 i at chunk ca; of B, rows rb + 8 i at chunk cb.
   // K and N are multiples of 8 (checked on the host): a chunk is wholly inside or outside. A
   // block whose tile lies inside M and N copies a k-tile inside K without a check (one uniform
   // branch a tile): its pointers only step.
@@ -257,7 +262,7 @@ template <class T>
 Variant make() {
   Variant v = gpu_gemm_variant<T>(Unit::tensor);
   v.variant = "mma_sync";
-  v.summary = "mma.sync m16n8k16 from ldmatrix, 128x128x32 block tile, 64x64 warp tiles, XOR-swizzled smem, "
+  v.summary = "mma.sync m16n8k16 from ldmatrix, 128x256x32 block tile, 64x64 warp tiles, XOR-swizzled smem, "
               "4-stage cp.async pipeline";
   v.sizes = fixed_tile_sweep();
   v.quick_sizes = square_gemm_sizes({2048});

@@ -185,7 +185,7 @@ TEST(CudaGemm, ThePersistentWgmmaRefusesMoreTilesThanItsIndexCountsBeforeTouchin
 }
 
 TEST(CudaGemm, TheMmaSyncGemmRefusesMoreTilesThanItsOneDimensionalGridHoldsBeforeTouchingTheGpu) {
-  // Runs without a GPU: a block per 128x128 tile, 2^24 x 2^24 of them, is more than the 2^31 - 1
+  // Runs without a GPU: a block per 128x256 tile, 2^24 x 2^23 of them, is more than the 2^31 - 1
   // blocks of a grid's x axis; a tall M alone (2^24 tiles) is not.
   int checked = 0;
   for (const auto* v : cuda_variants()) {
@@ -195,7 +195,7 @@ TEST(CudaGemm, TheMmaSyncGemmRefusesMoreTilesThanItsOneDimensionalGridHoldsBefor
       v->make({{"M", INT32_MAX}, {"N", INT32_MAX - 7}, {"K", 64}});
       ADD_FAILURE() << v->base_name() << " accepted M = 2^31 - 1, N = 2^31 - 8";
     } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("gemm/mma_sync launches a block per 128x128 tile of C, at most 2147483647"),
+      EXPECT_NE(std::string(e.what()).find("gemm/mma_sync launches a block per 128x256 tile of C, at most 2147483647"),
                 std::string::npos)
           << e.what();
       EXPECT_NE(std::string(e.what()).find("N=2147483640"), std::string::npos) << e.what();
