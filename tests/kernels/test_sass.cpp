@@ -513,17 +513,15 @@ TEST(KernelIssue, TheWmmaGemmsKLoopIssuesAtMostFourInstructionsPerHmma) {
   ASSERT_TRUE(why.empty()) << why;
   for (const std::string kernel : {"wmma_kernelI6__half", "wmma_kernelI13__nv_bfloat16"}) {
     each_function(functions, kernel, [&](const SassFunction& f) {
-      int best_hmma = 0;
-      std::size_t best_size = 0;
-      for (const Loop& l : loops_of(f)) {
-        int n = 0;
-        for (std::size_t i = l.first; i <= l.last; ++i) n += opcode(f.instructions[i]) == "HMMA";
-        if (n > best_hmma) best_hmma = n, best_size = l.last - l.first + 1;
-      }
-      ASSERT_GT(best_size, 0u) << "no loop with an HMMA";
-      EXPECT_GE(best_hmma, 64) << "HMMAs in the k loop";
-      EXPECT_LE(static_cast<double>(best_size) / static_cast<double>(best_hmma), 4.0)
-          << best_size << " instructions in the k loop for " << best_hmma << " HMMAs";
+      const auto loops = loops_of(f);
+      const Loop* loop = loop_with_most(f, loops, "HMMA");
+      ASSERT_NE(loop, nullptr) << "no loop with an HMMA";
+      const std::size_t size = loop->last - loop->first + 1;
+      int hmma = 0;
+      for (std::size_t i = loop->first; i <= loop->last; ++i) hmma += opcode(f.instructions[i]) == "HMMA";
+      EXPECT_GE(hmma, 64) << "HMMAs in the k loop";
+      EXPECT_LE(static_cast<double>(size) / static_cast<double>(hmma), 4.0)
+          << size << " instructions in the k loop for " << hmma << " HMMAs";
     });
   }
 }
