@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/gemm/cp_async.cuh"
 #include "kernels/gemm/gpu_gemm.cuh"
 
 namespace roofbench::gemm {
@@ -58,24 +59,6 @@ static_assert((kThreads / (BK / kChunk)) % 8 == 0 && (kThreads / (BN / kChunk)) 
 __device__ __forceinline__ int swizzle_a(int row, int chunk) { return row * BK + ((chunk ^ ((row >> 1) & 3)) * kChunk); }
 __device__ __forceinline__ int swizzle_b(int row, int chunk) { return row * BN + ((chunk ^ (row & 7)) * kChunk); }
 
-__device__ __forceinline__ unsigned shared_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-// 16 bytes global -> shared (L2 only: .cg); or 16 zero bytes when `valid` is false (src-size 0
-// reads nothing).
-__device__ __forceinline__ void cp_async16(unsigned dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-}
-__device__ __forceinline__ void cp_async16_or_zeros(unsigned dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
-}
-// The waits name "memory": shared memory that a plain C++ access might read after them is not
-// read before them.
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])

@@ -6,6 +6,7 @@
 
 #include <type_traits>
 
+#include "kernels/gemm/cp_async.cuh"
 #include "kernels/gemm/gpu_gemm.cuh"
 
 namespace roofbench::gemm {
@@ -48,19 +49,6 @@ static_assert((BM * BK / kChunk) % kThreads == 0 && (BK * BN / kChunk) % kThread
 static_assert(kLdA % 8 == 0 && kLdB % 8 == 0, "wmma needs a row stride that is a multiple of 8 16-bit elements");
 static_assert((kStageA * 2) % 128 == 0 && (kStageB * 2) % 128 == 0, "stages stay 128-byte aligned");
 
-// 16 bytes global -> shared, or 16 zero bytes when `valid` is false (src-size 0 reads nothing).
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool valid) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
 // Fragment loads from shared memory. For FP16, wmma::load_matrix_sync compiles to
 // `wmma.load....shared.f16` and then to ldmatrix (LDSM). For BF16, CUDA 13's header passes a
 // generic pointer to its builtin and the PTX is `wmma.load....bf16` without `.shared`: generic
@@ -78,7 +66,7 @@ __device__ __forceinline__ void load_shared(wmma::fragment<Use, 16, 16, 16, __nv
                                             const __nv_bfloat16* p, unsigned ld) {
   static_assert(sizeof(f.x) == 4 * sizeof(unsigned), "a BF16 m16n16k16 A or B fragment is four 32-bit registers");
   unsigned* r = reinterpret_cast<unsigned*>(f.x);
-  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  const unsigned addr = shared_address(p);
   if constexpr (std::is_same_v<Use, wmma::matrix_a>)
     asm volatile("wmma.load.a.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -142,13 +130,13 @@ struct TileLoader {
 #pragma unroll
     for (int i = 0; i < kChunksA; ++i) {
       const bool ok = a_k_ok && ((a_rows_ok >> i) & 1u);
-      cp_async16(As + smem_a + i * kRowStepA * kLdA, ok ? ak + i * a_step : A, ok);
+      cp_async16_or_zeros(shared_address(As + smem_a + i * kRowStepA * kLdA), ok ? ak + i * a_step : A, ok);
     }
     const D* bk = b + (long long)k0 * n;
 #pragma unroll
     for (int i = 0; i < kChunksB; ++i) {
       const bool ok = b_col_ok && k0 + rb + i * kRowStepB < K;
-      cp_async16(Bs + smem_b + i * kRowStepB * kLdB, ok ? bk + i * b_step : B, ok);
+      cp_async16_or_zeros(shared_address(Bs + smem_b + i * kRowStepB * kLdB), ok ? bk + i * b_step : B, ok);
     }
   }
 };
